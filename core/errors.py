@@ -1,0 +1,57 @@
+"""Error types of the engine (SPEC, "Errors").
+
+Every engine error is a :class:`CoreError` (a ``ValueError``); the only exception is an element
+index out of range, which is a plain ``IndexError``. Messages follow TensorFlow's wording where
+TensorFlow has one, and end with the fix in parentheses.
+
+Each error may name the parameter responsible (``field``) so that a GUI can show the message next
+to the widget that edits it. Field names are those of :class:`core.pipeline.DecodeParams` plus
+``"files"``, ``"slice"`` and ``"view_as"``.
+"""
+
+from __future__ import annotations
+
+
+class CoreError(ValueError):
+    """Base class of every engine error.
+
+    Parameters
+    ----------
+    message
+        What is wrong and how to fix it.
+    field
+        The parameter responsible (``"dtype"``, ``"fixed_length"``, ``"offset"``,
+        ``"record_size"``, ``"shape"``, ``"view_as"``, ``"slice"``, ``"files"``), or ``None``.
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class DecodeError(CoreError):
+    """``tf.io.decode_raw`` refused its input (SPEC section 2)."""
+
+
+class SourceError(CoreError):
+    """A file cannot serve as a source: missing, unreadable, not a regular file, bad offset... (SPEC 3)."""
+
+
+class ShapeError(CoreError):
+    """A target shape does not fit the decoded values (``tf.reshape`` rules)."""
+
+
+class SliceError(CoreError):
+    """``tf.strided_slice`` refused the spec, or a slice expression does not parse (SPEC 4, 5)."""
+
+
+class TensorBufferError(CoreError):
+    """TFLite Support's ``IllegalArgumentException`` / ``IllegalStateException`` (SPEC 6)."""
+
+
+class BudgetError(CoreError):
+    """An operation would copy more bytes than the memory budget allows."""

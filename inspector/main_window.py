@@ -1,0 +1,186 @@
+"""The main window: assembles the panels as dock widgets and wires them to the document.
+
+It computes nothing: every number comes from the engine through :class:`Document`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVBoxLayout, QWidget
+
+from core.errors import CoreError
+from core.pipeline import DecodeParams
+from inspector.decode_panel import DecodePanel
+from inspector.display_axes import DisplayAxes
+from inspector.document import Document
+from inspector.plot_panel import PlotPanel
+from inspector.settings_store import SettingsStore
+from inspector.status_bar import StatusBar
+from inspector.table_panel import TablePanel
+
+
+class MainWindow(QMainWindow):
+    """Table in the centre; decode, slice and plot panels docked around it."""
+
+    def __init__(self, settings: SettingsStore | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("tensor-inspector")
+        self.setAcceptDrops(True)
+        self.settings = settings if settings is not None else SettingsStore()
+        self.document = Document(self)
+        self.display_axes = DisplayAxes(self)
+
+        self.message_label = QLabel()
+        self.message_label.setObjectName("messageBanner")
+        self.message_label.setWordWrap(True)
+        self.message_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.message_label.setStyleSheet(
+            "QLabel { background: #fdecea; color: #b71c1c; padding: 6px; border: 1px solid #f5c6cb; }"
+        )
+        self.message_label.hide()
+        self.table_panel = TablePanel(self.display_axes)
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.message_label)
+        layout.addWidget(self.table_panel, 1)
+        self.setCentralWidget(central)
+
+        self.decode_panel = DecodePanel(self.document)
+        self.plot_panel = PlotPanel(self.display_axes)
+        self.docks: dict[str, QDockWidget] = {}
+        self._add_dock("decode", "Decode", self.decode_panel, Qt.LeftDockWidgetArea)
+        self._add_dock("plot", "Plot", self.plot_panel, Qt.RightDockWidgetArea)
+        self.setStatusBar(StatusBar(self.document))
+        self._build_menus()
+
+        self.document.resultChanged.connect(self._on_result_changed)
+        self.document.errorChanged.connect(self._on_error_changed)
+        self.document.selectionChanged.connect(self._on_selection_changed)
+        self.document.filesChanged.connect(self._on_files_changed)
+        self.table_panel.elementSelected.connect(self.document.select)
+        self.plot_panel.elementSelected.connect(self.document.select)
+        self.resize(1280, 800)
+        self._restore_layout()
+
+    # ------------------------------------------------------------------ assembly
+    def _add_dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock_{name}")
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        self.docks[name] = dock
+        return dock
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self.open_action = QAction("&Open…", self, shortcut=QKeySequence.Open, triggered=self._on_open_triggered)
+        file_menu.addAction(self.open_action)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self.reload_action = QAction("Re&load", self, shortcut=QKeySequence.Refresh, triggered=self.document.reload)
+        file_menu.addAction(self.reload_action)
+        file_menu.addSeparator()
+        file_menu.addAction(QAction("&Quit", self, shortcut=QKeySequence.Quit, triggered=self.close))
+        self.view_menu = self.menuBar().addMenu("&View")
+        for dock in self.docks.values():
+            self.view_menu.addAction(dock.toggleViewAction())
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = self.settings.recent_files()
+        if not recent:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+        for path in recent:
+            self.recent_menu.addAction(path, lambda p=path: self.open_paths([p]))
+
+    # ------------------------------------------------------------------ opening
+    def open_paths(
+        self, paths: Sequence[str], params: DecodeParams | None = None, slice_text: str | None = None
+    ) -> bool:
+        """Open files as the user would (dialog, drop, command line, recent menu).
+
+        Without explicit ``params``, the settings last used for these files are restored.
+        """
+        paths = [os.path.abspath(os.fspath(p)) for p in paths]
+        if not paths:
+            return False
+        self._save_decode_settings()
+        remembered = self.settings.decode_settings(tuple(paths)) if params is None else None
+        if remembered is not None:
+            params, remembered_slice = remembered
+            slice_text = remembered_slice if slice_text is None else slice_text
+        ok = self.document.open_files(paths, params, slice_text or "")
+        if ok:
+            for path in paths:
+                self.settings.add_recent_file(path)
+            self.settings.set_last_directory(os.path.dirname(paths[0]))
+        return ok
+
+    def _on_open_triggered(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open tensor files", self.settings.last_directory())
+        if paths:
+            self.open_paths(paths)
+
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        paths = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
+        if paths:
+            event.acceptProposedAction()
+            self.open_paths(paths)
+
+    # ------------------------------------------------------------------ document events
+    def _on_files_changed(self) -> None:
+        paths = self.document.paths
+        title = os.path.basename(paths[0]) if paths else ""
+        if len(paths) > 1:
+            title += f" + {len(paths) - 1} more"
+        self.setWindowTitle(f"{title} — tensor-inspector" if title else "tensor-inspector")
+
+    def _on_result_changed(self, result) -> None:
+        self.display_axes.reset(result.view.shape)
+        self.table_panel.set_array(result.view)
+        self.plot_panel.set_array(result.view)
+
+    def _on_error_changed(self, error: CoreError | None) -> None:
+        if error is None:
+            self.message_label.hide()
+            return
+        where = {"files": "File", "slice": "Slice"}.get(error.field or "", "Decode")
+        kept = " The last good view is still shown." if self.document.result is not None else ""
+        self.message_label.setText(f"<b>{where}:</b> {_escape(error.message)}{kept}")
+        self.message_label.show()
+
+    def _on_selection_changed(self, index) -> None:
+        if index is not None:
+            self.table_panel.select_element(index)
+            self.plot_panel.select_element(index)
+
+    # ------------------------------------------------------------------ persistence
+    def _restore_layout(self) -> None:
+        geometry, state = self.settings.window_state()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+
+    def _save_decode_settings(self) -> None:
+        if self.document.paths:
+            self.settings.set_decode_settings(self.document.paths, self.document.params, self.document.slice_text)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        self._save_decode_settings()
+        self.settings.set_window_state(self.saveGeometry(), self.saveState())
+        self.document.close_files()
+        super().closeEvent(event)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .strided_slice import NEW_AXIS, SlicePlan, SparseSpec, bit, plan_strided_slice, set_bits
+from .slice_validate import SparseSpec, bit, set_bits
+from .strided_slice import NEW_AXIS, SlicePlan, plan_strided_slice
 
 __all__ = ["InputDim", "OutputDim", "SliceAnalysis", "analyze", "explain"]
 
@@ -188,7 +189,7 @@ def explain(spec: SparseSpec) -> tuple[str, ...]:
             for mask_name in ("begin_mask", "end_mask"):
                 if bit(getattr(spec, mask_name), i):
                     notes.append(f"{mask_name} bit {i} ignored because entry {i} shrinks")
-            if spec.end[i] != spec.begin[i] + 1 and not (spec.begin[i] == -1 and spec.end[i] == 0):
+            if spec.end[i] != spec.begin[i] + 1:
                 notes.append(
                     f"end {spec.end[i]} of shrink entry {i} ignored "
                     "(a shrink takes the single element at begin)"
@@ -199,7 +200,9 @@ def explain(spec: SparseSpec) -> tuple[str, ...]:
         for name, mask_name in (("begin", "begin_mask"), ("end", "end_mask")):
             value = getattr(spec, name)[i]
             if bit(getattr(spec, mask_name), i) and value != 0:
-                notes.append(f"{name} {value} of entry {i} ignored because {mask_name} bit {i} is set")
+                notes.append(
+                    f"{name} {value} of entry {i} ignored because {mask_name} bit {i} is set"
+                )
     for mask_name in (
         "begin_mask",
         "end_mask",
@@ -210,11 +213,12 @@ def explain(spec: SparseSpec) -> tuple[str, ...]:
         beyond = [b for b in set_bits(getattr(spec, mask_name)) if b >= n]
         if beyond:
             verb = "is" if len(beyond) == 1 else "are"
+            entries = "entry" if n == 1 else "entries"
             note = (
-                f"{_bits_text(beyond)} of {mask_name} {verb} beyond the spec's {n} entries "
+                f"{_bits_text(beyond)} of {mask_name} {verb} beyond the spec's {n} {entries} "
                 f"and {verb} ignored"
             )
             if mask_name == "ellipsis_mask":
-                note += " (but still count toward the one-ellipsis limit)"
+                note += " (it still counts toward the one-ellipsis limit)"
             notes.append(note)
     return tuple(notes)

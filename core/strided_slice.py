@@ -4,9 +4,9 @@ The code mirrors TensorFlow's ``ValidateStridedSliceOp``
 (``tensorflow/core/util/strided_slice_op.cc``) step by step, so that it can be checked against
 the reference line by line:
 
-1. :func:`validate` -- begin, end and strides are 1-D of equal length (fewer than 32 entries,
-   because the masks are 32-bit), the masks fit in an int32, at most one ellipsis bit is set in
-   the *whole* ellipsis mask.
+1. :func:`validate` (in :mod:`core.slice_validate`) -- begin, end and strides are 1-D of equal
+   length (fewer than 32 entries, because the masks are 32-bit), the masks fit in an int32, at
+   most one ellipsis bit is set in the *whole* ellipsis mask.
 2. :func:`build_dense_spec` -- the sparse spec (one entry per item of ``x[...]``) becomes a dense
    spec (one entry per input dimension): the ellipsis, explicit or implicit, expands to full
    ranges; new axes consume no input dimension; per bit, ellipsis > new_axis > shrink.
@@ -31,17 +31,15 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .errors import SliceError
+from .slice_validate import SparseSpec, bit, check_ellipsis, slice_error, validate
 
 __all__ = [
-    "MAX_ENTRIES",
     "NEW_AXIS",
     "SHRINK_AXIS",
     "CanonicalDim",
     "DenseDim",
     "DenseSpec",
     "SlicePlan",
-    "SparseSpec",
     "build_dense_spec",
     "canonicalize",
     "final_shape",
@@ -50,195 +48,9 @@ __all__ = [
     "validate",
 ]
 
-#: TensorFlow requires ``len(begin) < 32`` ("using 32 bit masks").
-MAX_ENTRIES = 31
-#: Markers in :attr:`DenseSpec.final_shape_gather_indices`, as ``kShrinkAxis`` / ``kNewAxis``.
+#: Markers in :attr:`DenseSpec.final_shape_gather_indices`, as TF's ``kShrinkAxis`` / ``kNewAxis``.
 SHRINK_AXIS = -1
 NEW_AXIS = -2
-
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-_INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
-_MASK_NAMES = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
-
-
-def slice_error(message: str, fix: str) -> SliceError:
-    """Build the engine's slice error: TensorFlow's ``message`` followed by ``(fix)``."""
-    return SliceError(f"{message} ({fix})", field="slice")
-
-
-def set_bits(mask: int) -> list[int]:
-    """Positions of the bits set in the 32-bit two's complement pattern of ``mask``."""
-    pattern = mask & 0xFFFFFFFF
-    return [bit for bit in range(32) if pattern >> bit & 1]
-
-
-def bit(mask: int, i: int) -> bool:
-    """Whether bit ``i`` of ``mask`` (an int32, possibly negative) is set."""
-    return bool((mask & 0xFFFFFFFF) >> i & 1)
-
-
-# --------------------------------------------------------------------------------------------
-# Step 1: validate
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SparseSpec:
-    """A validated sparse spec: one entry per item, exactly as the caller gave it.
-
-    ``begin``, ``end`` and ``strides`` are tuples of Python ints in the int64 range, of equal
-    length at most :data:`MAX_ENTRIES`; the masks are ints in the int32 range (a negative mask
-    is its 32-bit two's complement pattern, as in TensorFlow).
-    """
-
-    begin: tuple[int, ...]
-    end: tuple[int, ...]
-    strides: tuple[int, ...]
-    begin_mask: int = 0
-    end_mask: int = 0
-    ellipsis_mask: int = 0
-    new_axis_mask: int = 0
-    shrink_axis_mask: int = 0
-
-    def __len__(self) -> int:
-        return len(self.begin)
-
-
-def _shape_string(shape: tuple[int, ...]) -> str:
-    """``TensorShape::DebugString``: ``[2]``, ``[2,3]``, ``[]``."""
-    return "[" + ",".join(str(d) for d in shape) + "]"
-
-
-def _as_int(value: Any, what: str) -> int:
-    """``value`` as a Python int (numpy integers accepted; bools and floats refused)."""
-    if isinstance(value, (bool, np.bool_)):
-        raise slice_error(f"{what} is a bool, not an integer", "use an integer")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise slice_error(
-            f"{what} = {value!r} is not an integer", "use an integer"
-        ) from None
-
-
-def _index_vector(value: Any, name: str) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
-    """Read ``begin`` / ``end`` / ``strides``: ``(shape, values)``; values is None unless 1-D.
-
-    Accepts a sequence or a numpy array of integers; a scalar or a nested sequence gives its
-    (non 1-D) shape so that :func:`validate` can report it with TensorFlow's message.
-    """
-    if isinstance(value, np.ndarray):
-        if value.dtype.kind not in "iu":
-            raise slice_error(
-                f"{name} has dtype {value.dtype}, not an integer type", f"make {name} int32 or int64"
-            )
-        if value.ndim != 1:
-            return tuple(value.shape), None
-        items: Sequence[Any] = value.tolist()
-    elif isinstance(value, (str, bytes)):
-        raise slice_error(f"{name} is a string, not a list of integers", "use a list of integers")
-    else:
-        try:
-            operator.index(value)
-        except TypeError:
-            pass
-        else:
-            return (), None  # a scalar: TF reports its shape as []
-        try:
-            items = list(value)
-        except TypeError:
-            raise slice_error(
-                f"{name} = {value!r} is not a list of integers", "use a list of integers"
-            ) from None
-        if any(isinstance(v, (list, tuple, np.ndarray)) for v in items):
-            try:
-                shape = tuple(np.asarray(value, dtype=object).shape)
-            except ValueError:  # ragged
-                shape = (len(items), -1)
-            return shape, None
-    values = tuple(_as_int(v, f"{name}[{i}]") for i, v in enumerate(items))
-    for i, v in enumerate(values):
-        if not _INT64_MIN <= v <= _INT64_MAX:
-            raise slice_error(
-                f"{name}[{i}] = {v} does not fit in int64",
-                f"use a value in [{_INT64_MIN}, {_INT64_MAX}]",
-            )
-    return (len(values),), values
-
-
-def validate(
-    begin: Any,
-    end: Any,
-    strides: Any = None,
-    *,
-    begin_mask: int = 0,
-    end_mask: int = 0,
-    ellipsis_mask: int = 0,
-    new_axis_mask: int = 0,
-    shrink_axis_mask: int = 0,
-) -> SparseSpec:
-    """Step 1: check the shape-independent rules and return the :class:`SparseSpec`.
-
-    Rules (TensorFlow's, in its order):
-
-    * ``strides=None`` means ones, one per entry of ``begin`` (as ``tf.strided_slice`` does).
-    * begin, end and strides are 1-D with the same number of entries, and fewer than 32
-      entries, else ``Expected begin, end, and strides to be 1D equal size tensors, but got
-      shapes [2], [1], and [1] instead.``
-    * each mask is in the int32 range, else ``Attr begin_mask has value ... out of range for an
-      int32``.
-    * at most one bit of ``ellipsis_mask`` is set, counting bits beyond the spec's length:
-      ``Multiple ellipses in slice spec not allowed``.
-
-    Raises
-    ------
-    SliceError
-        On any rule above, or when a value is not an integer or does not fit in int64.
-    """
-    begin_shape, begin_values = _index_vector(begin, "begin")
-    end_shape, end_values = _index_vector(end, "end")
-    if strides is None:
-        strides = [1] * (begin_shape[0] if len(begin_shape) == 1 else 0)
-    strides_shape, strides_values = _index_vector(strides, "strides")
-    if (
-        begin_values is None
-        or end_values is None
-        or strides_values is None
-        or not len(begin_values) == len(end_values) == len(strides_values)
-        or len(begin_values) > MAX_ENTRIES
-    ):
-        if begin_values is None or end_values is None or strides_values is None:
-            fix = "pass begin, end and strides as 1-D lists of integers"
-        elif len(begin_values) == len(end_values) == len(strides_values):
-            fix = f"a spec has at most {MAX_ENTRIES} entries, because the masks are 32-bit"
-        else:
-            fix = "give begin, end and strides the same number of entries"
-        raise slice_error(
-            "Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
-            f"{_shape_string(begin_shape)}, {_shape_string(end_shape)}, and "
-            f"{_shape_string(strides_shape)} instead.",
-            fix,
-        )
-    masks = {}
-    for name, value in zip(
-        _MASK_NAMES, (begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
-    ):
-        mask = _as_int(value, name)
-        if not _INT32_MIN <= mask <= _INT32_MAX:
-            raise slice_error(
-                f"Attr {name} has value {mask} out of range for an int32",
-                f"use a value in [{_INT32_MIN}, {_INT32_MAX}]; bit i refers to entry i",
-            )
-        masks[name] = mask
-    ellipsis_bits = set_bits(masks["ellipsis_mask"])
-    if len(ellipsis_bits) > 1:
-        raise slice_error(
-            "Multiple ellipses in slice spec not allowed",
-            "keep a single '...': ellipsis_mask has bits "
-            + ", ".join(str(b) for b in ellipsis_bits)
-            + " set",
-        )
-    return SparseSpec(begin_values, end_values, strides_values, **masks)
 
 
 # --------------------------------------------------------------------------------------------
@@ -513,47 +325,23 @@ def _numpy_index(dense: DenseSpec, canonical: tuple[CanonicalDim, ...]) -> tuple
     return tuple(index)
 
 
-def plan_strided_slice(
-    shape: Sequence[int],
-    begin: Any,
-    end: Any,
-    strides: Any = None,
-    *,
-    begin_mask: int = 0,
-    end_mask: int = 0,
-    ellipsis_mask: int = 0,
-    new_axis_mask: int = 0,
-    shrink_axis_mask: int = 0,
-) -> SlicePlan:
-    """Run the four steps of ``ValidateStridedSliceOp`` on ``shape`` (no data needed).
+def plan_strided_slice(shape: Sequence[int], sparse: SparseSpec) -> SlicePlan:
+    """Run the four steps of ``ValidateStridedSliceOp`` for ``sparse`` on ``shape`` (no data).
 
-    Arguments are those of :func:`strided_slice`, ``begin`` / ``end`` / ``strides`` may also be
-    a :class:`SparseSpec` passed as ``begin`` (then ``end``, ``strides`` and masks are unused).
+    ``sparse`` comes from :func:`validate` (or :func:`core.slice_validate.read_sparse_spec`:
+    the ellipsis count is checked again here, so a spec holding two ellipsis bits fails now).
 
     Raises
     ------
     SliceError
         Whatever TensorFlow would raise for this spec and shape (see the step functions).
     """
-    if isinstance(begin, SparseSpec):
-        sparse = begin
-    else:
-        sparse = validate(
-            begin,
-            end,
-            strides,
-            begin_mask=begin_mask,
-            end_mask=end_mask,
-            ellipsis_mask=ellipsis_mask,
-            new_axis_mask=new_axis_mask,
-            shrink_axis_mask=shrink_axis_mask,
-        )
+    check_ellipsis(sparse)
     shape = tuple(operator.index(s) for s in shape)
     dense = build_dense_spec(sparse, len(shape))
     canonical = canonicalize(dense, shape)
-    return SlicePlan(
-        shape, sparse, dense, canonical, final_shape(dense, canonical), _numpy_index(dense, canonical)
-    )
+    output_shape = final_shape(dense, canonical)
+    return SlicePlan(shape, sparse, dense, canonical, output_shape, _numpy_index(dense, canonical))
 
 
 def strided_slice(
@@ -596,9 +384,7 @@ def strided_slice(
     SliceError
         Wherever TensorFlow raises, with its message and a fix in parentheses.
     """
-    array = x if isinstance(x, np.ndarray) else np.asarray(x)
-    plan = plan_strided_slice(
-        array.shape,
+    sparse = validate(
         begin,
         end,
         strides,
@@ -608,4 +394,5 @@ def strided_slice(
         new_axis_mask=new_axis_mask,
         shrink_axis_mask=shrink_axis_mask,
     )
-    return array[plan.index]
+    array = x if isinstance(x, np.ndarray) else np.asarray(x)
+    return array[plan_strided_slice(array.shape, sparse).index]

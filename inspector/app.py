@@ -13,7 +13,8 @@ import argparse
 import sys
 from dataclasses import fields, replace
 
-from core.cli import CliArgumentParser, add_pipeline_options, params_from_args
+from core.cli import CliArgumentParser, add_pipeline_options, join_dash_values, params_from_args
+from core.errors import CoreError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,8 +37,18 @@ def merge_params(base, overrides):
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    cli_params, slice_text = params_from_args(args)
+    args = parser.parse_args(join_dash_values(sys.argv[1:] if argv is None else argv))
+    try:
+        cli_params, slice_text, _view_as = params_from_args(args)
+        _check_option_values(cli_params, slice_text)
+    except CoreError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+    problem = _display_problem(args.screenshot)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
 
     from PySide6.QtWidgets import QApplication
 
@@ -84,6 +95,46 @@ def _screenshot(app, window, path: str) -> int:
         return 2
     window.close()
     return 0
+
+
+def _display_problem(screenshot: str | None) -> str | None:
+    """On Linux without a display, a screenshot renders offscreen; a window cannot open at all.
+
+    Qt would abort the process with a core dump instead of an error message.
+    """
+    import os
+
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    if screenshot:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        return None
+    return (
+        "no display to open a window on (run it in a desktop session, under xvfb-run, or use "
+        "--screenshot PNG to render the window to a file)"
+    )
+
+
+def _check_option_values(params, slice_text: str | None) -> None:
+    """Refuse option values that can never work (unknown type names, bad slice text) up front.
+
+    Problems that depend on the files (sizes, offsets past the end...) are shown in the window.
+    """
+    from core.data_type import DataType
+    from core.dtypes import resolve_dtype
+    from core.slice_expr import parse_slice
+
+    if params.dtype is not None:
+        resolve_dtype(params.dtype, extended_types=params.extended_types)
+    if params.view_as is not None:
+        try:
+            DataType.parse(params.view_as)
+        except (ValueError, TypeError) as error:
+            raise CoreError(f"--view-as: {error}", field="view_as") from None
+    if slice_text:
+        parse_slice(slice_text)
 
 
 def _abs(path: str) -> str:

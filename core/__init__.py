@@ -1,0 +1,31 @@
+"""tensor-inspector's engine: exact ``tf.io.decode_raw``, ``tf.strided_slice`` and TFLite
+``TensorBuffer`` semantics on read-only memory-mapped files. Pure Python + numpy; never Qt.
+
+The normative rules are in the project's SPEC (sections cited in each module).
+"""
+
+from core.data_type import DataType
+from core.decode import decode_raw
+from core.dtypes import ENGINE_TYPES, is_tf_decode_type, resolve_dtype
+from core.errors import (
+    BudgetError,
+    CoreError,
+    DecodeError,
+    ShapeError,
+    SliceError,
+    SourceError,
+    TensorBufferError,
+)
+from core.pipeline import DecodeParams, Pipeline, PipelineResult
+from core.slice_expr import format_slice, parse_slice
+from core.slice_spec import SliceSpec
+from core.sources import FileSource, open_source
+from core.strided_slice import strided_slice
+from core.tensor_buffer import TensorBuffer
+
+__all__ = [
+    "BudgetError", "CoreError", "DataType", "DecodeError", "DecodeParams", "ENGINE_TYPES", "FileSource",
+    "Pipeline", "PipelineResult", "ShapeError", "SliceError", "SliceSpec", "SourceError", "TensorBuffer",
+    "TensorBufferError", "decode_raw", "format_slice", "is_tf_decode_type", "open_source", "parse_slice",
+    "resolve_dtype", "strided_slice",
+]

@@ -1,0 +1,493 @@
+"""Hex view: offset, hex bytes and ASCII of one file, reading only the rows on screen.
+
+The file is mapped read-only (``mmap``, ``ACCESS_READ``) and each paint reads just the visible
+rows, so a 1 TiB sparse file opens as fast as a 40-byte one. Rows are 16 bytes; the offset
+column is as wide as the file's last offset needs (at least 8 hex digits).
+
+* **Scrollbars are 32-bit.** A 1 TiB file has 2**36 rows. The first visible row is a Python
+  int; past ``_SCROLL_LIMIT`` positions the scrollbar is *scaled* (one unit covers many rows)
+  and its arrow / page actions are re-done in rows, so they still move one row / one page.
+* **A mapped file that shrinks kills the process** (SIGBUS on a page past the new end). Before
+  every read the view compares the mapped descriptor's ``fstat`` size with the mapped size and
+  re-maps on any difference, saying "... changed on disk ..." in a banner. A truncation in the
+  microseconds between that check and the read remains possible: the residual risk of a map.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import stat
+from collections.abc import Sequence
+
+from PySide6.QtCore import QFileSystemWatcher, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetricsF, QPainter
+from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSlider, QWidget
+
+BYTES_PER_ROW = 16
+"""Bytes shown per row."""
+
+_SCROLL_LIMIT = 1 << 30  # past this many scroll positions the scrollbar is scaled
+_MARGIN = 4  # px left of the offset column
+_HIGHLIGHT = QColor(255, 214, 102)  # the highlighted element's bytes
+_BANNER = QColor(255, 236, 179)
+_Action = QAbstractSlider.SliderAction
+
+
+class _MappedFile:
+    """One file mapped read-only, remembering the size it was mapped with.
+
+    Never raises: a file that cannot be mapped (missing, empty, not a regular file) has
+    ``size == 0`` and says why in ``error``.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path, self.name = path, os.path.basename(path) or path
+        self.size, self.error = 0, ""
+        self._fd: int | None = None
+        self._map: mmap.mmap | None = None
+        try:
+            if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block open()
+                self.error = f"{self.name} is not a regular file"
+                return
+            self._fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            if os.fstat(self._fd).st_size > 0:
+                self._map = mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ)
+                self.size = len(self._map)
+        except (OSError, ValueError) as exc:
+            self.close()
+            self.error = f"cannot open {self.name}: {getattr(exc, 'strerror', None) or exc}"
+            return
+        if self.size == 0:
+            self.error = f"{self.name} is empty (0 bytes)"
+
+    def close(self) -> None:
+        """Unmap and close; the object then reads as an empty file."""
+        if self._map is not None:
+            self._map.close()
+        if self._fd is not None:
+            os.close(self._fd)
+        self._map, self._fd, self.size = None, None, 0
+
+    def changed(self) -> bool:
+        """Whether the file now differs in size, or was replaced, since it was mapped."""
+        try:
+            on_disk = os.stat(self.path)
+        except OSError:
+            return False  # deleted or renamed: our descriptor still holds the old inode
+        if self._fd is None:  # missing or unreadable before: has it appeared?
+            return stat.S_ISREG(on_disk.st_mode) and on_disk.st_size > 0
+        mapped = os.fstat(self._fd)
+        return mapped.st_size != self.size or on_disk.st_ino != mapped.st_ino
+
+    def read(self, offset: int, nbytes: int) -> bytes:
+        """Up to ``nbytes`` bytes from ``offset``, clipped to the mapped size (a copy)."""
+        if self._map is None or offset >= self.size or nbytes <= 0:
+            return b""
+        return self._map[offset:min(offset + nbytes, self.size)]
+
+
+class HexView(QAbstractScrollArea):
+    """Offset / hex / ASCII view of one of several files, with a highlighted byte range.
+
+    Signals
+    -------
+    bytesSelected(int, int)
+        ``(file index, byte offset)`` when the user clicks a byte, or the first byte of a
+        range the user drags over (emitted on release). The offset is a 64-bit integer.
+    """
+
+    bytesSelected = Signal(int, "qint64")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._paths: list[str] = []
+        self._index = -1
+        self._file: _MappedFile | None = None
+        self._message = ""
+        self._top_row = 0
+        self._highlight: tuple[int, int, int] | None = None
+        self._selection: tuple[int, int] | None = None  # first, last byte (inclusive)
+        self._anchor: int | None = None
+        self._wheel_rest = 0
+        self._char_width, self._row_height, self._ascent = 8.0, 16, 12.0  # set by the font
+        self._watcher = QFileSystemWatcher(self)
+        self._watcher.fileChanged.connect(self._on_file_changed)
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        self.setFont(font)
+        self._update_metrics()
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.viewport().setCursor(Qt.CursorShape.IBeamCursor)
+        self.verticalScrollBar().valueChanged.connect(self._on_vertical_scroll)
+        self.verticalScrollBar().actionTriggered.connect(self._on_vertical_action)
+        self.horizontalScrollBar().valueChanged.connect(self.viewport().update)
+        self._update_scrollbars()
+
+    # ------------------------------------------------------------------ files
+    def set_files(self, paths: Sequence[str]) -> None:
+        """Show ``paths`` (mapped read-only), starting with the first one.
+
+        A missing, empty or unreadable file shows an empty view with a message; this never
+        raises. Clears the highlight and the selection.
+        """
+        self._paths = [os.fspath(p) for p in paths]
+        self._highlight = None
+        self._index = -1  # scrolls the new first file to its start
+        self._show_file(0 if self._paths else -1)
+
+    def set_file_index(self, index: int) -> None:
+        """Show file ``index`` of the last :meth:`set_files` list, scrolled to its start.
+
+        Raises
+        ------
+        IndexError
+            ``index`` is not in ``[0, number of files)``.
+        """
+        if not 0 <= index < len(self._paths):
+            raise IndexError(f"file index {index} out of range: {len(self._paths)} file(s) set")
+        if index != self._index:
+            self._show_file(index)
+
+    def file_index(self) -> int:
+        """Index of the file on screen (-1 when no files are set)."""
+        return self._index
+
+    def file_size(self) -> int:
+        """Size in bytes of the file on screen as currently mapped (0 if none)."""
+        return self._file.size if self._file is not None else 0
+
+    def message(self) -> str:
+        """The banner text (why the view is empty, or that the file changed), or ``""``."""
+        return self._message
+
+    def _show_file(self, index: int, remapped_from: int | None = None) -> None:
+        """Map file ``index`` (-1: none); ``remapped_from`` is the old size when re-mapping."""
+        if self._file is not None:
+            self._file.close()
+        if self._watcher.files():
+            self._watcher.removePaths(self._watcher.files())
+        if index != self._index:
+            self._top_row = 0
+        self._index = index
+        self._file = _MappedFile(self._paths[index]) if index >= 0 else None
+        self._message = self._file.error if self._file is not None else ""
+        if remapped_from is not None:
+            self._message = (f"{self._file.name} changed on disk (was {remapped_from:,} bytes, "
+                             f"now {self._file.size:,}); showing the new contents")
+        if self._file is not None and os.path.exists(self._file.path):
+            self._watcher.addPath(self._file.path)
+        self._selection = self._anchor = None
+        self.viewport().setToolTip(self._message)  # the banner may be elided
+        self.updateGeometry()  # the offset column's width follows the file size
+        self._update_scrollbars()
+        self.viewport().update()
+
+    def _refresh_mapping(self) -> None:
+        """Re-map before reading if the file changed on disk (avoids SIGBUS past a new end)."""
+        if self._file is not None and self._file.changed():
+            self._show_file(self._index, remapped_from=self._file.size)
+
+    def _on_file_changed(self, _path: str) -> None:
+        self.viewport().update()
+
+    # -------------------------------------------------------------- highlight
+    def highlight(self, file_index: int, offset: int, nbytes: int) -> None:
+        """Mark ``nbytes`` bytes at ``offset`` of file ``file_index`` and scroll them into view.
+
+        Switches to that file if another is shown. When the first byte's row is off screen it
+        becomes the first visible row (as far as the end of the file allows).
+
+        Raises
+        ------
+        IndexError
+            ``file_index`` is not in ``[0, number of files)``.
+        ValueError
+            ``offset`` or ``nbytes`` is negative.
+        """
+        if offset < 0 or nbytes < 0:
+            raise ValueError(f"highlight needs offset >= 0 and nbytes >= 0, got {offset}, {nbytes}")
+        self.set_file_index(file_index)
+        self._highlight = (file_index, int(offset), int(nbytes))
+        row = offset // BYTES_PER_ROW
+        if not 0 <= row - self._top_row < self.visible_row_count():
+            self._set_top_row(row)
+        self.viewport().update()
+
+    def highlighted(self) -> tuple[int, int, int] | None:
+        """``(file_index, offset, nbytes)`` of the last :meth:`highlight`, or ``None``."""
+        return self._highlight
+
+    def clear_highlight(self) -> None:
+        """Remove the highlight."""
+        self._highlight = None
+        self.viewport().update()
+
+    def selection(self) -> tuple[int, int] | None:
+        """``(first, last)`` byte offsets (inclusive) the user selected, or ``None``."""
+        return self._selection
+
+    # --------------------------------------------------------------- geometry
+    def _update_metrics(self) -> None:
+        fm = QFontMetricsF(self.font())  # character widths are fractional in most fonts
+        self._char_width = fm.horizontalAdvance("0" * 64) / 64
+        self._row_height = int(round(fm.lineSpacing())) + 2
+        self._ascent = fm.ascent() + 1
+
+    def _hex_col(self, i: int) -> int:
+        """Character column of byte ``i``'s hex digits (an extra space after byte 7)."""
+        digits = max(8, len(f"{max(self.file_size() - 1, 0):x}"))
+        return digits + 2 + 3 * i + (1 if i >= 8 else 0)
+
+    def _ascii_col(self, i: int) -> int:
+        return self._hex_col(BYTES_PER_ROW - 1) + 4 + i
+
+    def _x(self, col: int) -> float:
+        return _MARGIN + col * self._char_width - self.horizontalScrollBar().value()
+
+    def _data_top(self) -> int:
+        """y of the first data row: below the banner (if any) and the column header."""
+        return (2 if self._message else 1) * self._row_height
+
+    def row_count(self) -> int:
+        """Number of rows of the file on screen (the last may be partial)."""
+        return -(-self.file_size() // BYTES_PER_ROW)
+
+    def visible_row_count(self) -> int:
+        """Rows that fit entirely in the viewport (at least 1)."""
+        return max(1, (self.viewport().height() - self._data_top()) // self._row_height)
+
+    def first_visible_row(self) -> int:
+        """Row number at the top of the view."""
+        return self._top_row
+
+    def _cell_rect(self, offset: int, col: int, nchars: int) -> QRect | None:
+        row = offset // BYTES_PER_ROW
+        visible = 0 <= row - self._top_row < self.visible_row_count()
+        if offset < 0 or offset >= self.file_size() or not visible:
+            return None
+        y = self._data_top() + (row - self._top_row) * self._row_height
+        return QRectF(self._x(col), y, nchars * self._char_width, self._row_height).toRect()
+
+    def byte_rect(self, offset: int) -> QRect | None:
+        """Viewport rectangle of byte ``offset``'s two hex digits, or ``None`` if not on screen."""
+        return self._cell_rect(offset, self._hex_col(offset % BYTES_PER_ROW), 2)
+
+    def ascii_rect(self, offset: int) -> QRect | None:
+        """Viewport rectangle of byte ``offset``'s ASCII character, or ``None`` if not on screen."""
+        return self._cell_rect(offset, self._ascii_col(offset % BYTES_PER_ROW), 1)
+
+    def offset_at(self, pos: QPoint) -> int | None:
+        """File offset of the byte under viewport point ``pos`` (hex or ASCII column), or ``None``.
+
+        The space after a hex byte counts as that byte, so a click never falls between bytes.
+        """
+        if pos.y() < self._data_top():
+            return None
+        row = self._top_row + (pos.y() - self._data_top()) // self._row_height
+        col = int((pos.x() + self.horizontalScrollBar().value() - _MARGIN) // self._char_width)
+        rel = col - self._hex_col(0)
+        if 0 <= rel < 3 * BYTES_PER_ROW:
+            i = min(BYTES_PER_ROW - 1, (rel - (1 if rel >= 24 else 0)) // 3)
+        elif 0 <= col - self._ascii_col(0) < BYTES_PER_ROW:
+            i = col - self._ascii_col(0)
+        else:
+            return None
+        offset = row * BYTES_PER_ROW + i
+        return offset if offset < self.file_size() else None
+
+    def _total_width(self) -> int:
+        return int(2 * _MARGIN + (self._ascii_col(BYTES_PER_ROW - 1) + 1) * self._char_width) + 1
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        frame = 2 * self.frameWidth()
+        width = self._total_width() + self.verticalScrollBar().sizeHint().width()
+        return QSize(width + frame, 20 * self._row_height + frame)
+
+    # ------------------------------------------------------------- scrolling
+    def _max_top(self) -> int:
+        return max(0, self.row_count() - self.visible_row_count())
+
+    def _scaled(self) -> bool:
+        return self._max_top() > _SCROLL_LIMIT
+
+    def _value_for_top(self, top: int) -> int:
+        return top * _SCROLL_LIMIT // self._max_top() if self._scaled() else top
+
+    def _top_for_value(self, value: int) -> int:
+        # Ceiling division makes _value_for_top(_top_for_value(v)) == v in scaled mode.
+        return -(-value * self._max_top() // _SCROLL_LIMIT) if self._scaled() else value
+
+    def _update_scrollbars(self) -> None:
+        vbar, hbar = self.verticalScrollBar(), self.horizontalScrollBar()
+        self._top_row = min(self._top_row, self._max_top())
+        vbar.blockSignals(True)
+        vbar.setRange(0, _SCROLL_LIMIT if self._scaled() else self._max_top())
+        # Scaled, a page is a fraction of a unit: the handle stays minimal, and
+        # _on_vertical_action re-does the steps in rows.
+        vbar.setPageStep(1 if self._scaled() else max(1, self.visible_row_count() - 1))
+        vbar.setValue(self._value_for_top(self._top_row))
+        vbar.blockSignals(False)
+        hbar.setRange(0, max(0, self._total_width() - self.viewport().width()))
+        hbar.setPageStep(self.viewport().width())
+        hbar.setSingleStep(max(1, int(self._char_width)))
+
+    def _set_top_row(self, row: int) -> None:
+        self._top_row = max(0, min(int(row), self._max_top()))
+        # valueChanged comes back to _on_vertical_scroll, which sees it matches and keeps the row.
+        self.verticalScrollBar().setValue(self._value_for_top(self._top_row))
+        self.viewport().update()
+
+    def scroll_to_offset(self, offset: int) -> None:
+        """Make the row holding ``offset`` the first visible row (clamped to the file's end)."""
+        self._set_top_row(offset // BYTES_PER_ROW)
+
+    def _on_vertical_scroll(self, value: int) -> None:
+        if value != self._value_for_top(self._top_row):
+            self._top_row = self._top_for_value(value)
+            self.viewport().update()
+
+    def _on_vertical_action(self, action: int) -> None:
+        page = max(1, self.visible_row_count() - 1)
+        steps = {_Action.SliderSingleStepAdd: 1, _Action.SliderSingleStepSub: -1,
+                 _Action.SliderPageStepAdd: page, _Action.SliderPageStepSub: -page}
+        step = steps.get(_Action(action))
+        if step is None:
+            return
+        self._top_row = max(0, min(self._top_row + step, self._max_top()))
+        # Qt applies the slider position after this slot returns.
+        self.verticalScrollBar().setSliderPosition(self._value_for_top(self._top_row))
+        self.viewport().update()
+
+    def wheelEvent(self, event) -> None:  # noqa: N802 - Qt override
+        delta = event.angleDelta().y()
+        if delta == 0:
+            super().wheelEvent(event)
+            return
+        self._wheel_rest += delta
+        rows, self._wheel_rest = divmod(self._wheel_rest, 40)  # 120 per notch = 3 rows
+        if rows < 0 and self._wheel_rest:  # divmod floors; keep the remainder's sign
+            rows, self._wheel_rest = rows + 1, self._wheel_rest - 40
+        self._set_top_row(self._top_row - rows)
+        event.accept()
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        # QAbstractScrollArea turns arrows and pages into triggerAction (so into rows, via
+        # _on_vertical_action) but has no Home/End.
+        ends = {Qt.Key.Key_Home: _Action.SliderToMinimum, Qt.Key.Key_End: _Action.SliderToMaximum}
+        if event.key() in ends:
+            self.verticalScrollBar().triggerAction(ends[event.key()])
+        else:
+            super().keyPressEvent(event)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._update_scrollbars()
+
+    def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if event.type() == event.Type.FontChange:
+            self._update_metrics()
+            self._update_scrollbars()
+
+    # ------------------------------------------------------------------ mouse
+    def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        offset = self.offset_at(event.position().toPoint())
+        if event.button() != Qt.MouseButton.LeftButton or offset is None:
+            super().mousePressEvent(event)
+            return
+        self._anchor = offset
+        self._selection = (offset, offset)
+        self.viewport().update()
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
+        offset = self.offset_at(event.position().toPoint())
+        if self._anchor is not None and offset is not None:
+            self._selection = (min(self._anchor, offset), max(self._anchor, offset))
+            self.viewport().update()
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self._anchor is None or self._selection is None:
+            super().mouseReleaseEvent(event)
+            return
+        self._anchor = None
+        self.bytesSelected.emit(self._index, self._selection[0])
+
+    # --------------------------------------------------------------- content
+    def _row_texts(self, row: int, chunk: bytes) -> tuple[str, list[str], str]:
+        digits = max(8, len(f"{max(self.file_size() - 1, 0):x}"))
+        ascii_ = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in chunk)
+        return f"{row * BYTES_PER_ROW:0{digits}x}", [f"{b:02x}" for b in chunk], ascii_
+
+    def row_text(self, row: int) -> str:
+        """Row ``row`` as plain text, laid out like the screen: ``offset  hex  ascii``.
+
+        Example: the first row of a file holding ``bytes(range(40))`` is
+        ``"00000000  00 01 02 03 04 05 06 07  08 09 0a 0b 0c 0d 0e 0f  ................"``.
+        A partial last row pads the missing hex bytes with spaces.
+
+        Raises
+        ------
+        IndexError
+            ``row`` is not in ``[0, row_count())``.
+        """
+        self._refresh_mapping()
+        if not 0 <= row < self.row_count():
+            raise IndexError(f"row {row} out of range: the file has {self.row_count()} rows")
+        chunk = self._file.read(row * BYTES_PER_ROW, BYTES_PER_ROW)
+        offset, hexes, ascii_ = self._row_texts(row, chunk)
+        hexes += ["  "] * (BYTES_PER_ROW - len(hexes))
+        return f"{offset}  {' '.join(hexes[:8])}  {' '.join(hexes[8:])}  {ascii_}"
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self._refresh_mapping()  # before any read: pages past a new end would SIGBUS
+        painter = QPainter(self.viewport())
+        palette, rh, width = self.palette(), self._row_height, self.viewport().width()
+        painter.fillRect(event.rect(), palette.base())
+        cw = self._char_width
+        hex_x = [self._x(self._hex_col(i)) for i in range(BYTES_PER_ROW)]
+        ascii_x = [self._x(self._ascii_col(i)) for i in range(BYTES_PER_ROW)]
+        y = 0
+        if self._message:
+            painter.fillRect(QRect(0, 0, width, rh), _BANNER)
+            painter.setPen(QColor(90, 60, 0))
+            elide = Qt.TextElideMode.ElideRight
+            text = painter.fontMetrics().elidedText(self._message, elide, width - 2 * _MARGIN)
+            painter.drawText(QPointF(_MARGIN, self._ascent), text)
+            y = rh
+        dim = palette.placeholderText().color()
+        painter.setPen(dim)
+        painter.drawText(QPointF(self._x(0), y + self._ascent), "offset")
+        for i in range(BYTES_PER_ROW):
+            painter.drawText(QPointF(hex_x[i], y + self._ascent), f"{i:02x}")
+            painter.drawText(QPointF(ascii_x[i], y + self._ascent), f"{i:x}")
+        painter.drawLine(0, y + rh - 1, width, y + rh - 1)
+        y += rh
+
+        nrows = min(-(-(self.viewport().height() - y) // rh), self.row_count() - self._top_row)
+        if self._file is None or nrows <= 0:
+            return
+        data = self._file.read(self._top_row * BYTES_PER_ROW, nrows * BYTES_PER_ROW)  # one read
+        marked = []  # (first, end exclusive, colour); the selection paints over the highlight
+        if self._highlight is not None and self._highlight[0] == self._index:
+            marked.append((self._highlight[1], self._highlight[1] + self._highlight[2], _HIGHLIGHT))
+        if self._selection is not None:
+            marked.append((self._selection[0], self._selection[1] + 1, palette.highlight().color()))
+        first, last = self._selection or (-1, -1)
+        ink, selected_ink = palette.text().color(), palette.highlightedText().color()
+        for r in range(nrows):
+            row, ry = self._top_row + r, y + r * rh
+            start = row * BYTES_PER_ROW
+            chunk = data[r * BYTES_PER_ROW:(r + 1) * BYTES_PER_ROW]
+            for lo, hi, fill in marked:
+                i, j = max(lo, start) - start, min(hi, start + len(chunk)) - start - 1
+                if i <= j:  # bytes i..j of this row
+                    painter.fillRect(QRectF(hex_x[i], ry, hex_x[j] + 2 * cw - hex_x[i], rh), fill)
+                    painter.fillRect(QRectF(ascii_x[i], ry, ascii_x[j] + cw - ascii_x[i], rh), fill)
+            offset, hexes, ascii_ = self._row_texts(row, chunk)
+            painter.setPen(dim)
+            painter.drawText(QPointF(self._x(0), ry + self._ascent), offset)
+            for i, text in enumerate(hexes):
+                painter.setPen(selected_ink if first <= start + i <= last else ink)
+                painter.drawText(QPointF(hex_x[i], ry + self._ascent), text)
+                painter.drawText(QPointF(ascii_x[i], ry + self._ascent), ascii_[i])

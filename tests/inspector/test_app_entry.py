@@ -1,0 +1,54 @@
+"""GUI entry point: --help, --screenshot, bad options (run as a user would, in a subprocess)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def run_gui(*args, tmp_path, timeout=120):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))
+    return subprocess.run(
+        [sys.executable, "-m", "inspector", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_help_exits_zero_without_a_display(tmp_path):
+    env = dict(os.environ)
+    env.pop("QT_QPA_PLATFORM", None)
+    env.pop("DISPLAY", None)
+    out = subprocess.run([sys.executable, "-m", "inspector", "--help"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert out.returncode == 0
+    assert "--screenshot" in out.stdout and "--dtype" in out.stdout
+
+
+def test_screenshot_of_the_sample_writes_a_png(tmp_path):
+    png = tmp_path / "shot.png"
+    out = run_gui("--screenshot", str(png), tmp_path=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    assert png.read_bytes()[:8] == PNG_MAGIC
+
+
+def test_screenshot_of_a_missing_file_still_exits_zero(tmp_path):
+    png = tmp_path / "shot.png"
+    out = run_gui(str(tmp_path / "no such file.bin"), "--screenshot", str(png), tmp_path=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    assert png.read_bytes()[:8] == PNG_MAGIC
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--dtype", "float33"], ["--fixed-length", "abc"], ["--offset", "-5x"], ["--shape", "3,,4"], ["--no-such-option"]],
+)
+def test_bad_option_exits_2_with_one_error_line(args, tmp_path):
+    out = run_gui(*args, tmp_path=tmp_path)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr

@@ -167,26 +167,35 @@ def _native(values: np.ndarray) -> np.ndarray:
     return values
 
 
-def _json_float(value: float, kind: str) -> object:
+def _shortest(value: float, scalar_type: type) -> float:
+    """The shortest decimal that reads back, in ``scalar_type``, to the same value."""
+    target = scalar_type(value)
+    for digits in range(1, 18):
+        candidate = float(format(value, f".{digits}g"))
+        if scalar_type(candidate) == target:
+            return candidate
+    return value
+
+
+def _json_float(value: float, scalar_type: type) -> object:
     if math.isnan(value):
         return "nan"
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
-    return float(str(np.float32(value))) if kind == "f32" else float(value)
+    return value if scalar_type is np.float64 else _shortest(value, scalar_type)
 
 
 def _json_values(values: np.ndarray) -> list:
     """Flat list of JSON-ready values (see the --help epilog for the conventions)."""
     values = _native(values)
-    name = engine_name(values.dtype)
     if values.dtype.kind in "biu":
         return values.tolist()
     if values.dtype.kind == "c":
-        kind = "f32" if name == "complex64" else "f64"
-        return [[_json_float(float(v.real), kind), _json_float(float(v.imag), kind)]
+        part = np.float32 if values.dtype.itemsize == 8 else np.float64
+        return [[_json_float(float(v.real), part), _json_float(float(v.imag), part)]
                 for v in values.tolist()]
-    kind = "f64" if name == "float64" else "f32"
-    return [_json_float(v, kind) for v in values.astype(np.float64).tolist()]
+    scalar_type = values.dtype.type
+    return [_json_float(v, scalar_type) for v in values.astype(np.float64).tolist()]
 
 
 def _nest(flat: list, shape: tuple[int, ...]) -> object:

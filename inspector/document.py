@@ -161,6 +161,19 @@ class Document(QObject):
         self._selection = index
         self.selectionChanged.emit(index)
 
+    def bytes_at(self, file_index: int, offset: int, nbytes: int) -> bytes:
+        """Up to ``nbytes`` bytes of file ``file_index`` from ``offset`` (fewer at the end).
+
+        The file size is checked first, so a file that shrank on disk raises
+        :class:`core.errors.SourceError` instead of touching unmapped pages (SIGBUS).
+        """
+        if self._pipeline is None:
+            return b""
+        source = self._pipeline.source
+        source.check_unchanged()
+        data = source.data(file_index)
+        return bytes(data[max(offset, 0) : max(offset, 0) + max(nbytes, 0)])
+
     # ------------------------------------------------------------------ internals
     def _parse_slice(self, text: str):
         if not text.strip():

@@ -137,6 +137,7 @@ class ImagePlot(QWidget):
         self._view_box.invertY(True)  # row 0 at the top, as in the table
         self.image_item = _FiniteHistogramImage(axisOrder="row-major")
         self.image_item.setAutoDownsample(True)
+        self.image_item.setNanPolicy("omit")  # one NaN must not blank a whole downsampled block
         self._plot_item.addItem(self.image_item)
         # An invisible item spanning the whole plane, so auto-range fits the plane, not the window.
         self._extent = QGraphicsRectItem(0, 0, 1, 1)
@@ -237,11 +238,6 @@ class ImagePlot(QWidget):
         self.refresh_window(force=True)
         self.image_item.setLevels((low, high))
         self.histogram.setLevels(low, high)
-
-    def set_part(self, part: str) -> None:
-        """Show another component of complex data, keeping the view."""
-        if part != self._part and self._plane is not None:
-            self.set_plane(self._plane, part, keep_view=True)
 
     def clear(self) -> None:
         self.set_plane(None)

@@ -3,12 +3,14 @@
 What is drawn depends only on the visible x-range ``[start, stop)`` and the plot width ``px``
 (as pyqtgraph's ``clipToView`` + ``peak`` downsampling and its ``examples/hdf5.py``):
 
-1. ``stop - start <= 4 * px``: the exact slice, one point per element.
-2. A min/max pyramid is ready (arrays longer than :data:`PYRAMID_THRESHOLD`, built off the GUI
-   thread): :meth:`MinMaxPyramid.query` at about one bucket per pixel, reading at most a few
-   hundred elements of the array.
-3. The array is short or the range holds at most :data:`DIRECT_READ_LIMIT` elements: that slice
-   is read and peak-decimated to about one bucket per pixel.
+1. ``stop - start <= 4 * px``: the exact slice, one point per element (copied).
+2. A min/max pyramid is ready (arrays longer than :data:`PYRAMID_THRESHOLD`; built off the GUI
+   thread, chunked, cancelled when the array changes) and the range needs buckets of at least
+   its base bucket: :meth:`MinMaxPyramid.query` with at most ``px`` buckets, reading at most a
+   few hundred elements of the array.
+3. The array is short, or the range holds at most :data:`DIRECT_READ_LIMIT` elements (or fewer
+   than ``base_bucket * px`` once the pyramid is ready): that slice is read and peak-decimated to
+   ``px`` buckets.
 4. Otherwise (pyramid still building): a strided preview of about ``4 * px`` elements. It may
    miss peaks; it is replaced as soon as the pyramid is ready.
 
@@ -25,7 +27,7 @@ import threading
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from inspector.line_decimation import MinMaxPyramid, peak_decimate, real_values
@@ -38,6 +40,9 @@ DIRECT_READ_LIMIT = 1 << 20
 EXACT_PER_PIXEL = 4
 #: Plot width assumed before the widget has been laid out.
 DEFAULT_WIDTH_PX = 1000
+
+#: How often the GUI thread looks at a running pyramid build (ms).
+OVERVIEW_POLL_MS = 40
 
 _pool: QThreadPool | None = None
 _running: set[threading.Event] = set()
@@ -64,43 +69,39 @@ def _overview_pool() -> QThreadPool:
     return _pool
 
 
-class _OverviewSignals(QObject):
-    """Signals of one pyramid build, delivered to the GUI thread (queued)."""
+class _OverviewBuild:
+    """One pyramid build: :meth:`run` goes on the pool; the GUI thread polls the attributes.
 
-    progress = Signal(int, float)
-    finished = Signal(int, object)
-    failed = Signal(int, str)
+    Plain Python on purpose: no Qt object crosses threads, so a plot deleted while its build
+    runs leaves nothing dangling; the worker just finishes (or stops at the next chunk).
+    """
 
-
-class _OverviewTask(QRunnable):
-    """Builds a :class:`MinMaxPyramid` of ``values``; stops early when :attr:`cancel` is set."""
-
-    def __init__(self, values: np.ndarray, part: str, generation: int) -> None:
-        super().__init__()
-        self.signals = _OverviewSignals()
+    def __init__(self, values: np.ndarray, part: str) -> None:
+        self.values = values
+        self.part = part
         self.cancel = threading.Event()
-        self._values = values
-        self._part = part
-        self._generation = generation
-        with _running_lock:
-            _running.add(self.cancel)
+        self.done = threading.Event()
+        self.progress = 0.0
+        self.pyramid: MinMaxPyramid | None = None
+        self.error: str | None = None
 
     def run(self) -> None:
+        with _running_lock:
+            _running.add(self.cancel)
         try:
-            pyramid = MinMaxPyramid.build(
-                self._values,
-                part=self._part,
-                should_stop=self.cancel.is_set,
-                progress=lambda fraction: self.signals.progress.emit(self._generation, fraction),
+            self.pyramid = MinMaxPyramid.build(
+                self.values, part=self.part, should_stop=self.cancel.is_set, progress=self._set_progress
             )
-            if pyramid is not None and not self.cancel.is_set():
-                self.signals.finished.emit(self._generation, pyramid)
         except Exception as exc:  # noqa: BLE001 - a worker must report, not die silently
-            self.signals.failed.emit(self._generation, f"{type(exc).__name__}: {exc}")
+            self.error = f"{type(exc).__name__}: {exc}"
         finally:
             with _running_lock:
                 _running.discard(self.cancel)
-            self._values = None
+            self.values = None
+            self.done.set()
+
+    def _set_progress(self, fraction: float) -> None:
+        self.progress = fraction
 
 
 class _WindowedCurve(pg.PlotDataItem):
@@ -141,8 +142,7 @@ class LinePlot(QWidget):
         super().__init__(parent)
         self._values: np.ndarray | None = None
         self._part = "abs"
-        self._generation = 0
-        self._task: _OverviewTask | None = None
+        self._build: _OverviewBuild | None = None
         self._pyramid: MinMaxPyramid | None = None
         self._marked: int | None = None
         self._hovered: int | None = None
@@ -180,6 +180,9 @@ class LinePlot(QWidget):
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(0)
         self._refresh_timer.timeout.connect(self.refresh)
+        self._poll_timer = QTimer(self)
+        self._poll_timer.setInterval(OVERVIEW_POLL_MS)
+        self._poll_timer.timeout.connect(self._on_overview_poll)
         self._view_box.sigXRangeChanged.connect(self._on_view_changed)
         self._view_box.sigResized.connect(self._on_view_changed)
         scene = self._plot_widget.scene()
@@ -233,7 +236,6 @@ class LinePlot(QWidget):
                 raise ValueError(f"a line plot needs 1-d data, got shape {values.shape}")
             real_values(np.empty(0, dtype=values.dtype), part)  # reject bad dtypes/parts now
         self.cancel_overview()
-        self._generation += 1
         self._values = values
         self._part = part
         self._pyramid = None
@@ -244,25 +246,19 @@ class LinePlot(QWidget):
         if values is not None and len(values) > PYRAMID_THRESHOLD:
             self._start_overview()
         if not keep_view:
+            # Auto-range x uses _WindowedCurve's full extent; y fits the visible data.
             self._view_box.enableAutoRange(axis=pg.ViewBox.XYAxes)
-            if values is not None and len(values):
-                self._view_box.setXRange(0, max(len(values) - 1, 1), padding=0.02)
-                self._view_box.enableAutoRange(axis=pg.ViewBox.XAxis)
         self.refresh()
-
-    def set_part(self, part: str) -> None:
-        """Plot another component of complex data, keeping the view."""
-        if part != self._part:
-            self.set_values(self._values, part, keep_view=True)
 
     def clear(self) -> None:
         self.set_values(None)
 
     def cancel_overview(self) -> None:
         """Stop building the pyramid of the current array (it will never be used)."""
-        if self._task is not None:
-            self._task.cancel.set()
-            self._task = None
+        if self._build is not None:
+            self._build.cancel.set()
+            self._build = None
+        self._poll_timer.stop()
         self._status.setVisible(False)
 
     # ----------------------------------------------------------------------------- display
@@ -294,7 +290,7 @@ class LinePlot(QWidget):
             x, y = np.empty(0), np.empty(0)
         elif count <= EXACT_PER_PIXEL * px:
             x = np.arange(start, stop)
-            y = real_values(values[start:stop], self._part)
+            y = np.array(real_values(values[start:stop], self._part))  # a copy, not a file view
         else:
             bucket = self._pyramid.choose_bucket(count, px) if self._pyramid is not None else None
             if bucket is not None:
@@ -304,7 +300,7 @@ class LinePlot(QWidget):
             else:
                 stride = -(-count // (EXACT_PER_PIXEL * px))
                 x = np.arange(start, stop, stride)
-                y = real_values(values[start:stop:stride], self._part)
+                y = np.array(real_values(values[start:stop:stride], self._part))
         self.curve.setData(x, y)
         if self._view_box.autoRangeEnabled()[1]:
             # Fit y now rather than at the next paint: PlotDataItem clips the drawn (and
@@ -364,32 +360,29 @@ class LinePlot(QWidget):
 
     # ----------------------------------------------------------------------------- handlers
     def _start_overview(self) -> None:
-        task = _OverviewTask(self._values, self._part, self._generation)
-        task.signals.progress.connect(self._on_overview_progress)
-        task.signals.finished.connect(self._on_overview_finished)
-        task.signals.failed.connect(self._on_overview_failed)
-        self._task = task
+        self._build = _OverviewBuild(self._values, self._part)
         self._status.setText("building overview…")
         self._status.setVisible(True)
-        _overview_pool().start(task)
+        _overview_pool().start(self._build.run)
+        self._poll_timer.start()
 
-    def _on_overview_progress(self, generation: int, fraction: float) -> None:
-        if generation == self._generation and self._task is not None:
-            self._status.setText(f"building overview… {fraction:.0%} (peaks may be missing until done)")
-
-    def _on_overview_finished(self, generation: int, pyramid: MinMaxPyramid) -> None:
-        if generation != self._generation:
-            return  # an older array's pyramid
-        self._task = None
-        self._pyramid = pyramid
+    def _on_overview_poll(self) -> None:
+        build = self._build
+        if build is None:
+            self._poll_timer.stop()
+            return
+        if not build.done.is_set():
+            self._status.setText(f"building overview… {build.progress:.0%} (peaks may be missing until done)")
+            return
+        self._poll_timer.stop()
+        self._build = None
+        if build.pyramid is None:
+            self._status.setText(f"overview failed ({build.error}); showing a strided preview")
+            return
+        self._pyramid = build.pyramid
         self._status.setVisible(False)
         self.refresh()
         self.overviewReady.emit()
-
-    def _on_overview_failed(self, generation: int, message: str) -> None:
-        if generation == self._generation:
-            self._task = None
-            self._status.setText(f"overview failed ({message}); showing a strided preview")
 
     def _on_view_changed(self, *args) -> None:
         self._refresh_timer.start()
@@ -398,16 +391,13 @@ class LinePlot(QWidget):
         index = None
         if self._view_box.sceneBoundingRect().contains(scene_pos):
             index = self.index_at(self._view_box.mapSceneToView(scene_pos).x())
-        if index is None:
-            self._cross_v.setVisible(False)
-            self._cross_h.setVisible(False)
-        else:
-            value = self.value_at(index)
+        value = math.nan if index is None else self.value_at(index)
+        self._cross_v.setVisible(index is not None)
+        self._cross_h.setVisible(math.isfinite(value))
+        if index is not None:
             self._cross_v.setPos(index)
-            self._cross_v.setVisible(True)
-            self._cross_h.setVisible(math.isfinite(value))
-            if math.isfinite(value):
-                self._cross_h.setPos(value)
+        if math.isfinite(value):
+            self._cross_h.setPos(value)  # snaps to the element's value
         if index != self._hovered:
             self._hovered = index
             self.indexHovered.emit(index)

@@ -14,9 +14,11 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVB
 
 from core.errors import CoreError
 from core.pipeline import DecodeParams
+from inspector.data_inspector import DataInspector
 from inspector.decode_panel import DecodePanel
 from inspector.display_axes import DisplayAxes
 from inspector.document import Document
+from inspector.hex_view import HexView
 from inspector.plot_panel import PlotPanel
 from inspector.settings_store import SettingsStore
 from inspector.status_bar import StatusBar
@@ -55,6 +57,10 @@ class MainWindow(QMainWindow):
         self.docks: dict[str, QDockWidget] = {}
         self._add_dock("decode", "Decode", self.decode_panel, Qt.LeftDockWidgetArea)
         self._add_dock("plot", "Plot", self.plot_panel, Qt.RightDockWidgetArea)
+        self.hex_view = HexView()
+        self.data_inspector = DataInspector()
+        self._add_dock("hex", "Bytes", self.hex_view, Qt.BottomDockWidgetArea)
+        self._add_dock("inspector", "Data inspector", self.data_inspector, Qt.BottomDockWidgetArea)
         self.setStatusBar(StatusBar(self.document))
         self._build_menus()
 
@@ -64,6 +70,8 @@ class MainWindow(QMainWindow):
         self.document.filesChanged.connect(self._on_files_changed)
         self.table_panel.elementSelected.connect(self.document.select)
         self.plot_panel.elementSelected.connect(self.document.select)
+        self.hex_view.bytesSelected.connect(self._on_bytes_selected)
+        self.data_inspector.typeChosen.connect(self._on_type_chosen)
         self.resize(1280, 800)
         self._restore_layout()
 
@@ -139,6 +147,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ document events
     def _on_files_changed(self) -> None:
         paths = self.document.paths
+        self.hex_view.set_files(list(paths))
         title = os.path.basename(paths[0]) if paths else ""
         if len(paths) > 1:
             title += f" + {len(paths) - 1} more"
@@ -159,9 +168,32 @@ class MainWindow(QMainWindow):
         self.message_label.show()
 
     def _on_selection_changed(self, index) -> None:
-        if index is not None:
-            self.table_panel.select_element(index)
-            self.plot_panel.select_element(index)
+        result = self.document.result
+        if index is None or result is None:
+            return
+        self.table_panel.select_element(index)
+        self.plot_panel.select_element(index)
+        try:
+            file_index, offset, nbytes = result.byte_offset(index)
+            self.hex_view.highlight(file_index, offset, max(nbytes, 1))
+            self.data_inspector.set_bytes(self.document.bytes_at(file_index, offset, 16), offset)
+        except (IndexError, CoreError) as error:
+            self.statusBar().showMessage(str(error), 5000)
+
+    def _on_bytes_selected(self, file_index: int, offset: int) -> None:
+        """A byte clicked in the hex view selects the element it belongs to (if in the view)."""
+        result = self.document.result
+        if result is None:
+            return
+        index = result.element_at_byte(file_index, offset)
+        if index is None:
+            self.statusBar().showMessage(f"byte {offset} is not part of any element of the view", 5000)
+            self.data_inspector.set_bytes(self.document.bytes_at(file_index, offset, 16), offset)
+            return
+        self.document.select(index)
+
+    def _on_type_chosen(self, dtype: str, little_endian: bool) -> None:
+        self.document.update_params(dtype=dtype, little_endian=little_endian)
 
     # ------------------------------------------------------------------ persistence
     def _restore_layout(self) -> None:

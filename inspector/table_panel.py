@@ -157,7 +157,8 @@ class TablePanel(QWidget):
     def select_element(self, index: tuple) -> None:
         """Scroll to and select element ``index``, switching plane and page as needed.
 
-        Negative indices count from the end. Does not emit :attr:`elementSelected`.
+        Negative indices count from the end. Does not emit :attr:`elementSelected`. If the
+        element is already the current cell, the selection is left as it is.
 
         Raises
         ------
@@ -169,6 +170,10 @@ class TablePanel(QWidget):
         index = normalize_index(tuple(index), self._model.array.shape)
         row, col = self._axes.locate(index)
         target = self._model.show_cell(row, col)
+        if target == self._view.currentIndex():
+            # Already current, e.g. echoed back by whoever listens to elementSelected: keep the
+            # user's (possibly multi-cell) selection and scroll position.
+            return
         self._selecting = True
         try:
             self._view.selectionModel().setCurrentIndex(

@@ -1,7 +1,5 @@
 """AxesBar: hidden parts below 2-d, combos and sliders write the DisplayAxes and follow it."""
 
-import ctypes
-import sys
 
 import pytest
 from PySide6.QtCore import Qt
@@ -9,17 +7,6 @@ from PySide6.QtWidgets import QDoubleSpinBox, QSpinBox
 
 from inspector.axes_bar import AxesBar
 from inspector.display_axes import DisplayAxes
-
-
-@pytest.fixture(autouse=True)
-def _repair_true_refcount():
-    """Work around PySide6 6.12.0: every Python-side ``Signal.emit()`` drops a reference to
-    ``True`` (CPython < 3.12 then aborts with "bool_dealloc"). Give back what a test lost.
-    Reported to the lead; remove once PySide6 is pinned to a fixed version."""
-    before = sys.getrefcount(True)
-    yield
-    for _ in range(max(0, before - sys.getrefcount(True))):
-        ctypes.pythonapi.Py_IncRef(ctypes.py_object(True))
 
 
 @pytest.fixture

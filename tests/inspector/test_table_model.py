@@ -1,9 +1,7 @@
 """ArrayTableModel: values against numpy, headers, formats, special values, heat map, paging,
 by-reference storage and dataChanged-versus-reset."""
 
-import ctypes
 import itertools
-import sys
 
 import ml_dtypes
 import numpy as np
@@ -26,17 +24,6 @@ TOOLTIP = Qt.ItemDataRole.ToolTipRole
 FOREGROUND = Qt.ItemDataRole.ForegroundRole
 BACKGROUND = Qt.ItemDataRole.BackgroundRole
 H, V = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
-
-
-@pytest.fixture(autouse=True)
-def _repair_true_refcount():
-    """Work around PySide6 6.12.0: every Python-side ``Signal.emit()`` drops a reference to
-    ``True`` (CPython < 3.12 then aborts with "bool_dealloc"). Give back what a test lost.
-    Reported to the lead; remove once PySide6 is pinned to a fixed version."""
-    before = sys.getrefcount(True)
-    yield
-    for _ in range(max(0, before - sys.getrefcount(True))):
-        ctypes.pythonapi.Py_IncRef(ctypes.py_object(True))
 
 
 @pytest.fixture

@@ -1,8 +1,6 @@
 """TablePanel driven as a user would: click cells, type in the go-to box, change the format,
 press Ctrl+C; and through its API: set_array, select_element."""
 
-import ctypes
-import sys
 
 import numpy as np
 import pytest
@@ -12,17 +10,6 @@ from PySide6.QtWidgets import (
 
 from inspector.display_axes import DisplayAxes
 from inspector.table_panel import TablePanel, normalize_index, parse_index
-
-
-@pytest.fixture(autouse=True)
-def _repair_true_refcount():
-    """Work around PySide6 6.12.0: every Python-side ``Signal.emit()`` drops a reference to
-    ``True`` (CPython < 3.12 then aborts with "bool_dealloc"). Give back what a test lost.
-    Reported to the lead; remove once PySide6 is pinned to a fixed version."""
-    before = sys.getrefcount(True)
-    yield
-    for _ in range(max(0, before - sys.getrefcount(True))):
-        ctypes.pythonapi.Py_IncRef(ctypes.py_object(True))
 
 
 @pytest.fixture
@@ -117,6 +104,20 @@ def test_user_click_emits_full_index(panel, qtbot):
     with qtbot.waitSignal(panel.elementSelected) as blocker:
         qtbot.keyClick(panel.view, Qt.Key.Key_Up)
     assert blocker.args == [(2, 3, 3)]
+
+
+def test_echoed_select_element_keeps_selection_and_scroll(panel, qtbot):
+    panel.set_array(np.arange(1000).reshape(200, 5))
+    panel.elementSelected.connect(panel.select_element)  # as the main window's round trip
+    click_cell(qtbot, panel, 0, 0)
+    view, scroll_bar = panel.view, panel.view.verticalScrollBar()
+    bottom = view.rowAt(view.viewport().height() - 5)  # last visible row: no re-centring
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
+                     Qt.KeyboardModifier.ShiftModifier,
+                     view.visualRect(panel.model.index(bottom, 1)).center())
+    assert scroll_bar.value() == 0
+    assert len(selected_cells(panel)) == 2 * (bottom + 1)
+    assert panel.copy_selection().splitlines()[:2] == ["0\t1", "5\t6"]
 
 
 def test_zero_d_click_emits_empty_tuple(panel, qtbot):

@@ -1,0 +1,167 @@
+"""The main window driven as a user would: open, change decode settings, read the table back."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+from core.pipeline import DecodeParams
+from inspector.main_window import MainWindow
+from inspector.plot_panel import configure_pyqtgraph
+from inspector.settings_store import SettingsStore
+from resources import DEFAULT_SAMPLE, resource_path, sample_settings
+from resources.make_samples import waves
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return SettingsStore(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
+
+
+@pytest.fixture
+def window(qtbot, settings):
+    configure_pyqtgraph()
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    return w
+
+
+def table_values(window) -> np.ndarray:
+    model = window.table_panel.model
+    return np.array(
+        [[model.value_at(r, c) for c in range(model.columnCount())] for r in range(model.rowCount())]
+    )
+
+
+def choose(combo, data) -> None:
+    combo.setCurrentIndex(combo.findData(data))
+
+
+def test_sample_opens_with_its_preset_and_shows_the_ripples(window):
+    preset = sample_settings()[DEFAULT_SAMPLE]
+    params = DecodeParams(**{k: tuple(v) if isinstance(v, list) else v for k, v in preset.items()})
+    assert window.open_paths([str(resource_path(DEFAULT_SAMPLE))], params)
+    assert window.document.result.view.shape == (3, 48, 64)
+    # The table shows plane [0, :, :] (rows = axis 1, columns = axis 2), read from the file.
+    np.testing.assert_array_equal(table_values(window), waves()[0])
+    assert window.plot_panel.mode == "image"
+    np.testing.assert_array_equal(window.plot_panel.image_item.image, waves()[0])
+    window.close()
+
+
+def test_decode_panel_edits_change_the_table(window, qtbot, tmp_path):
+    data = bytes(range(1, 13))  # 12 bytes
+    path = tmp_path / "data.bin"
+    path.write_bytes(data)
+    assert window.open_paths([str(path)])
+    np.testing.assert_array_equal(table_values(window)[:, 0], np.frombuffer(data, np.uint8))
+
+    panel = window.decode_panel
+    choose(panel.dtype_combo, "int16")
+    np.testing.assert_array_equal(table_values(window)[:, 0], np.frombuffer(data, "<i2"))
+    choose(panel.byte_order_combo, False)
+    np.testing.assert_array_equal(table_values(window)[:, 0], np.frombuffer(data, ">i2"))
+
+    qtbot.keyClicks(panel.record_size_field, "4")
+    assert window.document.result.view.shape == (3, 2)
+    np.testing.assert_array_equal(table_values(window), np.frombuffer(data, ">i2").reshape(3, 2))
+
+    qtbot.keyClicks(panel.offset_field, "2")  # 10 bytes left: 2 records of 4, 2 trailing
+    assert window.document.result.trailing_bytes == (2,)
+    np.testing.assert_array_equal(table_values(window), np.frombuffer(data[2:10], ">i2").reshape(2, 2))
+
+    panel.fixed_length_check.setChecked(True)
+    qtbot.keyClicks(panel.fixed_length_field, "6")  # pad each 4-byte record to 6 bytes
+    expected = np.frombuffer(data[2:6] + b"\0\0" + data[6:10] + b"\0\0", ">i2").reshape(2, 3)
+    np.testing.assert_array_equal(table_values(window), expected)
+
+
+def test_invalid_settings_show_the_message_and_keep_the_last_view(window, tmp_path):
+    path = tmp_path / "six.bin"
+    path.write_bytes(bytes(range(6)))
+    window.open_paths([str(path)])
+    choose(window.decode_panel.dtype_combo, "int16")
+    before = table_values(window).copy()
+    choose(window.decode_panel.dtype_combo, "int32")  # 6 bytes is not a multiple of 4
+    error = window.document.error
+    assert error is not None and "not a multiple of 4" in error.message
+    shown = [label.text() for label in window.decode_panel.error_labels.values() if not label.isHidden()]
+    assert any("not a multiple of 4" in text for text in shown)
+    np.testing.assert_array_equal(table_values(window), before)
+    choose(window.decode_panel.dtype_combo, "uint16")
+    assert window.document.error is None
+    assert all(label.isHidden() for label in window.decode_panel.error_labels.values())
+
+
+def test_a_missing_file_is_reported_in_the_window_and_the_app_keeps_running(window, tmp_path):
+    assert not window.open_paths([str(tmp_path / "nope.bin")])
+    assert not window.message_label.isHidden()
+    assert "nope.bin" in window.message_label.text()
+    path = tmp_path / "ok.bin"
+    path.write_bytes(b"\x01\x02")
+    assert window.open_paths([str(path)])
+    assert window.message_label.isHidden()
+
+
+def test_dropping_two_files_opens_them_as_a_batch(window, tmp_path):
+    paths = []
+    for i in range(2):
+        p = tmp_path / f"f{i}.bin"
+        p.write_bytes(bytes([i, i + 10, i + 20, i + 30]))
+        paths.append(p)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    event = QDropEvent(QPointF(10, 10), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
+    window.dropEvent(event)
+    assert window.document.paths == tuple(str(p) for p in paths)
+    np.testing.assert_array_equal(table_values(window), [[0, 10, 20, 30], [1, 11, 21, 31]])
+
+
+def test_batch_of_different_lengths_says_fixed_length_is_needed(window, tmp_path):
+    a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+    a.write_bytes(b"\x01\x02\x03\x04")
+    b.write_bytes(b"\x05\x06")
+    window.open_paths([str(a), str(b)])
+    assert window.document.error is not None
+    assert "fixed_length" in window.document.error.message
+    window.decode_panel.fixed_length_check.setChecked(True)
+    window.decode_panel.fixed_length_field.setText("4")
+    window.decode_panel.fixed_length_field.textEdited.emit("4")
+    np.testing.assert_array_equal(table_values(window), [[1, 2, 3, 4], [5, 6, 0, 0]])
+
+
+def test_decode_settings_are_restored_when_the_file_is_reopened(qtbot, settings, tmp_path):
+    path = tmp_path / "data.bin"
+    path.write_bytes(np.arange(8, dtype=">f4").tobytes())
+    first = MainWindow(settings)
+    qtbot.addWidget(first)
+    first.open_paths([str(path)])
+    choose(first.decode_panel.dtype_combo, "float32")
+    choose(first.decode_panel.byte_order_combo, False)
+    first.close()
+    assert str(path) in settings.recent_files()
+
+    second = MainWindow(settings)
+    qtbot.addWidget(second)
+    second.open_paths([str(path)])
+    assert second.document.params.dtype == "float32"
+    assert second.document.params.little_endian is False
+    np.testing.assert_array_equal(table_values(second)[:, 0], np.arange(8, dtype=np.float32))
+
+
+def test_corrupt_settings_fall_back_to_defaults(qtbot, settings, tmp_path):
+    path = tmp_path / "data.bin"
+    path.write_bytes(b"\x01\x02\x03\x04")
+    store = settings.qsettings
+    store.setValue("recent_files", 12345)
+    store.setValue("window/geometry", "garbage")
+    store.setValue("window/state", 3.5)
+    store.setValue(SettingsStore._key((str(path),)), '{"params": {"dtype": 7, "offset": "x"}}')
+    w = MainWindow(settings)
+    qtbot.addWidget(w)
+    assert settings.recent_files() == []
+    assert w.open_paths([str(path)])
+    assert w.document.params == DecodeParams()
+    np.testing.assert_array_equal(table_values(w)[:, 0], [1, 2, 3, 4])

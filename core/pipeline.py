@@ -31,8 +31,9 @@ import numpy as np
 from .budget import check_copy_budget
 from .byte_map import ByteMap, address_of, buffer_range_contains
 from .decode import check_fixed_length, decode_raw
-from .dtypes import check_padded_type, engine_name, resolve_dtype, tf_name
+from .dtypes import check_padded_type, engine_name, resolve_dtype
 from .errors import CoreError, DecodeError
+from .pipeline_steps import copy_reason, decode_step, source_step
 from .reshape import parse_shape, resolve_shape
 from .sources import FileSource, SourceLayout, open_source
 
@@ -218,13 +219,16 @@ class Pipeline:
         little = params.little_endian
         if little is None:
             little = npy.little_endian if npy else True
+        if not isinstance(little, (bool, np.bool_)):
+            raise DecodeError(f"little_endian must be True, False or None, not {little!r} "
+                              "(None takes the .npy header's byte order)", field="little_endian")
         dtype = resolve_dtype(dtype_name, extended_types=params.extended_types)
         fixed_length = params.fixed_length
         if fixed_length is not None:
             check_padded_type(dtype)
             fixed_length = check_fixed_length(fixed_length, dtype)
         layout = source.layout(offset=params.offset, record_size=params.record_size)
-        steps = [_source_step(source, layout, params.offset)]
+        steps = [source_step(source, layout, params.offset)]
 
         batch, stacked = self._batch_input(layout, fixed_length)
         try:
@@ -237,8 +241,8 @@ class Pipeline:
         element_bytes = decoded.shape[-1] * decoded.dtype.itemsize
         single = len(layout.arrays) == 1
         in_map = single and _derives_from(decoded, source.data(0))
-        reason = _copy_reason(in_map, stacked, layout, fixed_length, dtype)
-        steps.append(_decode_step(layout, dtype, bool(little), fixed_length, decoded, reason))
+        reason = copy_reason(in_map, stacked, layout, fixed_length, dtype)
+        steps.append(decode_step(layout, dtype, bool(little), fixed_length, decoded, reason))
 
         target, note = self._target_shape(params, decoded, npy, len(layout.arrays))
         try:
@@ -255,8 +259,11 @@ class Pipeline:
             steps.append(f"reshape: {decoded.shape} -> {tensor.shape} (copied: the truncated "
                          f"records are not contiguous){note}")
 
-        view = tensor if slice_spec is None else slice_spec.apply(tensor)
-        if slice_spec is not None:
+        if slice_spec is None:
+            view = tensor
+            steps.append("slice: none (the whole tensor)")
+        else:
+            view = np.asarray(slice_spec.apply(tensor))  # a numpy scalar becomes a 0-d copy
             steps.append(f"slice: {tensor.shape} -> {tuple(view.shape)}")
         if params.view_as is not None:
             steps.append(f"view as {params.view_as}: reserved, not applied yet")
@@ -264,7 +271,7 @@ class Pipeline:
         byte_map = self._byte_map(in_map, decoded, layout, element_bytes, view)
         resolved = dataclasses.replace(
             params, dtype=params.dtype if params.dtype is not None else engine_name(dtype),
-            little_endian=bool(little), offset=_resolved_offset(layout, params.offset, npy),
+            little_endian=bool(little), offset=_resolved_offset(layout, params.offset),
             fixed_length=fixed_length, shape=tuple(tensor.shape),
         )
         return PipelineResult(
@@ -358,61 +365,8 @@ def _derives_from(array: np.ndarray, base: np.ndarray) -> bool:
     return False
 
 
-def _copy_reason(in_map: bool, stacked: bool, layout: SourceLayout, fixed_length: int | None,
-                 dtype: np.dtype) -> str:
-    if in_map:
-        return "view of the file map (no copy)"
-    if stacked:
-        return f"copied once: {len(layout.arrays)} files stacked into one batch"
-    if fixed_length is not None and fixed_length > layout.element_lengths[0]:
-        return f"copied once: zero padding to fixed_length {fixed_length}"
-    if dtype.kind == "b":
-        return "copied once: bytes above 1 normalised to True"
-    return "copied"
-
-
-def _source_step(source: FileSource, layout: SourceLayout, offset: int | None) -> str:
-    files = source.files
-    if len(files) == 1:
-        what = f"'{files[0].path}' ({files[0].size} bytes)"
-    else:
-        what = f"{len(files)} files ({', '.join(repr(f.path) for f in files)})"
-    starts = sorted(set(layout.starts))
-    start_text = f"data from byte {starts[0]}" if len(starts) == 1 else "data from bytes " + \
-        ", ".join(str(s) for s in layout.starts)
-    if offset is None and any(f.npy is not None for f in files):
-        start_text += " (.npy header)"
-    if layout.record_size is None:
-        split = "each file is one element" if len(files) > 1 else "the data is one element"
-        split += f" of {_lengths(layout.element_lengths)} bytes"
-    else:
-        split = f"records of {layout.record_size} bytes"
-    trailing = ""
-    if any(layout.trailing_bytes):
-        trailing = "; not decoded: " + ", ".join(
-            f"{n} trailing bytes in '{f.path}'"
-            for f, n in zip(files, layout.trailing_bytes) if n
-        )
-    return f"source: {what}, {start_text}, {split} -> input shape {layout.input_shape}{trailing}"
-
-
-def _lengths(lengths: tuple[int, ...]) -> str:
-    distinct = sorted(set(lengths))
-    return str(distinct[0]) if len(distinct) == 1 else "/".join(str(n) for n in lengths)
-
-
-def _decode_step(layout: SourceLayout, dtype: np.dtype, little: bool, fixed_length: int | None,
-                 decoded: np.ndarray, reason: str) -> str:
-    order = "" if dtype.itemsize == 1 else (", little-endian" if little else ", big-endian")
-    fixed = "" if fixed_length is None else f", fixed_length={fixed_length}"
-    name = engine_name(dtype)
-    tf = tf_name(dtype)
-    type_text = name if tf == name else f"{tf} ({name})"
-    return (f"decode: decode_raw(input shape {layout.input_shape}, {type_text}{order}{fixed}) -> "
-            f"{decoded.shape} {name}; {reason}")
-
-
-def _resolved_offset(layout: SourceLayout, offset: int | None, npy: object) -> int | None:
+def _resolved_offset(layout: SourceLayout, offset: int | None) -> int | None:
+    """The offset used, or None when the files' .npy data offsets differ."""
     if offset is not None:
         return offset
     starts = set(layout.starts)

@@ -12,24 +12,20 @@ A :class:`FileSource` opens one or more files once, memory-maps each one read-on
 - several files form a batch: input shape ``(n_files,)``, or ``(n_files, n_records)`` when every
   file holds the same number of records.
 
-Safety:
-
-- ``os.stat`` is checked before opening, so a FIFO (which would block), a device, a socket or a
-  directory is refused without being opened; the open itself uses ``O_NONBLOCK`` and ``fstat``
-  re-checks the descriptor against a swap in between.
-- An empty file cannot be memory-mapped; it reads as ``b""``.
-- A mapped file that shrinks would raise ``SIGBUS`` when a page beyond its new end is touched.
-  :meth:`FileSource.check_unchanged` compares size, mtime and inode (of the path *and* of the
-  open descriptor) with those recorded at open; :class:`core.pipeline.Pipeline` calls it before
-  every run, before any page is touched. Arrays from an earlier run stay mapped: a GUI that
-  keeps one should call ``check_unchanged`` (or ``Pipeline.run``) before reading it again.
+Safety (details in :mod:`core.file_open`): a FIFO, device, socket or directory is refused
+before it is opened; files are mapped read-only; an empty file reads as ``b""``. A mapped file
+that shrinks would raise ``SIGBUS`` when a page beyond its new end is touched:
+:meth:`FileSource.check_unchanged` compares size, mtime and inode (of the path *and* of the open
+descriptor) with those recorded at open, and :class:`core.pipeline.Pipeline` calls it at the start
+of every run, before any page is touched. This makes a crash unlikely, not impossible: a file
+truncated *during* a read, or arrays kept from an earlier run and read after the file shrank,
+can still fault. A GUI that keeps arrays should call ``check_unchanged`` before reading them again.
 """
 
 from __future__ import annotations
 
 import mmap
 import os
-import stat
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,23 +33,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import SourceError
-from .npy_header import PREFIX_BYTES, NpyHeader, looks_like_npy, parse_npy_header
+from .file_open import FileInfo, describe_change, open_mapped, release
+from .npy_header import NpyHeader
 
 __all__ = ["FileInfo", "FileSource", "SourceLayout", "open_source"]
 
 _KEEP = object()  # "use the value given to open_source"
-
-
-@dataclass(frozen=True)
-class FileInfo:
-    """One opened file as it was at open time (``size`` and ``mtime_ns`` guard against changes)."""
-
-    path: str
-    size: int
-    mtime_ns: int
-    device: int
-    inode: int
-    npy: NpyHeader | None
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,97 +72,6 @@ class SourceLayout:
     trailing_bytes: tuple[int, ...]
 
 
-def _kind_of(mode: int) -> str | None:
-    """Name of a non-regular file type, or None for a regular file."""
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
-def _refuse_kind(path: str, kind: str) -> SourceError:
-    if kind == "a directory":
-        return SourceError(f"'{path}' is a directory, not a file (choose a file inside it)",
-                           field="files")
-    return SourceError(
-        f"'{path}' is {kind}, not a regular file; it is not opened because reading it could "
-        "block or never end (save the data to a regular file first)",
-        field="files",
-    )
-
-
-def _os_error(path: str, error: OSError) -> SourceError:
-    if isinstance(error, FileNotFoundError):
-        return SourceError(f"'{path}' does not exist (check the path)", field="files")
-    if isinstance(error, PermissionError):
-        return SourceError(
-            f"permission denied reading '{path}' (make the file readable, e.g. chmod a+r)",
-            field="files",
-        )
-    if isinstance(error, IsADirectoryError):
-        return _refuse_kind(path, "a directory")
-    reason = error.strerror or str(error)
-    return SourceError(f"cannot open '{path}': {reason} (check the file)", field="files")
-
-
-def _open_one(path: str) -> tuple[FileInfo, int, mmap.mmap | None, np.ndarray]:
-    """Open, check and map one file: (info, descriptor, map or None, read-only uint8 view)."""
-    try:
-        before = os.stat(path)
-    except OSError as error:
-        raise _os_error(path, error) from None
-    kind = _kind_of(before.st_mode)
-    if kind is not None:
-        raise _refuse_kind(path, kind)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as error:
-        raise _os_error(path, error) from None
-    try:
-        st = os.fstat(fd)
-        kind = _kind_of(st.st_mode)
-        if kind is not None:  # swapped for something else between stat and open
-            raise _refuse_kind(path, kind)
-        size = st.st_size
-        mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else None
-        data = np.frombuffer(mapped if mapped is not None else b"", dtype=np.uint8)
-        npy = None
-        prefix = bytes(data[:PREFIX_BYTES])
-        if looks_like_npy(prefix) or path.lower().endswith(".npy"):
-            npy = parse_npy_header(prefix, name=path, file_size=size)
-    except BaseException:
-        os.close(fd)
-        raise
-    info = FileInfo(path=path, size=size, mtime_ns=st.st_mtime_ns, device=st.st_dev,
-                    inode=st.st_ino, npy=npy)
-    return info, fd, mapped, data
-
-
-def _release(fds: list[int], maps: list[mmap.mmap | None]) -> None:
-    for fd in fds:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    fds.clear()
-    for mapped in maps:
-        if mapped is not None:
-            try:
-                mapped.close()
-            except BufferError:
-                pass  # arrays still view it: the map is released with the last of them
-    maps.clear()
-
-
 class FileSource:
     """One or more files mapped read-only; build with :func:`open_source`.
 
@@ -199,11 +93,11 @@ class FileSource:
         self._fds: list[int] = []
         self._maps: list[mmap.mmap | None] = []
         self._data: list[np.ndarray] = []
-        self._finalizer = weakref.finalize(self, _release, self._fds, self._maps)
+        self._finalizer = weakref.finalize(self, release, self._fds, self._maps)
         infos = []
         try:
             for name in names:
-                info, fd, mapped, data = _open_one(name)
+                info, fd, mapped, data = open_mapped(name)
                 self._fds.append(fd)
                 self._maps.append(mapped)
                 self._data.append(data)
@@ -339,7 +233,7 @@ class FileSource:
         if not self._fds and self.files:
             raise SourceError("the files were closed (open them again)", field="files")
         for info, fd in zip(self.files, self._fds):
-            detail = _change(info, fd)
+            detail = describe_change(info, fd)
             if detail:
                 raise SourceError(
                     f"'{info.path}' changed on disk since it was opened ({detail}) (reload it)",
@@ -349,7 +243,7 @@ class FileSource:
     def close(self) -> None:
         """Close the descriptors and the maps (maps still viewed by arrays close with them)."""
         self._data = []
-        _release(self._fds, self._maps)
+        release(self._fds, self._maps)
 
     @property
     def closed(self) -> bool:
@@ -391,27 +285,6 @@ def _data_range(info: FileInfo, offset: int | None) -> tuple[int, int]:
             field="offset",
         )
     return offset, info.size
-
-
-def _change(info: FileInfo, fd: int) -> str:
-    """Why a file no longer matches its record ('' if it does)."""
-    try:
-        mapped = os.fstat(fd)
-    except OSError:
-        return "its descriptor is no longer valid"
-    if mapped.st_size != info.size:
-        return f"size {info.size} -> {mapped.st_size} bytes"
-    try:
-        current = os.stat(info.path)
-    except OSError:
-        return "it was deleted or moved"
-    if (current.st_dev, current.st_ino) != (info.device, info.inode):
-        return "it was replaced by another file"
-    if current.st_size != info.size:
-        return f"size {info.size} -> {current.st_size} bytes"
-    if current.st_mtime_ns != info.mtime_ns:
-        return "it was modified"
-    return ""
 
 
 def open_source(paths: str | os.PathLike | Sequence[str | os.PathLike], *,

@@ -157,8 +157,8 @@ class LinePlot(QWidget):
 
         self.curve = _WindowedCurve(pen=pg.mkPen("#4fc3f7", width=1))
         self._plot_item.addItem(self.curve)
-        self._inf_markers = pg.ScatterPlotItem(size=9, pen=None, brush=pg.mkBrush("#ff7043"))
-        self._plot_item.addItem(self._inf_markers, ignoreBounds=True)
+        self.inf_markers = pg.ScatterPlotItem(size=9, pen=None, brush=pg.mkBrush("#ff7043"))
+        self._plot_item.addItem(self.inf_markers, ignoreBounds=True)
         dash = pg.mkPen("#bbbbbb", width=1, style=Qt.PenStyle.DashLine)
         self._cross_v = pg.InfiniteLine(angle=90, movable=False, pen=dash)
         self._cross_h = pg.InfiniteLine(angle=0, movable=False, pen=dash)
@@ -245,8 +245,10 @@ class LinePlot(QWidget):
         self.curve.full_length = 0 if values is None else len(values)
         if values is not None and len(values) > PYRAMID_THRESHOLD:
             self._start_overview()
-        if not keep_view:
-            # Auto-range x uses _WindowedCurve's full extent; y fits the visible data.
+        if not keep_view and values is not None and len(values):
+            # Set x now (auto-range applies lazily, at the next paint), then keep auto-ranging:
+            # x over _WindowedCurve's full extent, y over the visible data.
+            self._view_box.setXRange(0, max(len(values) - 1, 1), padding=0.02)
             self._view_box.enableAutoRange(axis=pg.ViewBox.XYAxes)
         self.refresh()
 
@@ -281,7 +283,7 @@ class LinePlot(QWidget):
         values = self._values
         if values is None or len(values) == 0:
             self.curve.setData([], [])
-            self._inf_markers.setData([], [])
+            self.inf_markers.setData([], [])
             return
         start, stop = self.visible_range()
         count = stop - start
@@ -313,20 +315,22 @@ class LinePlot(QWidget):
     def _update_inf_markers(self, x: np.ndarray, y: np.ndarray) -> None:
         """Triangles where the curve is +-inf, at the top / bottom of its finite values."""
         if y.dtype.kind != "f" or not np.isinf(y).any():
-            self._inf_markers.setData([], [])
+            self.inf_markers.setData([], [])
             return
         finite = y[np.isfinite(y)]
         top, bottom = (float(finite.max()), float(finite.min())) if finite.size else (1.0, -1.0)
-        spots = [
-            {"pos": (float(xi), top), "symbol": "t1"} for xi in np.unique(x[y == np.inf])
-        ] + [{"pos": (float(xi), bottom), "symbol": "t"} for xi in np.unique(x[y == -np.inf])]
-        self._inf_markers.setData(spots)
+        up, down = np.unique(x[y == np.inf]), np.unique(x[y == -np.inf])
+        self.inf_markers.setData(
+            x=np.concatenate([up, down]),
+            y=np.concatenate([np.full(len(up), top), np.full(len(down), bottom)]),
+            symbol=["t1"] * len(up) + ["t"] * len(down),
+        )
 
     def index_at(self, x: float) -> int | None:
         """Nearest element index to view coordinate ``x``, or None outside the data."""
         if self._values is None or len(self._values) == 0:
             return None
-        index = int(math.floor(x + 0.5))
+        index = math.floor(x + 0.5)
         return index if 0 <= index < len(self._values) else None
 
     def value_at(self, index: int) -> float:
@@ -391,13 +395,17 @@ class LinePlot(QWidget):
         index = None
         if self._view_box.sceneBoundingRect().contains(scene_pos):
             index = self.index_at(self._view_box.mapSceneToView(scene_pos).x())
+        self._set_hovered(index)
+
+    def _set_hovered(self, index: int | None) -> None:
+        """Move the crosshair to element ``index`` (snapped to its value) or hide it."""
         value = math.nan if index is None else self.value_at(index)
         self._cross_v.setVisible(index is not None)
         self._cross_h.setVisible(math.isfinite(value))
         if index is not None:
             self._cross_v.setPos(index)
         if math.isfinite(value):
-            self._cross_h.setPos(value)  # snaps to the element's value
+            self._cross_h.setPos(value)
         if index != self._hovered:
             self._hovered = index
             self.indexHovered.emit(index)
@@ -413,9 +421,5 @@ class LinePlot(QWidget):
             self.indexClicked.emit(index)
 
     def leaveEvent(self, event) -> None:
-        self._cross_v.setVisible(False)
-        self._cross_h.setVisible(False)
-        if self._hovered is not None:
-            self._hovered = None
-            self.indexHovered.emit(None)
+        self._set_hovered(None)
         super().leaveEvent(event)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import core.budget as budget
+from core import budget
 from core.errors import BudgetError, CoreError
 
 ROOT = Path(__file__).resolve().parents[2]

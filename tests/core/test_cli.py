@@ -12,7 +12,11 @@ import numpy as np
 import pytest
 
 from core.cli import (
-    CliArgumentParser, add_pipeline_options, build_parser, join_dash_values, main,
+    CliArgumentParser,
+    add_pipeline_options,
+    build_parser,
+    join_dash_values,
+    main,
     params_from_args,
 )
 from core.pipeline import DecodeParams
@@ -91,8 +95,8 @@ ERROR_CASES = [
     (["{dir}"], r"^error: '.*' is a directory, not a file"),
     (["{floats}", "--limit", "-1"], r"^error: --limit -1 is negative"),
     (["{floats}", "--dtype", "uint32", "--tf-only"], r"^error: Value for attr 'out_type' of uint32"),
-    (["{floats}", "--fixed-length", str(2**40)], r"^error: padding to fixed_length 1099511627776 "
-                                                 r"would copy 1\.0 TiB"),
+    (["{floats}", "--fixed-length", str(2**40)], (r"^error: padding to fixed_length 1099511627776 "
+                                                 r"would copy 1\.0 TiB")),
 ]
 
 
@@ -185,7 +189,8 @@ def test_steps_option(floats, capsys):
     assert main([floats, "--steps", "--record-size", "8"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("# source: ") and out[1].startswith("# decode: ")
-    assert out[3] == "shape: (3, 8)"
+    assert out[2].startswith("# reshape: ") and out[3] == "# slice: none (the whole tensor)"
+    assert out[4] == "shape: (3, 8)"
 
 
 def test_npy_file_uses_its_header(tmp_path, capsys):

@@ -15,6 +15,8 @@ import zlib
 import ml_dtypes
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.decode import decode_raw
 from core.errors import DecodeError
@@ -97,7 +99,7 @@ def test_catalogue(name, little, case):
             data = source
         label = f"{name} little={little} fixed={fixed} shape={shape} form={form}"
         if fixed is not None and name in NOT_PADDABLE:
-            with pytest.raises(DecodeError, match=rf"^Value for attr 'out_type' of \w+ is not"):
+            with pytest.raises(DecodeError, match=r"^Value for attr 'out_type' of \w+ is not"):
                 decode_raw(data, name, little, fixed, extended_types=True)
             continue
         if case == "not_multiple":
@@ -146,3 +148,37 @@ def test_empty_elements_never_raise_the_multiple_error(name):
     assert decode_raw(b"", name, extended_types=True).shape == (0,)
     assert decode_raw([b"", b""], name, extended_types=True).shape == (2, 0)
     assert decode_raw(np.zeros((0, 3), object), name, extended_types=True).shape == (0, 3, 0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    name=st.sampled_from(sorted(TYPES)),
+    little=st.booleans(),
+    elements=st.lists(st.binary(max_size=20), max_size=6),
+    fixed=st.one_of(st.none(), st.integers(-4, 24)),
+    form=st.sampled_from(["list", "object", "S"]),
+)
+def test_random_ragged_inputs_against_the_oracle(name, little, elements, fixed, form):
+    if form == "S":
+        data = np.array(elements, dtype=f"S{max([len(e) for e in elements] + [1])}")
+        elements = [bytes(e) for e in data.tolist()]  # what TF sees: trailing NULs stripped
+    elif form == "object":
+        data = np.empty(len(elements), dtype=object)
+        data[:] = elements
+    else:
+        data = elements
+    itemsize = np.dtype(TYPES[name]).itemsize
+    lengths = {len(e) for e in elements}
+    if fixed is not None and (name in NOT_PADDABLE or fixed % itemsize or fixed <= 0):
+        with pytest.raises(DecodeError):
+            decode_raw(data, name, little, fixed, extended_types=True)
+        return
+    if fixed is None and (len(lengths) > 1 or (lengths and max(lengths) % itemsize)):
+        with pytest.raises(DecodeError, match="same size|not a multiple"):
+            decode_raw(data, name, little, fixed, extended_types=True)
+        return
+    result = decode_raw(data, name, little, fixed, extended_types=True)
+    expected = _expected(elements, (len(elements),), name, little, fixed)
+    assert result.shape == expected.shape
+    assert result.dtype == expected.dtype
+    assert result.tobytes() == expected.tobytes()

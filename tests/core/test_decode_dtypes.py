@@ -7,7 +7,12 @@ import numpy as np
 import pytest
 
 from core.dtypes import (
-    ENGINE_TYPES, check_padded_type, engine_name, is_tf_decode_type, resolve_dtype, tf_name,
+    ENGINE_TYPES,
+    check_padded_type,
+    engine_name,
+    is_tf_decode_type,
+    resolve_dtype,
+    tf_name,
 )
 from core.errors import DecodeError
 

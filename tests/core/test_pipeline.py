@@ -7,8 +7,15 @@ import os
 import numpy as np
 import pytest
 
-import core.budget as budget
-from core.errors import BudgetError, CoreError, DecodeError, ShapeError, SliceError, SourceError
+from core import budget
+from core.errors import (
+    BudgetError,
+    CoreError,
+    DecodeError,
+    ShapeError,
+    SliceError,
+    SourceError,
+)
 from core.pipeline import DecodeParams, Pipeline, PipelineResult
 
 
@@ -51,10 +58,10 @@ def test_full_run_is_a_view_of_the_file_map(raw_file):
             assert np.shares_memory(array, data)
         assert result.params.dtype == "float"  # given values are kept as given
         assert result.steps == (
-            f"source: '{raw_file}' (99 bytes), data from byte 0, records of 16 bytes -> input "
-            f"shape (6,); not decoded: 3 trailing bytes in '{raw_file}'",
-            "decode: decode_raw(input shape (6,), float (float32), big-endian) -> (6, 4) float32; "
-            "view of the file map (no copy)",
+            (f"source: '{raw_file}' (99 bytes), data from byte 0, records of 16 bytes -> input "
+            f"shape (6,); not decoded: 3 trailing bytes in '{raw_file}'"),
+            ("decode: decode_raw(input shape (6,), float (float32), big-endian) -> (6, 4) float32; "
+            "view of the file map (no copy)"),
             "reshape: (6, 4) -> (2, 3, 4) (view)",
             "slice: (2, 3, 4) -> (3, 2)",
         )
@@ -89,8 +96,8 @@ def test_view_as_is_stored_and_reported(raw_file):
     (DecodeParams(offset=100), SourceError, "offset", "offset 100 is past the end"),
     (DecodeParams(record_size=0), SourceError, "record_size", "record_size 0 must be"),
     (DecodeParams(shape=(7, -1)), ShapeError, "shape", "Input to reshape is a tensor with 99 values"),
-    (DecodeParams(shape=(5,)), ShapeError, "shape", "Input to reshape is a tensor with 99 values, "
-                                                     "but the requested shape has 5 ("),
+    (DecodeParams(shape=(5,)), ShapeError, "shape", ("Input to reshape is a tensor with 99 values, "
+                                                     "but the requested shape has 5 (")),
 ])
 def test_errors_carry_their_field(raw_file, params, error, field, start):
     with Pipeline([raw_file]) as pipeline:

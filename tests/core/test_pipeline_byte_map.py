@@ -128,7 +128,7 @@ def test_zero_dimensional_view(tmp_path):
 
 
 def test_multi_file_batch(tmp_path):
-    contents = [bytes(range(0, 12)), bytes(range(100, 112))]
+    contents = [bytes(range(12)), bytes(range(100, 112))]
     with Pipeline(_files(tmp_path, *contents)) as pipeline:
         result = pipeline.run(DecodeParams(dtype="uint16", record_size=4))
         assert result.input_shape == (2, 3)

@@ -42,16 +42,16 @@ def test_resolve_shape_infers_minus_one():
 
 
 @pytest.mark.parametrize(("shape", "size", "message"), [
-    ((4,), 6, "Input to reshape is a tensor with 6 values, but the requested shape has 4 (the "
+    ((4,), 6, ("Input to reshape is a tensor with 6 values, but the requested shape has 4 (the "
               "dimensions must multiply to 6: choose sizes among its divisors 1, 2, 3, 6, or -1 "
-              "for one dimension)"),
-    ((-1, 4), 6, "Input to reshape is a tensor with 6 values, but the requested shape requires a "
+              "for one dimension)")),
+    ((-1, 4), 6, ("Input to reshape is a tensor with 6 values, but the requested shape requires a "
                  "multiple of 4 (the dimensions must multiply to 6: choose sizes among its "
-                 "divisors 1, 2, 3, 6, or -1 for one dimension)"),
-    ((0, -1), 0, "Reshape cannot infer the missing input size for an empty tensor unless all "
-                 "specified input sizes are non-zero (replace -1 by an explicit size)"),
-    ((2,), 0, "Input to reshape is a tensor with 0 values, but the requested shape has 2 (there "
-              "are no values: use a shape containing 0, e.g. 0)"),
+                 "divisors 1, 2, 3, 6, or -1 for one dimension)")),
+    ((0, -1), 0, ("Reshape cannot infer the missing input size for an empty tensor unless all "
+                 "specified input sizes are non-zero (replace -1 by an explicit size)")),
+    ((2,), 0, ("Input to reshape is a tensor with 0 values, but the requested shape has 2 (there "
+              "are no values: use a shape containing 0, e.g. 0)")),
 ])
 def test_resolve_shape_messages(shape, size, message):
     with pytest.raises(ShapeError) as info:

@@ -43,6 +43,7 @@ def test_memmap_10m_points_keeps_global_peaks(qtbot, panel, big_memmap):
     data, i_max, i_min = big_memmap
     panel.set_array(data)
     plot = panel.line_plot
+    assert np.shares_memory(plot.values, data)  # a view of the file, never a copy
     px = plot.width_px()
     # Before the pyramid: a strided preview of about 4 samples per pixel.
     x, _ = panel.curve.getData()
@@ -111,7 +112,7 @@ def test_nan_and_inf_in_a_big_array(qtbot, panel):
     assert np.nanmax(y) == np.inf and np.nanmin(y) == -np.inf
     finite = y[np.isfinite(y)]
     assert finite.max() == pytest.approx(1.0) and finite.min() == pytest.approx(-1.0)
-    symbols = sorted(spot.symbol() for spot in panel.line_plot._inf_markers.points())
+    symbols = sorted(spot.symbol() for spot in panel.line_plot.inf_markers.points())
     assert symbols == ["t", "t1"]
     assert not panel.grab().isNull()
 

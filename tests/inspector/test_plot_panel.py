@@ -142,6 +142,7 @@ def test_3d_image_is_the_display_axes_plane(qtbot):
     panel.set_array(data)
     np.testing.assert_array_equal(panel.image_item.image, axes.plane(data))
     np.testing.assert_array_equal(panel.image_item.image, data[1, :, 2, :].T)
+    assert np.shares_memory(panel.image_plot.plane, data)  # the plane is a view, not a copy
     # The table moves the model; the plot follows.
     axes.set_index(2, 3)
     np.testing.assert_array_equal(panel.image_item.image, data[1, :, 3, :].T)
@@ -242,4 +243,4 @@ def test_render_offscreen_with_special_values(qtbot, shown):
     assert not shown.grab().isNull()
     shown.set_array(np.where(np.arange(1000) % 100 == 0, np.inf, np.sin(np.arange(1000.0))))
     assert not shown.grab().isNull()
-    assert len(shown.line_plot._inf_markers.data) == 10
+    assert len(shown.line_plot.inf_markers.data) == 10

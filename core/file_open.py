@@ -1,0 +1,167 @@
+"""Open files safely for mapping: stat first, never a FIFO or device, read-only, change checks.
+
+Rules (SPEC section 3, see :mod:`core.sources` for how a source uses them):
+
+- ``os.stat`` is checked *before* opening: a FIFO would block ``open`` (and a reader), a device
+  such as ``/dev/zero`` never ends, a directory cannot be read; all are refused unopened. The
+  open itself uses ``O_RDONLY | O_NONBLOCK`` and ``fstat`` re-checks the descriptor, in case the
+  path was swapped between the two calls.
+- Files are mapped with ``mmap.ACCESS_READ`` (never writable); an empty file cannot be mapped and
+  reads as ``b""``.
+- :func:`describe_change` compares a file with what was recorded at open (size, mtime, device and
+  inode, through both the open descriptor and the path), so that nothing touches the pages of a
+  file that shrank (which would raise ``SIGBUS``).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import stat
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import SourceError
+from .npy_header import PREFIX_BYTES, NpyHeader, looks_like_npy, parse_npy_header
+
+__all__ = ["FileInfo", "open_mapped", "release", "describe_change"]
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """One opened file as it was at open time (``size`` and ``mtime_ns`` guard against changes)."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    device: int
+    inode: int
+    npy: NpyHeader | None
+
+
+def _kind_of(mode: int) -> str | None:
+    """Name of a non-regular file type, or None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _refuse_kind(path: str, kind: str) -> SourceError:
+    if kind == "a directory":
+        return SourceError(f"'{path}' is a directory, not a file (choose a file inside it)",
+                           field="files")
+    return SourceError(
+        f"'{path}' is {kind}, not a regular file; it is not opened because reading it could "
+        "block or never end (save the data to a regular file first)",
+        field="files",
+    )
+
+
+def _os_error(path: str, error: OSError) -> SourceError:
+    if isinstance(error, FileNotFoundError):
+        return SourceError(f"'{path}' does not exist (check the path)", field="files")
+    if isinstance(error, PermissionError):
+        return SourceError(
+            f"permission denied reading '{path}' (make the file readable, e.g. chmod a+r)",
+            field="files",
+        )
+    if isinstance(error, IsADirectoryError):
+        return _refuse_kind(path, "a directory")
+    reason = error.strerror or str(error)
+    return SourceError(f"cannot open '{path}': {reason} (check the file)", field="files")
+
+
+def open_mapped(path: str) -> tuple[FileInfo, int, mmap.mmap | None, np.ndarray]:
+    """Open, check and map one file read-only.
+
+    Returns
+    -------
+    tuple
+        ``(info, descriptor, map or None for an empty file, read-only uint8 view of the file)``.
+        The caller owns the descriptor and the map (see :func:`release`).
+
+    Raises
+    ------
+    SourceError
+        ``field="files"``: missing, permission denied, a directory, a FIFO, device or socket
+        (refused before opening), another OS error, or a corrupt ``.npy`` header.
+    """
+    try:
+        before = os.stat(path)
+    except OSError as error:
+        raise _os_error(path, error) from None
+    kind = _kind_of(before.st_mode)
+    if kind is not None:
+        raise _refuse_kind(path, kind)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        raise _os_error(path, error) from None
+    try:
+        st = os.fstat(fd)
+        kind = _kind_of(st.st_mode)
+        if kind is not None:  # swapped for something else between stat and open
+            raise _refuse_kind(path, kind)
+        size = st.st_size
+        mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else None
+        data = np.frombuffer(mapped if mapped is not None else b"", dtype=np.uint8)
+        npy = None
+        prefix = bytes(data[:PREFIX_BYTES])
+        if looks_like_npy(prefix) or path.lower().endswith(".npy"):
+            npy = parse_npy_header(prefix, name=path, file_size=size)
+    except BaseException:
+        os.close(fd)
+        raise
+    info = FileInfo(path=path, size=size, mtime_ns=st.st_mtime_ns, device=st.st_dev,
+                    inode=st.st_ino, npy=npy)
+    return info, fd, mapped, data
+
+
+def release(fds: list[int], maps: list[mmap.mmap | None]) -> None:
+    """Close descriptors and maps, emptying both lists. A map that arrays still view cannot be
+    closed (``BufferError``); it is then unmapped when the last of those arrays goes."""
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    fds.clear()
+    for mapped in maps:
+        if mapped is not None:
+            try:
+                mapped.close()
+            except BufferError:
+                pass  # arrays still view it: the map is released with the last of them
+    maps.clear()
+
+
+def describe_change(info: FileInfo, fd: int) -> str:
+    """Why a file no longer matches its record ('' if it does)."""
+    try:
+        mapped = os.fstat(fd)
+    except OSError:
+        return "its descriptor is no longer valid"
+    if mapped.st_size != info.size:
+        return f"size {info.size} -> {mapped.st_size} bytes"
+    try:
+        current = os.stat(info.path)
+    except OSError:
+        return "it was deleted or moved"
+    if (current.st_dev, current.st_ino) != (info.device, info.inode):
+        return "it was replaced by another file"
+    if current.st_size != info.size:
+        return f"size {info.size} -> {current.st_size} bytes"
+    if current.st_mtime_ns != info.mtime_ns:
+        return "it was modified"
+    return ""

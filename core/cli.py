@@ -87,7 +87,7 @@ def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
     view.add_argument("--slice", metavar="EXPR",
                       help="slice expression applied to the shaped tensor, e.g. '1:, ::2'")
     view.add_argument("--view-as", metavar="TYPE",
-                      help="TensorBuffer 'view as' type (stored for the TensorBuffer stage)")
+                      help="show the values as TensorBuffer.create_from into TYPE would (e.g. uint8: what a TFLite UINT8 input receives)")
 
 
 def params_from_args(args: argparse.Namespace) -> tuple[DecodeParams, str | None, str | None]:

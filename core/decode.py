@@ -80,7 +80,8 @@ def decode_raw(
 
         1. unknown or disallowed ``out_type``: ``Value for attr 'out_type' of uint32 is not in
            the list of allowed values: ...`` (``field="dtype"``); with ``fixed_length``, bool,
-           complex64 and complex128 too (TF's ``DecodePaddedRaw`` list);
+           complex64 and complex128 too, and the message then quotes TF's ``DecodePaddedRaw``
+           list (no bool, no complex);
         2. ``fixed_length (3) must be a multiple of the size of out_type (2)``, then
            ``fixed_length (0) must be greater than zero.``, also on zero-size input
            (``field="fixed_length"``);
@@ -93,7 +94,10 @@ def decode_raw(
         A needed copy is larger than the copy budget (``fixed_length=2**40``): refused before
         allocating.
     """
-    dtype = resolve_dtype(out_type, extended_types=extended_types)
+    # With fixed_length TF builds DecodePaddedRaw, whose attr list its error message quotes.
+    dtype = resolve_dtype(
+        out_type, extended_types=extended_types, padded=fixed_length is not None
+    )
     if not isinstance(little_endian, (bool, np.bool_)):
         raise DecodeError(
             f"little_endian must be True or False, not {little_endian!r} "

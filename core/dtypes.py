@@ -90,8 +90,9 @@ for _engine, (_tf, _dt) in _TABLE.items():
     _ALIASES[_tf] = _engine
 _ALIASES["bool_"] = "bool"
 
-# numpy type object -> engine name (dtype.type identifies a type whatever its byte order)
-_BY_TYPE: dict[type, str] = {dt.type: name for name, (_tf, dt) in _TABLE.items()}
+# A numpy dtype is looked up by ``dtype.name``, which ignores the byte order and, unlike
+# ``dtype.type``, is the same for numpy's aliased scalar types: on Linux ``np.longlong`` is a
+# type distinct from ``np.int64`` but its dtype is named "int64", and TF accepts it as int64.
 
 
 def attr_error(name: str, allowed: tuple[str, ...], fix: str) -> DecodeError:
@@ -126,20 +127,29 @@ def _lookup(out_type: Any) -> tuple[str | None, str]:
     if isinstance(out_type, type) and out_type in (float, int, bool, complex):
         # Python's float is a double, TF's "float" is float32: refuse the ambiguity.
         return None, f"Python type {out_type.__name__}"
-    as_numpy = getattr(out_type, "as_numpy_dtype", None)  # a tf.DType, without importing TF
-    if as_numpy is not None and not isinstance(out_type, np.dtype):
-        out_type = as_numpy
+    tf_dtype_name = getattr(out_type, "name", None)
+    if hasattr(out_type, "as_datatype_enum") and isinstance(tf_dtype_name, str):
+        # A tf.DType, recognised without importing TF. Look it up by its name ("float32",
+        # "bfloat16"...): types with no numpy equivalent (tf.string, tf.qint8, tf.resource,
+        # tf.variant) must be quoted as TF quotes them, and their as_numpy_dtype is useless
+        # (object, a structured void, or a KeyError).
+        return _ALIASES.get(tf_dtype_name), tf_dtype_name
     try:
         dt = np.dtype(out_type)
     except (TypeError, ValueError):
         return None, repr(out_type)
-    name = _BY_TYPE.get(dt.type)
-    if name is None:
+    if dt.kind in "OSU":
+        # TF converts numpy's object / bytes / str types to tf.string, and quotes "string".
+        return None, "string"
+    if dt.fields is not None or dt.subdtype is not None:
         return None, dt.name
-    return name, name
+    name = _ALIASES.get(dt.name)
+    return name, name if name is not None else dt.name
 
 
-def resolve_dtype(out_type: Any, *, extended_types: bool = False) -> np.dtype:
+def resolve_dtype(
+    out_type: Any, *, extended_types: bool = False, padded: bool = False
+) -> np.dtype:
     """Return the native-byte-order numpy dtype for a decode_raw ``out_type`` (SPEC section 1).
 
     Parameters
@@ -150,6 +160,10 @@ def resolve_dtype(out_type: Any, *, extended_types: bool = False) -> np.dtype:
         ``np.`` prefix and are case-insensitive. A dtype's byte order is ignored.
     extended_types
         Also accept ``uint32`` and ``uint64`` ("beyond TF").
+    padded
+        The caller decodes with ``fixed_length``, i.e. TF's ``DecodePaddedRaw`` op: a refused
+        type's message then quotes that op's list (:data:`TF_DECODE_PADDED_RAW_TYPES`), as TF
+        does. It does not refuse bool/complex itself: see :func:`check_padded_type`.
 
     Returns
     -------
@@ -161,18 +175,21 @@ def resolve_dtype(out_type: Any, *, extended_types: bool = False) -> np.dtype:
     DecodeError
         ``Value for attr 'out_type' of uint32 is not in the list of allowed values: ...`` (TF's
         text, then the fix), ``field="dtype"``, for unknown types and for the extended types
-        without ``extended_types``. Python's builtin ``float``/``int``/``bool``/``complex`` are
+        without ``extended_types``. A tf.DType or numpy type is quoted by TF's name for it
+        (``tf.qint8`` -> ``qint8``; ``tf.string``, ``np.object_``, ``np.str_`` -> ``string``). Python's builtin ``float``/``int``/``bool``/``complex`` are
         refused because ``float`` means float64 in Python but float32 in TF.
     """
     name, quoted = _lookup(out_type)
+    # TF checks the attr of the op it builds: DecodePaddedRaw when fixed_length is given.
+    allowed = TF_DECODE_PADDED_RAW_TYPES if padded else TF_DECODE_RAW_TYPES
     if name is None:
         raise attr_error(
-            quoted, TF_DECODE_RAW_TYPES,
+            quoted, allowed,
             "choose one of the allowed types, or uint32/uint64, which are beyond TF",
         )
     if name in EXTENDED_TYPES and not extended_types:
         raise attr_error(
-            name, TF_DECODE_RAW_TYPES,
+            name, allowed,
             f"{name} is beyond TF's decode_raw: enable extended types to use it",
         )
     return _TABLE[name][1]

@@ -30,6 +30,8 @@ import numpy as np
 
 from .budget import check_copy_budget
 from .byte_map import ByteMap, address_of, buffer_range_contains
+from .tensor_buffer import TensorBuffer
+from .view_as import view_as, view_as_name
 from .decode import check_fixed_length, decode_raw
 from .dtypes import check_padded_type, engine_name, resolve_dtype
 from .errors import CoreError, DecodeError
@@ -60,7 +62,9 @@ class DecodeParams:
         Target shape (one -1 allowed; text such as ``"4,-1"`` is parsed); None: the ``.npy``
         header's shape when it fits, else the decode output shape.
     view_as
-        Reserved: the TensorBuffer "view as" type (not applied by the pipeline yet).
+        TensorBuffer "view as" type (SPEC 6): the view's values as ``TensorBuffer.create_from``
+        into that :class:`~core.data_type.DataType` would give them (e.g. ``"uint8"`` to see
+        what a TFLite model's UINT8 input receives). None: as decoded.
     extended_types
         Offer uint32/uint64 (beyond TF).
     """
@@ -119,6 +123,8 @@ class PipelineResult:
     zero_copy: bool
     steps: tuple[str, ...]
     byte_map: ByteMap | None = field(default=None, repr=False)
+    sliced: np.ndarray | None = field(default=None, repr=False)
+    buffer: TensorBuffer | None = field(default=None, repr=False)
 
     def byte_offset(self, view_index: tuple[int, ...] | int) -> tuple[int, int, int]:
         """Where ``view[view_index]`` comes from: ``(file_index, byte_offset, nbytes)``.
@@ -135,7 +141,7 @@ class PipelineResult:
         CoreError
             The slice spec returned a copy instead of a view (``field="slice"``).
         """
-        return self._require_map().locate(self.view, view_index)
+        return self._require_map().locate(self._located_view, view_index)
 
     def element_at_byte(self, file_index: int, byte_offset: int) -> tuple[int, ...] | None:
         """Index in ``view`` of the element containing a byte of a file, or None if no element
@@ -150,7 +156,12 @@ class PipelineResult:
         address = byte_map.address_of_byte(file_index, byte_offset)
         if address is None:
             return None
-        return byte_map.index_of(self.view, address)
+        return byte_map.index_of(self._located_view, address)
+
+    @property
+    def _located_view(self) -> np.ndarray:
+        """The sliced view before any "view as" conversion (it shares memory with the map)."""
+        return self.view if self.sliced is None else self.sliced
 
     def _require_map(self) -> ByteMap:
         if self.byte_map is None:
@@ -222,7 +233,11 @@ class Pipeline:
         if not isinstance(little, (bool, np.bool_)):
             raise DecodeError(f"little_endian must be True, False or None, not {little!r} "
                               "(None takes the .npy header's byte order)", field="little_endian")
-        dtype = resolve_dtype(dtype_name, extended_types=params.extended_types)
+        dtype = resolve_dtype(
+            dtype_name,
+            extended_types=params.extended_types,
+            padded=params.fixed_length is not None,  # TF quotes DecodePaddedRaw's list then
+        )
         fixed_length = params.fixed_length
         if fixed_length is not None:
             check_padded_type(dtype)
@@ -265,10 +280,14 @@ class Pipeline:
         else:
             view = np.asarray(slice_spec.apply(tensor))  # a numpy scalar becomes a 0-d copy
             steps.append(f"slice: {tensor.shape} -> {tuple(view.shape)}")
-        if params.view_as is not None:
-            steps.append(f"view as {params.view_as}: reserved, not applied yet")
-
+        buffer = TensorBuffer.wrap(tensor)  # by reference: no copy (SPEC 6 and 7)
         byte_map = self._byte_map(in_map, decoded, layout, element_bytes, view)
+        sliced = view
+        if params.view_as is not None:
+            view = view_as(view, buffer.data_type, params.view_as)
+            steps.append(f"view as {view_as_name(params.view_as)}: TensorBuffer.create_from "
+                         f"{buffer.data_type} -> {view_as_name(params.view_as)} (copy of the "
+                         f"{tuple(view.shape)} view only)")
         resolved = dataclasses.replace(
             params, dtype=params.dtype if params.dtype is not None else engine_name(dtype),
             little_endian=bool(little), offset=_resolved_offset(layout, params.offset),
@@ -278,7 +297,8 @@ class Pipeline:
             params=resolved, input_shape=layout.input_shape,
             element_length=max(layout.element_lengths), decoded=decoded, tensor=tensor,
             view=view, trailing_bytes=layout.trailing_bytes,
-            zero_copy=in_map and byte_map is not None, steps=tuple(steps), byte_map=byte_map,
+            zero_copy=in_map and byte_map is not None and params.view_as is None, steps=tuple(steps),
+            byte_map=byte_map, sliced=sliced, buffer=buffer,
         )
 
     # -- helpers ------------------------------------------------------------------------------

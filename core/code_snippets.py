@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from core.data_type import DataType
 from core.dtypes import engine_name, resolve_dtype
 from core.pipeline import DecodeParams, Pipeline
 from core.slice_expr import format_slice, parse_slice
@@ -172,7 +173,8 @@ def numpy_snippet(paths: str | os.PathLike | Sequence[str | os.PathLike], params
         Whatever the pipeline or the slice parser raises for this state.
     """
     plan = _plan(paths, params, slice_text, pipeline)
-    bf16 = plan.dtype.name == "bfloat16"
+    bf16 = plan.dtype.name == "bfloat16" or (
+        plan.view_as is not None and DataType.parse(plan.view_as) is DataType.BFLOAT16)
     lines = _header(plan, "numpy") + ["import numpy as np"]
     if bf16:
         lines.append("import ml_dtypes")
@@ -222,8 +224,39 @@ def numpy_snippet(paths: str | os.PathLike | Sequence[str | os.PathLike], params
     if bf16 and plan.swapped:
         lines.append("x = np.asarray(x).astype(np.uint16).view(ml_dtypes.bfloat16)"
                      "  # native order: a copy of the view")
-    lines += _view_as_note(plan)
+    lines += _numpy_view_as(plan)
     return "\n".join(lines) + "\n"
+
+
+def _numpy_view_as(plan: _Plan) -> list[str]:
+    """numpy lines applying TensorBuffer.create_from's rules (SPEC 6) for "view as"."""
+    if plan.view_as is None:
+        return []
+    target = DataType.parse(plan.view_as)
+    source = DataType.parse(plan.dtype)
+    lines = [f"# View as {target} (TensorBuffer.create_from rules: integer targets clamp to their "
+             "range, floats truncate toward zero, NaN -> 0)"]
+    if source.is_complex and not target.is_complex:
+        lines.append("x = np.real(x)  # complex sources give their real part")
+    name = _numpy_type_name(target.numpy_dtype)
+    if target.is_floating or target.is_complex:
+        return lines + [f"x = np.asarray(x).astype({name})"]
+    lo, hi = target.int_range
+    if source.is_floating or source.is_complex:
+        lines += [
+            "f = np.nan_to_num(np.asarray(x, dtype=np.float64), nan=0.0)",
+            f"x = np.trunc(np.clip(f, {float(lo)!r}, {float(hi)!r})).astype({name})",
+        ]
+        if target.numpy_dtype.itemsize == 8:  # 2**63 / 2**64 do not fit: saturate explicitly
+            lines.append(f"x[f >= {float(hi)!r}] = {hi}")
+        return lines
+    src_lo, src_hi = source.int_range
+    lines.append(f"x = np.clip(np.asarray(x), {max(lo, src_lo)}, {min(hi, src_hi)}).astype({name})")
+    return lines
+
+
+def _numpy_type_name(dtype: np.dtype) -> str:
+    return "ml_dtypes.bfloat16" if dtype.name == "bfloat16" else f"np.{dtype.name}"
 
 
 def _numpy_decode(plan: _Plan) -> list[str]:

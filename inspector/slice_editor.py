@@ -24,31 +24,22 @@ States and signals
 from __future__ import annotations
 
 import html
-from functools import partial
-from typing import Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
     QFontDatabase,
-    QGuiApplication,
     QInputMethodEvent,
-    QKeySequence,
     QTextCharFormat,
-    QUndoCommand,
     QUndoStack,
 )
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QGridLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
-    QMenu,
     QPushButton,
-    QTableView,
     QTextBrowser,
     QToolButton,
     QVBoxLayout,
@@ -59,66 +50,17 @@ from core.errors import SliceError
 from core.slice_expr import format_slice, parse_slice
 from core.slice_spec import SliceSpec
 from core.slice_tokens import SliceSyntaxError
-from core.slice_validate import MASK_NAMES, MAX_ENTRIES
-from inspector.int_field import IntField
-from inspector.slice_entries_model import (
-    CENTERED_CHECK_COLUMNS,
-    CheckBoxDelegate,
-    SliceEntriesModel,
-    insert_entry,
-    remove_entry,
-    swap_entries,
-    with_mask,
-)
+from inspector.slice_copy_button import SliceCopyButton, copy_text
+from inspector.slice_entries_model import with_mask
+from inspector.slice_entries_view import SliceEntriesView
 from inspector.slice_feedback import describe, highlight_html
+from inspector.slice_history import REDO_KEYS, UNDO_KEYS, SpecCommand, TypingSessions, history_step
+from inspector.slice_mask_fields import MaskFields
 
 __all__ = ["SliceEditor"]
 
-_COPY_KINDS = ("tf", "numpy", "java")
 _EXPRESSION = "expression"
-_MERGE_ID = 0x511CE  # QUndoCommand.id() of typing commands; -1 means "never merge"
 _ERROR_COLOR = "#c62828"
-_CTRL = Qt.KeyboardModifier.ControlModifier
-_SHIFT = Qt.KeyboardModifier.ShiftModifier
-_UNDO_KEYS = [QKeySequence(_CTRL | Qt.Key.Key_Z)]
-_REDO_KEYS = [QKeySequence(_CTRL | _SHIFT | Qt.Key.Key_Z), QKeySequence(_CTRL | Qt.Key.Key_Y)]
-
-
-def _history_key(event) -> str | None:
-    """``"undo"`` / ``"redo"`` when a key press is one of their shortcuts, else None."""
-    combo = QKeySequence(event.keyCombination())
-    if combo in _UNDO_KEYS or event.matches(QKeySequence.StandardKey.Undo):
-        return "undo"
-    if combo in _REDO_KEYS or event.matches(QKeySequence.StandardKey.Redo):
-        return "redo"
-    return None
-
-
-class _SpecCommand(QUndoCommand):
-    """One slice edit: ``old`` -> ``new``. Typing commands of one session merge."""
-
-    def __init__(self, editor: "SliceEditor", old, new, text, merge_key, source) -> None:
-        super().__init__(text)
-        self._editor, self._old, self._new = editor, old, new
-        self._merge_key = merge_key
-        self._source: str | None = source  # the view that already shows `new` (first redo)
-
-    def id(self) -> int:  # noqa: A003 (Qt API)
-        return _MERGE_ID if self._merge_key is not None else -1
-
-    def mergeWith(self, other: QUndoCommand) -> bool:
-        if not isinstance(other, _SpecCommand) or other._merge_key != self._merge_key:
-            return False
-        self._new = other._new
-        self.setObsolete(self._new == self._old)  # typed back to where it started
-        return True
-
-    def redo(self) -> None:
-        source, self._source = self._source, None
-        self._editor._show(self._new, source=source, emit=True, from_history=source is None)
-
-    def undo(self) -> None:
-        self._editor._show(self._old, source=None, emit=True, from_history=True)
 
 
 class SliceEditor(QWidget):
@@ -143,15 +85,13 @@ class SliceEditor(QWidget):
         self._spec = SliceSpec.full()
         self._emitted = self._spec
         self._shape: tuple[int, ...] | None = None
-        self._valid = True
         self._input_error = ""  # syntax error or refused value: the spec did not change
         self._error_span: tuple[int, int] | None = None
         self._feedback = describe(self._spec, None)
-        self._typing_field: str | None = None
-        self._session = 0
+        self._typing = TypingSessions()
         self._stack = QUndoStack(self)
         self._build()
-        self._show(self._spec, source=None, emit=False)
+        self._show(self._spec, shown_by=None, emit=False)
 
     # ------------------------------------------------------------------ construction
 
@@ -168,11 +108,11 @@ class SliceEditor(QWidget):
         self._expression.editingFinished.connect(self._on_expression_finished)
 
         self._undo_action = QAction("Undo", self)
-        self._undo_action.setShortcuts(_UNDO_KEYS)
+        self._undo_action.setShortcuts(UNDO_KEYS)
         self._undo_action.triggered.connect(self._stack.undo)
         self._stack.canUndoChanged.connect(self._undo_action.setEnabled)
         self._redo_action = QAction("Redo", self)
-        self._redo_action.setShortcuts(_REDO_KEYS)
+        self._redo_action.setShortcuts(REDO_KEYS)
         self._redo_action.triggered.connect(self._stack.redo)
         self._stack.canRedoChanged.connect(self._redo_action.setEnabled)
         for action in (self._undo_action, self._redo_action):
@@ -190,21 +130,8 @@ class SliceEditor(QWidget):
         self._reset_button = reset_button = QPushButton("Reset", self)
         reset_button.setToolTip("Empty spec: the whole tensor")
         reset_button.clicked.connect(self._on_reset)
-        self._copy_actions: dict[str, QAction] = {}
-        copy_menu = QMenu(self)
-        copy_menu.setToolTipsVisible(True)
-        for kind, label in (
-            ("tf", "TensorFlow call (tf.strided_slice)"),
-            ("numpy", "numpy expression (x[...])"),
-            ("java", "Java StridedSlice.Options"),
-        ):
-            action = copy_menu.addAction(label)
-            action.triggered.connect(partial(self._on_copy, kind))
-            self._copy_actions[kind] = action
-        copy_button = QToolButton(self)
-        copy_button.setText("Copy as")
-        copy_button.setMenu(copy_menu)
-        copy_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self._copy_button = copy_button = SliceCopyButton(self)
+        self._copy_actions = copy_button.copy_actions()
 
         top = QHBoxLayout()
         top.addWidget(self._expression, 1)
@@ -216,53 +143,14 @@ class SliceEditor(QWidget):
         self._error_label.setTextFormat(Qt.TextFormat.RichText)
         self._error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
-        self._model = SliceEntriesModel(self)
-        self._model.specEdited.connect(self._on_grid_edited)
-        self._model.editRejected.connect(self._on_value_rejected)
-        self._table = QTableView(self)
-        self._table.setModel(self._model)
-        self._check_delegate = CheckBoxDelegate(self._table)
-        for column in CENTERED_CHECK_COLUMNS:
-            self._table.setItemDelegateForColumn(column, self._check_delegate)
-        self._table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self._table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self._table.horizontalHeader().setSectionResizeMode(
-            QHeaderView.ResizeMode.ResizeToContents
-        )
-        self._table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        selection = self._table.selectionModel()
-        selection.currentRowChanged.connect(self._on_current_row_changed)
-        selection.selectionChanged.connect(self._on_current_row_changed)
-        self._model.modelReset.connect(self._update_buttons)
+        self._entries = SliceEntriesView(self)
+        self._entries.specEdited.connect(self._on_entries_edited)
+        self._entries.editRejected.connect(self._on_value_rejected)
 
-        self._add_button = QPushButton("Add", self)
-        self._add_button.setToolTip("Insert a full-range entry (:) after the selected one")
-        self._add_button.clicked.connect(self._on_add)
-        self._remove_button = QPushButton("Remove", self)
-        self._remove_button.clicked.connect(self._on_remove)
-        self._up_button = QPushButton("Up", self)
-        self._up_button.clicked.connect(partial(self._on_move, -1))
-        self._down_button = QPushButton("Down", self)
-        self._down_button.clicked.connect(partial(self._on_move, 1))
-        buttons = QVBoxLayout()
-        for button in (self._add_button, self._remove_button, self._up_button, self._down_button):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        grid_row = QHBoxLayout()
-        grid_row.addWidget(self._table, 1)
-        grid_row.addLayout(buttons)
-
-        self._mask_fields: dict[str, IntField] = {}
-        masks = QGridLayout()
-        for column, name in enumerate(MASK_NAMES):
-            field = IntField("0", self)
-            field.setClearButtonEnabled(False)
-            field.setFont(mono)
-            field.valueEdited.connect(partial(self._on_mask_edited, name))
-            field.editingFinished.connect(self._on_mask_finished)
-            masks.addWidget(QLabel(name, self), 0, column)
-            masks.addWidget(field, 1, column)
-            self._mask_fields[name] = field
+        self._masks = MaskFields(self)
+        self._masks.maskEdited.connect(self._on_mask_edited)
+        self._masks.editingFinished.connect(self._on_mask_finished)
+        self._mask_fields = self._masks.fields()
 
         self._feedback_view = QTextBrowser(self)
         self._feedback_view.setOpenLinks(False)
@@ -274,8 +162,8 @@ class SliceEditor(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self._error_label)
-        layout.addLayout(grid_row, 2)
-        layout.addLayout(masks)
+        layout.addWidget(self._entries, 2)
+        layout.addWidget(self._masks)
         layout.addWidget(self._feedback_view, 3)
 
     # ------------------------------------------------------------------ public API
@@ -306,9 +194,9 @@ class SliceEditor(QWidget):
         """
         if not isinstance(spec, SliceSpec):
             raise TypeError(f"set_spec takes a SliceSpec, not {type(spec).__name__}")
-        self._end_typing()
+        self._typing.end()
         self._emitted = spec
-        self._show(spec, source=None, emit=False)
+        self._show(spec, shown_by=None, emit=False)
 
     def set_text(self, text: str) -> None:
         """Show the expression ``text`` without emitting or recording an undo step.
@@ -317,7 +205,7 @@ class SliceEditor(QWidget):
         left in the expression line with its error shown inline (see :meth:`error_text`);
         the spec stays what it was. Never raises for bad text.
         """
-        self._end_typing()
+        self._typing.end()
         try:
             spec = parse_slice(text)
         except SliceSyntaxError as error:
@@ -325,7 +213,7 @@ class SliceEditor(QWidget):
             self._set_input_error(error.message, (error.column, error.length))
             return
         self._emitted = spec
-        self._show(spec, source=None, emit=False)
+        self._show(spec, shown_by=None, emit=False)
 
     def set_input_shape(self, shape: Sequence[int] | None) -> None:
         """Analyse against a new input shape (``None``: no tensor yet) and refresh feedback.
@@ -347,13 +235,7 @@ class SliceEditor(QWidget):
         SliceError
             For ``"numpy"`` when no index expression expresses the spec.
         """
-        if kind == "tf":
-            return self._spec.to_tf("x")
-        if kind == "numpy":
-            return self._spec.to_numpy("x")
-        if kind == "java":
-            return self._spec.to_java()
-        raise ValueError(f"copy kind must be one of {', '.join(_COPY_KINDS)}, not {kind!r}")
+        return copy_text(self._spec, kind)
 
     def error_text(self) -> str:
         """The inline error: a syntax error or refused value first, else the engine's error
@@ -373,7 +255,7 @@ class SliceEditor(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         # A QLineEdit keeps Ctrl+Z / Ctrl+Shift+Z for its own text; here they mean the slice.
         if event.type() == QEvent.Type.KeyPress:
-            step = _history_key(event)
+            step = history_step(event)
             if step == "undo":
                 self._stack.undo()
                 return True
@@ -393,11 +275,11 @@ class SliceEditor(QWidget):
         self._commit(spec, "type slice", field=_EXPRESSION)
 
     def _on_expression_finished(self) -> None:
-        self._end_typing()
+        self._typing.end()
         if not self._input_error:
             self._set_line_text(self._expression, format_slice(self._spec))
 
-    def _on_mask_edited(self, name: str, value) -> None:
+    def _on_mask_edited(self, name: str, value: object) -> None:
         if value is None:
             self._set_input_error(f"{name} is empty (type an integer; 0 sets no bits)")
             return
@@ -412,104 +294,60 @@ class SliceEditor(QWidget):
         self._commit(spec, f"edit {name}", field=f"mask:{name}")
 
     def _on_mask_finished(self) -> None:
-        self._end_typing()
+        self._typing.end()
 
-    def _on_grid_edited(self, spec: SliceSpec) -> None:
-        self._commit(spec, "edit entry")
+    def _on_entries_edited(self, spec: SliceSpec, text: str) -> None:
+        self._commit(spec, text)
 
     def _on_value_rejected(self, message: str) -> None:
         self._set_input_error(message)
 
-    def _on_add(self) -> None:
-        row = self._current_row()
-        row = len(self._spec) if row is None else row + 1
-        self._commit(insert_entry(self._spec, row), "add entry")
-        self._select_row(row)
-
-    def _on_remove(self) -> None:
-        row = self._current_row()
-        if row is None:
-            return
-        self._commit(remove_entry(self._spec, row), f"remove entry {row}")
-        if len(self._spec):
-            self._select_row(min(row, len(self._spec) - 1))
-
-    def _on_move(self, delta: int) -> None:
-        row = self._current_row()
-        if row is None or not 0 <= row + delta < len(self._spec):
-            return
-        direction = "up" if delta < 0 else "down"
-        self._commit(swap_entries(self._spec, row, row + delta), f"move entry {row} {direction}")
-        self._select_row(row + delta)
-
     def _on_reset(self) -> None:
         self._commit(SliceSpec.full(), "reset slice")
-
-    def _on_copy(self, kind: str) -> None:
-        try:
-            text = self.copy_text(kind)
-        except SliceError as error:
-            self._set_input_error(error.message)
-            return
-        QGuiApplication.clipboard().setText(text)
-
-    def _on_current_row_changed(self, *_args) -> None:
-        self._update_buttons()
 
     def _on_history_changed(self, *_args) -> None:
         undo, redo = self._stack.undoText(), self._stack.redoText()
         self._undo_action.setToolTip(f"Undo {undo} (Ctrl+Z)" if undo else "Nothing to undo")
-        self._redo_action.setToolTip(
-            f"Redo {redo} (Ctrl+Shift+Z)" if redo else "Nothing to redo"
-        )
+        self._redo_action.setToolTip(f"Redo {redo} (Ctrl+Shift+Z)" if redo else "Nothing to redo")
 
     # ------------------------------------------------------------------ state
 
-    def _commit(self, spec: SliceSpec, text: str, field: str | None = None, source=None) -> None:
-        """Record a well-formed user change; ``field`` names a typing field whose consecutive
-        edits merge into one command (the field itself is not rewritten)."""
-        source = field or source
+    def _commit(self, spec: SliceSpec, text: str, field: str | None = None) -> None:
+        """Record a well-formed user change as an undo command.
+
+        ``field`` names the line edit typed in (``"expression"`` or ``"mask:<name>"``): it keeps
+        its text (the cursor stays put) and its consecutive edits merge into one command.
+        """
         if field is None:
-            self._end_typing()
+            self._typing.end()
         if spec == self._spec:
-            self._show(spec, source=source, emit=True)  # clears a stale input error
+            self._show(spec, shown_by=field, emit=True)  # clears a stale input error
             return
-        key = self._typing_key(field) if field else None
-        # The view typed in (expression or a mask field) keeps its text: the cursor stays put.
-        self._stack.push(_SpecCommand(self, self._spec, spec, text, key, source))
+        key = self._typing.key(field) if field else None
+        self._stack.push(SpecCommand(text, self._spec, spec, self._show_from_history, key, field))
 
-    def _typing_key(self, field: str) -> tuple[str, int]:
-        if self._typing_field != field:
-            self._session += 1
-            self._typing_field = field
-        return field, self._session
+    def _show_from_history(self, spec: SliceSpec, shown_by: str | None) -> None:
+        if shown_by is None:  # an undo or redo, not the edit itself: typing starts afresh
+            self._typing.end()
+        self._show(spec, shown_by=shown_by, emit=True)
 
-    def _end_typing(self) -> None:
-        self._typing_field = None
-
-    def _show(self, spec: SliceSpec, source: str | None, emit: bool, from_history=False) -> None:
-        """Make ``spec`` current, rewrite every view but ``source``, analyse, maybe emit."""
-        if from_history:
-            self._end_typing()
+    def _show(self, spec: SliceSpec, shown_by: str | None, emit: bool) -> None:
+        """Make ``spec`` current, rewrite every view but ``shown_by``, analyse, maybe emit."""
         self._spec = spec
         self._input_error, self._error_span = "", None
-        if source != _EXPRESSION:
+        if shown_by != _EXPRESSION:
             self._set_line_text(self._expression, format_slice(spec))
-        self._model.set_spec(spec)  # always: the model only shows, it never edits itself
-        for name, field in self._mask_fields.items():
-            value = getattr(spec, name)
-            if source != f"mask:{name}":
-                field.set_value(value)
-            field.setToolTip(f"{name} = {value & 0xFFFFFFFF:#034b} (bit i = entry i)")
+        self._entries.set_spec(spec)  # always: the grid only shows, it never edits itself
+        keep = shown_by[len("mask:") :] if shown_by and shown_by.startswith("mask:") else None
+        self._masks.set_spec(spec, keep=keep)
         self._analyse(emit)
 
     def _analyse(self, emit: bool) -> None:
         """Ask the engine about the current spec and shape; emit it when valid and new."""
         self._feedback = describe(self._spec, self._shape)
-        self._valid = not self._feedback.error
-        self._update_buttons()
+        self._copy_button.set_spec(self._spec)
         self._render()
-        if emit and self._valid and self._spec != self._emitted:
+        if emit and not self._feedback.error and self._spec != self._emitted:
             self._emitted = self._spec  # first: a slot may call back into set_input_shape
             self.specChanged.emit(self._spec)
 
@@ -554,38 +392,3 @@ class SliceEditor(QWidget):
     def _set_line_text(line: QLineEdit, text: str) -> None:
         if line.text() != text:
             line.setText(text)
-
-    def _current_row(self) -> int | None:
-        index = self._table.selectionModel().currentIndex()
-        selected = self._table.selectionModel().hasSelection()
-        return index.row() if index.isValid() and selected else None
-
-    def _select_row(self, row: int) -> None:
-        if 0 <= row < len(self._spec):
-            self._table.selectRow(row)
-            self._table.setCurrentIndex(self._model.index(row, 0))
-        self._update_buttons()
-
-    def _update_buttons(self) -> None:
-        row, n = self._current_row(), len(self._spec)
-        self._add_button.setEnabled(n < MAX_ENTRIES)
-        self._remove_button.setEnabled(row is not None)
-        self._up_button.setEnabled(row is not None and row > 0)
-        self._down_button.setEnabled(row is not None and row < n - 1)
-        numpy_action = self._copy_actions["numpy"]
-        expressible = self._spec.is_expressible()
-        numpy_action.setEnabled(expressible)
-        numpy_action.setToolTip(
-            "x[...] as numpy indexes it"
-            if expressible
-            else "No index expression produces this spec (its masks say more than x[...] "
-            "can): copy the TensorFlow call instead"
-        )
-        java_action = self._copy_actions["java"]
-        has_masks = any(getattr(self._spec, name) for name in MASK_NAMES)
-        java_action.setEnabled(has_masks)
-        java_action.setToolTip(
-            "StridedSlice.Options for the nonzero masks"
-            if has_masks
-            else "Every mask is 0: StridedSlice needs no options"
-        )

@@ -11,8 +11,8 @@ about slicing: every number and every note comes from :class:`core.slice_analysi
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from core.errors import SliceError
 from core.slice_analysis import InputDim, OutputDim, explain
@@ -101,9 +101,7 @@ class SliceFeedback:
         """The same content as rich text (for a ``QLabel`` / ``QTextBrowser``)."""
         parts = [f"<p><b>{html.escape(self.summary)}</b></p>"]
         if self.error:
-            parts.append(
-                f'<p style="color:{_ERROR_COLOR}">{html.escape(self.error)}</p>'
-            )
+            parts.append(f'<p style="color:{_ERROR_COLOR}">{html.escape(self.error)}</p>')
         for title, rows, color in (
             ("Output dims", self.output_rows, None),
             ("Input dims", self.input_rows, None),
@@ -136,11 +134,8 @@ def describe(spec: SliceSpec, shape: Sequence[int] | None) -> SliceFeedback:
             error=error.message,
         )
     return SliceFeedback(
-        f"input {_shape_text(analysis.input_shape)} -> output "
-        f"{_shape_text(analysis.output_shape)}",
-        tuple(
-            _output_row(i, d, analysis.input_dims) for i, d in enumerate(analysis.output_dims)
-        ),
+        f"input {_shape_text(analysis.input_shape)} -> output {_shape_text(analysis.output_shape)}",
+        tuple(_output_row(i, d, analysis.input_dims) for i, d in enumerate(analysis.output_dims)),
         tuple(_input_row(i, d) for i, d in enumerate(analysis.input_dims)),
         analysis.notes,
     )

@@ -198,12 +198,28 @@ def test_npy_defaults_are_resolved(tmp_path):
     _check_same(_run(source), _expected([str(path)], params, "1, :, ::3"))
 
 
-def test_view_as_is_a_note(tmp_path):
+def test_view_as_is_a_note_in_the_tensorflow_snippet(tmp_path):
     paths, _params, text = _make(tmp_path, "records-trailing")
     params = DecodeParams(dtype="int16", record_size=6, view_as="uint8")
-    for make in (numpy_snippet, tensorflow_snippet):
-        assert "# The app also views these values as uint8" in make(paths, params, text)
-    _check_same(_run(numpy_snippet(paths, params, text)), _expected(paths, params, text))
+    assert "# The app also views these values as uint8" in tensorflow_snippet(paths, params, text)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int16", "float64", "uint16"])
+@pytest.mark.parametrize("view_as", ["uint8", "int8", "int32", "int64", "uint64", "bool", "float16", "float32", "bfloat16"])
+def test_numpy_snippet_applies_view_as_like_the_pipeline(tmp_path, dtype, view_as):
+    values = np.array([254.9, 255.5, -0.5, np.nan, np.inf, -np.inf, 300.0, 1.99, -1e20, 1e20, 0.99, -3.5])
+    if np.dtype(dtype).kind != "f":
+        values = np.array([0, 1, 2, 255, 256, 300, 65535, 32767, 7, 128, 127, 9])
+    path = tmp_path / "values.bin"
+    with np.errstate(invalid="ignore", over="ignore"):
+        raw = values.astype(dtype).tobytes()
+    path.write_bytes(raw)
+    params = DecodeParams(dtype=dtype, view_as=view_as)
+    snippet = numpy_snippet([str(path)], params, "[1:]")
+    with np.errstate(invalid="ignore", over="ignore"):
+        got = _run(snippet)
+    expected = _expected([str(path)], params, "[1:]")
+    _check_same(got, expected)
 
 
 def test_reuses_an_open_pipeline(tmp_path):

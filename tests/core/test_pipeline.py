@@ -79,7 +79,10 @@ def test_view_as_is_stored_and_reported(raw_file):
     with Pipeline([raw_file]) as pipeline:
         result = pipeline.run(DecodeParams(view_as="FLOAT32"))
         assert result.params.view_as == "FLOAT32"
-        assert result.steps[-1] == "view as FLOAT32: reserved, not applied yet"
+        assert result.steps[-1] == ("view as FLOAT32: TensorBuffer.create_from UINT8 -> FLOAT32 "
+                                    f"(copy of the {result.view.shape} view only)")
+        assert result.view.dtype == np.float32
+        np.testing.assert_array_equal(result.view, result.sliced.astype(np.float32))
 
 
 @pytest.mark.parametrize(("params", "error", "field", "start"), [

@@ -41,7 +41,7 @@ def type_into(qtbot, line: QLineEdit, text: str) -> None:
 
 
 def grid(editor):
-    model = editor._table.model()
+    model = editor._entries.model()
     return [
         [model.index(r, c).data() for c in range(KIND, STRIDE + 1)]
         + [
@@ -57,14 +57,14 @@ def masks(editor):
 
 
 def click_cell(qtbot, editor, row, column):
-    view = editor._table
+    view = editor._entries.table
     rect = view.visualRect(view.model().index(row, column))
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
 
 def edit_cell(qtbot, editor, row, column, text):
     """Double-click a cell, type ``text`` over its value and press Enter."""
-    view = editor._table
+    view = editor._entries.table
     index = view.model().index(row, column)
     rect = view.visualRect(index)
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
@@ -134,7 +134,7 @@ def test_space_toggles_the_current_check_box(qtbot, editor):
     editor.set_text("[:, 1]")
     click_cell(qtbot, editor, 0, BEGIN_MASK)  # a click toggles: begin mask off
     assert editor._expression.text() == "[0:, 1]"
-    qtbot.keyClick(editor._table, Qt.Key.Key_Space)  # Space toggles it back
+    qtbot.keyClick(editor._entries.table, Qt.Key.Key_Space)  # Space toggles it back
     assert editor._expression.text() == "[:, 1]"
 
 
@@ -246,7 +246,7 @@ def test_undo_and_redo_restore_previous_specs(qtbot, editor):
     assert editor.undo_stack.count() == 1
     qtbot.keyClick(editor._expression, Qt.Key.Key_Return)
     click_cell(qtbot, editor, 0, STRIDE - 2)  # select row 0 (begin cell)
-    qtbot.mouseClick(editor._add_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(editor._entries.add_button, Qt.MouseButton.LeftButton)
     assert editor.spec() == parse_slice("[1:3, :]")
     assert editor.undo_stack.count() == 2
     line = editor._expression
@@ -278,7 +278,7 @@ def test_ctrl_z_works_from_the_grid_too(qtbot, editor):
     editor.set_text("[:, 1]")
     click_cell(qtbot, editor, 1, SHRINK)
     assert editor.spec() == parse_slice("[:, 1:2]")
-    qtbot.keyClick(editor._table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(editor._entries.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert editor.spec() == parse_slice("[:, 1]")
 
 
@@ -296,16 +296,16 @@ def test_typing_back_to_the_start_leaves_no_undo_step(qtbot, editor):
 def test_entry_buttons_add_remove_and_move(qtbot, editor):
     editor.set_text("[2, ..., 5:8]")
     click_cell(qtbot, editor, 0, KIND)
-    qtbot.mouseClick(editor._down_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(editor._entries.down_button, Qt.MouseButton.LeftButton)
     assert editor._expression.text() == "[..., 2, 5:8]"
-    qtbot.mouseClick(editor._down_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(editor._entries.down_button, Qt.MouseButton.LeftButton)
     assert editor._expression.text() == "[..., 5:8, 2]"
-    assert not editor._down_button.isEnabled()
-    qtbot.mouseClick(editor._up_button, Qt.MouseButton.LeftButton)
+    assert not editor._entries.down_button.isEnabled()
+    qtbot.mouseClick(editor._entries.up_button, Qt.MouseButton.LeftButton)
     assert editor._expression.text() == "[..., 2, 5:8]"
-    qtbot.mouseClick(editor._add_button, Qt.MouseButton.LeftButton)  # after row 1
+    qtbot.mouseClick(editor._entries.add_button, Qt.MouseButton.LeftButton)  # after row 1
     assert editor._expression.text() == "[..., 2, :, 5:8]"
-    qtbot.mouseClick(editor._remove_button, Qt.MouseButton.LeftButton)  # the new row 2
+    qtbot.mouseClick(editor._entries.remove_button, Qt.MouseButton.LeftButton)  # the new row 2
     assert editor._expression.text() == "[..., 2, 5:8]"
     assert editor.spec().ellipsis_mask == 1 and editor.spec().shrink_axis_mask == 2
 

@@ -74,10 +74,12 @@ def test_model_reports_edits_without_changing_itself(qtbot):
     assert edited == [parse_slice("[1:9000000000, ...]")]
     assert model.spec() == parse_slice("[1:3, ...]")  # unchanged until set_spec
     assert not model.setData(model.index(0, 3), "two")
-    assert rejected == ["stride of entry 0 'two' is not an integer (type a whole number such "
-                        "as -1 or 5)"]
-    assert model.setData(model.index(1, 8), Qt.CheckState.Checked.value,
-                         Qt.ItemDataRole.CheckStateRole)
+    assert rejected == [
+        "stride of entry 0 'two' is not an integer (type a whole number such as -1 or 5)"
+    ]
+    assert model.setData(
+        model.index(1, 8), Qt.CheckState.Checked.value, Qt.ItemDataRole.CheckStateRole
+    )
     assert edited[-1].shrink_axis_mask == 2
     assert not model.flags(model.index(0, 0)) & Qt.ItemFlag.ItemIsEditable
 

@@ -235,7 +235,7 @@ class DecodePanel(QWidget):
             self.suggest_combo.addItem(" x ".join(str(d) for d in shape), shape)
         trailing = sum(result.trailing_bytes)
         lines = [
-            f"<b>Input</b> {_shape_text(result.input_shape)} elements of {result.element_length} bytes",
+            f"<b>Input</b> {_input_text(result.input_shape, result.element_length)}",
             f"<b>Decoded</b> {_shape_text(result.decoded.shape)} {result.decoded.dtype.name}"
             f" = {count:,} values",
             f"<b>Tensor</b> {_shape_text(result.tensor.shape)} &nbsp; <b>View</b> {_shape_text(result.view.shape)}",
@@ -271,6 +271,13 @@ def _canonical_dtype(name: str) -> str:
 
 def _shape_text(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _input_text(shape: tuple[int, ...], element_length: int) -> str:
+    """``1 string of 36,864 bytes`` / ``(1000,) strings of 4,096 bytes`` (decode_raw's input)."""
+    if not shape:
+        return f"1 string of {element_length:,} bytes (a scalar)"
+    return f"{_shape_text(shape)} strings of {element_length:,} bytes"
 
 
 def _normalise(text: str) -> str:

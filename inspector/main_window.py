@@ -157,6 +157,8 @@ class MainWindow(QMainWindow):
         self.display_axes.reset(result.view.shape)
         self.table_panel.set_array(result.view)
         self.plot_panel.set_array(result.view)
+        if self.document.selection is None and result.view.size:
+            self.document.select((0,) * result.view.ndim)  # the hex view and inspector show it
 
     def _on_error_changed(self, error: CoreError | None) -> None:
         if error is None:

@@ -368,7 +368,10 @@ class SliceEditor(QWidget):
             self._error_label.setText(message)
         self._error_label.setVisible(bool(error))
         self._mark_expression(self._error_span)
+        scroll = self._feedback_view.verticalScrollBar()
+        position = scroll.value()  # setHtml scrolls to the top; keep the reader's place
         self._feedback_view.setHtml(self._feedback.html())
+        scroll.setValue(position)
 
     def _mark_expression(self, span: tuple[int, int] | None) -> None:
         """Underline the culprit inside the line edit itself (input-method text formats)."""
@@ -392,3 +395,5 @@ class SliceEditor(QWidget):
     def _set_line_text(line: QLineEdit, text: str) -> None:
         if line.text() != text:
             line.setText(text)
+            if not line.hasFocus():  # show a long explicit form from its start
+                line.setCursorPosition(0)

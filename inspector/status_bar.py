@@ -80,17 +80,17 @@ class StatusBar(QStatusBar):
         if result is None or index is None:
             self.selection_label.setText("")
             return
-        self.selection_label.setText(selection_text(result, index))
+        self.selection_label.setText(selection_text(result, index, self._document.paths))
 
 
-def selection_text(result: PipelineResult, index: tuple[int, ...]) -> str:
+def selection_text(result: PipelineResult, index: tuple[int, ...], paths: tuple[str, ...] = ()) -> str:
     """``[1, 2] = 0.25 at byte 72 of waves.bin`` for the element ``index`` of ``result.view``."""
     try:
         value = result.view[index]
         file_index, offset, nbytes = result.byte_offset(index)
     except (IndexError, ValueError) as error:
         return f"[{', '.join(map(str, index))}]: {error}"
-    name = os.path.basename(result.paths[file_index]) if hasattr(result, "paths") else f"file {file_index}"
+    name = os.path.basename(paths[file_index]) if file_index < len(paths) else f"file {file_index}"
     text = format_value(value, result.view.dtype, "auto")
     where = f"bytes {offset}..{offset + nbytes - 1}" if nbytes > 1 else f"byte {offset}"
     return f"[{', '.join(map(str, index))}] = {text}   {where} (0x{offset:x}) of {name}"

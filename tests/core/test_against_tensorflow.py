@@ -423,3 +423,66 @@ def test_decode_raw_matches_tensorflow():
             if mismatch:
                 failures.append(f"{what}: {mismatch}")
     report("decode_raw", DECODE_CASES, failures)
+
+
+# -------------------------------------------------------------------------------------------
+# (d) decode_raw's out_type: every tf.DType, its name and numpy type, with/without fixed_length
+# -------------------------------------------------------------------------------------------
+
+
+def out_type_spellings():
+    seen = set()
+    for name in sorted(dir(tf.dtypes)):
+        dtype = getattr(tf.dtypes, name)
+        if not isinstance(dtype, tf.dtypes.DType) or dtype in seen:
+            continue
+        seen.add(dtype)
+        yield dtype
+        yield dtype.name
+        try:
+            numpy_type = dtype.as_numpy_dtype
+        except Exception:  # noqa: BLE001 -- tf.resource, tf.variant have none
+            continue
+        yield numpy_type
+    yield from (np.longlong, np.ulonglong, np.intc, np.object_, np.str_, np.bytes_)
+
+
+def test_decode_raw_out_type_matches_tensorflow():
+    failures: list[str] = []
+    cases = 0
+    for out_type in out_type_spellings():
+        for fixed_length in (None, 8):
+            cases += 1
+            try:
+                expected = tf.io.decode_raw(b"\x01" * 16, out_type, fixed_length=fixed_length)
+                theirs = None
+            except (tf.errors.OpError, ValueError, TypeError) as error:
+                theirs = error
+            try:
+                got = decode_raw(b"\x01" * 16, out_type, fixed_length=fixed_length)
+                ours = None
+            except Exception as error:  # noqa: BLE001 -- compared below
+                ours = error
+            what = f"{out_type!r} fixed_length={fixed_length}"
+            if isinstance(theirs, tf.errors.NotFoundError) and ours is None:
+                continue  # SPEC 2: half with fixed_length has no TF CPU kernel; we decode it
+            if isinstance(theirs, TypeError):
+                # TF's Python layer cannot convert it to a DType at all; SPEC 2 prescribes the
+                # attr message for every unknown type.
+                if ours is None or not str(ours).startswith("Value for attr 'out_type' of "):
+                    failures.append(f"{what}: TF refused ({theirs}), ours gave {ours!r}")
+            elif theirs is None and ours is None:
+                if got.dtype.newbyteorder("=") != expected.numpy().dtype or \
+                        got.shape != tuple(expected.shape):
+                    failures.append(f"{what}: ours {got.dtype}{got.shape} != TF "
+                                    f"{expected.dtype.name}{tuple(expected.shape)}")
+            elif theirs is None:
+                failures.append(f"{what}: ours raised {ours!r}, TF gave {expected.dtype.name}")
+            elif ours is None:
+                failures.append(f"{what}: TF raised {tf_core_message(theirs)!r}, ours gave "
+                                f"{got.dtype}")
+            else:
+                mismatch = error_mismatch(ours, theirs)
+                if mismatch:
+                    failures.append(f"{what}: {mismatch}")
+    report("decode_raw out_type", cases, failures)

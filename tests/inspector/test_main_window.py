@@ -165,3 +165,36 @@ def test_corrupt_settings_fall_back_to_defaults(qtbot, settings, tmp_path):
     assert w.open_paths([str(path)])
     assert w.document.params == DecodeParams()
     np.testing.assert_array_equal(table_values(w)[:, 0], [1, 2, 3, 4])
+
+
+def test_selection_links_table_hex_view_data_inspector_and_status_bar(window, tmp_path):
+    values = np.arange(12, dtype=">f4").reshape(3, 4)
+    path = tmp_path / "grid.bin"
+    path.write_bytes(b"HEADER16........" + values.tobytes())
+    window.open_paths([str(path)], DecodeParams(dtype="float32", little_endian=False, offset=16, shape=(3, 4)))
+    view = window.table_panel.view
+    view.setCurrentIndex(window.table_panel.model.index(1, 2))  # element [1, 2] = 6.0
+    assert window.document.selection == (1, 2)
+    # Element 6 of the data starts at 16 + 6 * 4 = 40.
+    assert window.hex_view.highlighted() == (0, 40, 4)
+    assert window.data_inspector.data()[:4] == values[1:2, 2].tobytes()  # the file's big-endian bytes
+    assert window.data_inspector.value_text("float32", False) == "6.0"
+    status = window.statusBar().selection_label.text()
+    assert "[1, 2] = 6.0" in status and "bytes 40..43" in status and "grid.bin" in status
+    # A byte clicked in the hex view selects the element holding it.
+    window.hex_view.bytesSelected.emit(0, 58)  # (58 - 16) // 4 = element 10 = [2, 2]
+    assert window.document.selection == (2, 2)
+    assert window.table_panel.view.currentIndex().row() == 2
+    # A byte of the header belongs to no element: the selection stays.
+    window.hex_view.bytesSelected.emit(0, 3)
+    assert window.document.selection == (2, 2)
+
+
+def test_data_inspector_choice_switches_the_decode_panel(window, tmp_path):
+    path = tmp_path / "d.bin"
+    path.write_bytes(np.array([1, 2, 3], dtype=">i2").tobytes())
+    window.open_paths([str(path)])
+    window.data_inspector.typeChosen.emit("int16", False)
+    assert window.decode_panel.dtype_combo.currentData() == "int16"
+    assert window.decode_panel.byte_order_combo.currentData() is False
+    np.testing.assert_array_equal(table_values(window)[:, 0], [1, 2, 3])

@@ -90,6 +90,14 @@ for _engine, (_tf, _dt) in _TABLE.items():
     _ALIASES[_tf] = _engine
 _ALIASES["bool_"] = "bool"
 
+# The numpy stand-ins of TF's quantized types (tf.qint8.as_numpy_dtype...): TF recognises them,
+# so its message quotes "qint8", where numpy would call the dtype "void8".
+_TF_QUANTIZED_NUMPY: dict[np.dtype, str] = {
+    np.dtype([(name, base)]): name
+    for name, base in (("qint8", np.int8), ("quint8", np.uint8), ("qint16", np.int16),
+                       ("quint16", np.uint16), ("qint32", np.int32))
+}
+
 # A numpy dtype is looked up by ``dtype.name``, which ignores the byte order and, unlike
 # ``dtype.type``, is the same for numpy's aliased scalar types: on Linux ``np.longlong`` is a
 # type distinct from ``np.int64`` but its dtype is named "int64", and TF accepts it as int64.
@@ -141,6 +149,8 @@ def _lookup(out_type: Any) -> tuple[str | None, str]:
     if dt.kind in "OSU":
         # TF converts numpy's object / bytes / str types to tf.string, and quotes "string".
         return None, "string"
+    if dt in _TF_QUANTIZED_NUMPY:
+        return None, _TF_QUANTIZED_NUMPY[dt]
     if dt.fields is not None or dt.subdtype is not None:
         return None, dt.name
     name = _ALIASES.get(dt.name)

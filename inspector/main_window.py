@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVB
 
 from core.errors import CoreError
 from core.pipeline import DecodeParams
+from core.slice_expr import format_slice
 from inspector.data_inspector import DataInspector
 from inspector.decode_panel import DecodePanel
 from inspector.display_axes import DisplayAxes
@@ -21,6 +22,7 @@ from inspector.document import Document
 from inspector.hex_view import HexView
 from inspector.plot_panel import PlotPanel
 from inspector.settings_store import SettingsStore
+from inspector.slice_editor import SliceEditor
 from inspector.status_bar import StatusBar
 from inspector.table_panel import TablePanel
 
@@ -55,7 +57,9 @@ class MainWindow(QMainWindow):
         self.decode_panel = DecodePanel(self.document)
         self.plot_panel = PlotPanel(self.display_axes)
         self.docks: dict[str, QDockWidget] = {}
+        self.slice_editor = SliceEditor()
         self._add_dock("decode", "Decode", self.decode_panel, Qt.LeftDockWidgetArea)
+        self._add_dock("slice", "Slice", self.slice_editor, Qt.LeftDockWidgetArea)
         self._add_dock("plot", "Plot", self.plot_panel, Qt.RightDockWidgetArea)
         self.hex_view = HexView()
         self.data_inspector = DataInspector()
@@ -71,6 +75,8 @@ class MainWindow(QMainWindow):
         self.table_panel.elementSelected.connect(self.document.select)
         self.plot_panel.elementSelected.connect(self.document.select)
         self.hex_view.bytesSelected.connect(self._on_bytes_selected)
+        self.slice_editor.specChanged.connect(self._on_spec_edited)
+        self.document.sliceChanged.connect(self.slice_editor.set_text)
         self.data_inspector.typeChosen.connect(self._on_type_chosen)
         self.resize(1280, 800)
         self._restore_layout()
@@ -147,13 +153,18 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ document events
     def _on_files_changed(self) -> None:
         paths = self.document.paths
+        self.slice_editor.undo_stack.clear()
         self.hex_view.set_files(list(paths))
         title = os.path.basename(paths[0]) if paths else ""
         if len(paths) > 1:
             title += f" + {len(paths) - 1} more"
         self.setWindowTitle(f"{title} — tensor-inspector" if title else "tensor-inspector")
 
+    def _on_spec_edited(self, spec) -> None:
+        self.document.set_slice_text(format_slice(spec))
+
     def _on_result_changed(self, result) -> None:
+        self.slice_editor.set_input_shape(result.tensor.shape)
         self.display_axes.reset(result.view.shape)
         self.table_panel.set_array(result.view)
         self.plot_panel.set_array(result.view)

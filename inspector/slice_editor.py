@@ -169,6 +169,11 @@ class SliceEditor(QWidget):
     # ------------------------------------------------------------------ public API
 
     @property
+    def expression_edit(self) -> QLineEdit:
+        """The expression line (for tests and for focusing it from a shortcut)."""
+        return self._expression
+
+    @property
     def undo_stack(self) -> QUndoStack:
         """The stack of slice edits (one command per committed well-formed change)."""
         return self._stack

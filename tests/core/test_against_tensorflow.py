@@ -18,12 +18,25 @@ failing, so one run lists them all (``TF_DIFF_SCALE`` multiplies the case counts
 (c) ``decode_raw`` vs ``tf.io.decode_raw``: every out_type, both byte orders, fixed_length
     None / shorter / equal / longer / 0 / negative / not a multiple, input ranks 0-2 with
     zero-size dimensions, several input forms; values compared bit for bit (NaN payloads
-    included) and error vs error.
+    included) and error vs error;
+(d) ``decode_raw``'s ``out_type`` given as every ``tf.DType``, its name and its numpy type, with
+    and without ``fixed_length``: same output dtype, or the same attr error.
+
+(a) and (b) also check the GUI helpers against TF: ``SliceSpec.analyze`` (output shape and the
+source of every output element) and ``SliceSpec.from_index``.
 
 Deliberate deviations (SPEC is normative): TF 2.21 has no CPU kernel for ``half`` with
 ``fixed_length``; SPEC says we decode it like any other type, so the reference for that case is
 TF's ``uint16`` result bitcast to ``half``. ``bool`` output: TF keeps the raw byte (so a ``2`` is
-True), we normalise to 0/1; compared as "nonzero".
+True), we normalise to 0/1; compared as "nonzero". A type TF's Python layer cannot even turn
+into a DType (``np.datetime64``, ``"FLOAT"``) raises TypeError there; SPEC 2 gives every unknown
+type the attr message (part (d) checks just that for such types), and our type names are
+case-insensitive with optional ``tf.``/``np.`` prefixes (SPEC 1 aliases; not generated here).
+
+Not covered, on purpose: inputs of rank > 8. TF's CPU StridedSlice kernel raises
+``Unimplemented: Unhandled input dimensions 9`` there unless its identity / aligned-dim-0 fast
+paths apply, which depend on the element size and the build's Eigen alignment; the engine
+slices any rank (a kernel limit, like the missing half kernel, not a semantic rule).
 """
 
 from __future__ import annotations

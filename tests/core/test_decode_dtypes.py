@@ -164,3 +164,16 @@ def test_numpy_aliased_integer_types_are_accepted():
     assert resolve_dtype(np.ulonglong, extended_types=True) == np.dtype(np.uint64)
     assert resolve_dtype(np.intc) == np.dtype(np.int32)
     assert decode_raw(b"\x01" * 16, np.longlong).tolist() == [72340172838076673] * 2
+
+
+@pytest.mark.parametrize(("name", "base"), [("qint8", np.int8), ("quint8", np.uint8),
+                                            ("qint16", np.int16), ("quint16", np.uint16),
+                                            ("qint32", np.int32)])
+def test_tf_quantized_numpy_dtypes_are_quoted_by_tf_name(name, base):
+    # tf.qint8.as_numpy_dtype is np.dtype([("qint8", np.int8)]); TF recognises it and says
+    # "Value for attr 'out_type' of qint8 is not in the list ...", numpy calls it "void8".
+    with pytest.raises(DecodeError) as info:
+        resolve_dtype(np.dtype([(name, base)]))
+    assert str(info.value).startswith(f"Value for attr 'out_type' of {name} is not in the list")
+    with pytest.raises(DecodeError, match=r"^Value for attr 'out_type' of void16 is not"):
+        resolve_dtype(np.dtype([("other", np.int16)]))  # any other structured dtype: numpy's name

@@ -1,5 +1,6 @@
 """SliceEditor driven as a user: type, click check boxes, edit cells and mask integers, undo."""
 
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
@@ -337,6 +338,10 @@ def test_copy_as_puts_engine_text_on_the_clipboard(qtbot, editor):
     )
     with pytest.raises(ValueError, match="copy kind"):
         editor.copy_text("c++")
+    editor.set_text("[1:3]")  # no masks: nothing for Java's options
+    assert editor.copy_text("java") == ""
+    assert not editor._copy_actions["java"].isEnabled()
+    assert editor._copy_actions["numpy"].isEnabled()
 
 
 def test_set_text_and_set_spec_from_outside_emit_nothing(qtbot, editor):

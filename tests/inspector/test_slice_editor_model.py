@@ -1,5 +1,6 @@
 """The slice editor's pieces without the widget: entry editing, table model, feedback text."""
 
+
 import pytest
 from PySide6.QtCore import Qt
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVBoxLayout, QWidget
 
@@ -210,11 +210,24 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ persistence
     def _restore_layout(self) -> None:
+        """The saved layout, or a first-run layout that gives the plot room beside the table."""
         geometry, state = self.settings.window_state()
         if geometry is not None:
             self.restoreGeometry(geometry)
-        if state is not None:
-            self.restoreState(state)
+        self._needs_default_layout = state is None or not self.restoreState(state)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self._needs_default_layout:
+            self._needs_default_layout = False
+            QTimer.singleShot(0, self.apply_default_layout)  # dock sizes apply once laid out
+
+    def apply_default_layout(self) -> None:
+        width, height = self.width(), self.height()
+        self.resizeDocks([self.docks["decode"], self.docks["plot"]], [int(width * 0.28), int(width * 0.4)], Qt.Horizontal)
+        self.resizeDocks([self.docks["decode"], self.docks["slice"]], [int(height * 0.42), int(height * 0.58)], Qt.Vertical)
+        self.resizeDocks([self.docks["hex"]], [int(height * 0.26)], Qt.Vertical)
+        self.resizeDocks([self.docks["hex"], self.docks["inspector"]], [int(width * 0.55), int(width * 0.45)], Qt.Horizontal)
 
     def _save_decode_settings(self) -> None:
         if self.document.paths:

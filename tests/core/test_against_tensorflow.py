@@ -52,11 +52,11 @@ import pytest
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 tf = pytest.importorskip("tensorflow")
 
-from core.decode import decode_raw  # noqa: E402
-from core.errors import CoreError  # noqa: E402
-from core.slice_expr import parse_slice  # noqa: E402
-from core.slice_spec import SliceSpec  # noqa: E402
-from core.strided_slice import strided_slice  # noqa: E402
+from core.decode import decode_raw
+from core.errors import CoreError
+from core.slice_expr import parse_slice
+from core.slice_spec import SliceSpec
+from core.strided_slice import strided_slice
 
 #: ``TF_DIFF_SCALE=20 TF_DIFF_SEED=7 pytest ...`` explores more cases / other seeds.
 SCALE = int(os.environ.get("TF_DIFF_SCALE", "1"))
@@ -228,7 +228,7 @@ def random_item(rng: random.Random):
 
 
 def item_text(rng: random.Random, item) -> str:
-    space = lambda: rng.choice(["", "", " ", "  ", "\t"])  # noqa: E731
+    space = lambda: rng.choice(["", "", " ", "  ", "\t"])
     if item is Ellipsis:
         return "..."
     if item is None:
@@ -454,7 +454,7 @@ def out_type_spellings():
         yield dtype.name
         try:
             numpy_type = dtype.as_numpy_dtype
-        except Exception:  # noqa: BLE001 -- tf.resource, tf.variant have none
+        except Exception:  # noqa: BLE001, S112 -- tf.resource, tf.variant have none
             continue
         yield numpy_type
     yield from (np.longlong, np.ulonglong, np.intc, np.object_, np.str_, np.bytes_)

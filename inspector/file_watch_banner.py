@@ -108,9 +108,10 @@ class FileWatchBanner(QFrame):
         self._files: tuple[FileInfo, ...] = ()
         self._invalidated = False
         self._message = ""
+        self._dismissed: str | None = None  # text the user dismissed; no event on a file since
         self._watcher = QFileSystemWatcher(self)
-        self._watcher.fileChanged.connect(self._on_path_changed)
-        self._watcher.directoryChanged.connect(self._on_path_changed)
+        self._watcher.fileChanged.connect(self._on_file_event)
+        self._watcher.directoryChanged.connect(self._on_directory_event)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(debounce_ms)
@@ -131,7 +132,7 @@ class FileWatchBanner(QFrame):
             change = describe_file_change(info)
             if change is not None and change[1]:
                 if not self._invalidated:
-                    self._timer.start(0)
+                    QTimer.singleShot(0, self, self.check_now)
                 return change[0]
         return None
 
@@ -149,7 +150,8 @@ class FileWatchBanner(QFrame):
         text = (problems or changes)[0][0]
         if len(changes) > 1:
             text += f" (and {len(changes) - 1} more file{'s' if len(changes) > 2 else ''})"
-        self._show(text)
+        if text != self._dismissed:
+            self._show(text)
         if problems and not self._invalidated:
             self._invalidated = True
             self.filesInvalidated.emit()
@@ -167,7 +169,7 @@ class FileWatchBanner(QFrame):
         self.reload_button.clicked.connect(self._on_reload_clicked)
         self.dismiss_button = QPushButton("Dismiss")
         self.dismiss_button.setObjectName("fileWatchDismiss")
-        self.dismiss_button.clicked.connect(self.hide)
+        self.dismiss_button.clicked.connect(self._on_dismiss_clicked)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 8, 4)
         layout.addWidget(self.label, 1)
@@ -181,6 +183,7 @@ class FileWatchBanner(QFrame):
         self._files = () if pipeline is None or not self._document.paths else pipeline.source.files
         self._invalidated = False
         self._message = ""
+        self._dismissed = None
         self.hide()
         self._timer.stop()
         watched = self._watcher.files() + self._watcher.directories()
@@ -188,13 +191,27 @@ class FileWatchBanner(QFrame):
             self._watcher.removePaths(watched)
         self._rewatch()
 
-    def _on_path_changed(self, _path: str) -> None:
-        self._timer.start()
+    def _on_file_event(self, _path: str) -> None:
+        self._dismissed = None  # the file itself changed again: worth showing again
+        self._schedule_check()
+
+    def _on_directory_event(self, _path: str) -> None:
+        self._schedule_check()  # a file of ours may have been created, renamed or deleted
 
     def _on_reload_clicked(self) -> None:
         self._document.reload()
 
+    def _on_dismiss_clicked(self) -> None:
+        self._dismissed = self._message
+        self.hide()
+
     # ------------------------------------------------------------------ helpers
+    def _schedule_check(self) -> None:
+        # Not restarted by later events: a file written continuously is still checked, once
+        # per interval.
+        if not self._timer.isActive():
+            self._timer.start()
+
     def _rewatch(self) -> None:
         """Watch every file that exists and every folder (a replaced file drops out)."""
         wanted = {info.path for info in self._files}

@@ -18,6 +18,12 @@ from .errors import ShapeError
 __all__ = ["parse_shape", "resolve_shape", "apply_target_shape", "format_shape"]
 
 _MAX_DIMS = 64
+_INT64_MAX = 2**63 - 1
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    """``text`` as quoted in a message: cut at ``limit`` characters (a paste can be huge)."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def format_shape(shape: Sequence[int]) -> str:
@@ -49,10 +55,15 @@ def parse_shape(text: str) -> tuple[int, ...]:
     dims = []
     for position, item in enumerate(items, start=1):
         item = item.strip()
-        if not re.fullmatch(r"[+-]?\d+", item):
-            what = "is empty" if not item else f"('{item}') is not an integer"
+        if not re.fullmatch(r"[+-]?[0-9]+", item) or len(item.lstrip("+-0")) > 19:
+            # ASCII digits only, and never int() of a huge digit string (Python refuses those
+            # past 4300 digits with a ValueError; no dimension has more than 19 anyway).
+            shown = item if len(item) <= 40 else item[:40] + "..."
+            what = "is empty" if not item else f"('{shown}') is not an integer"
+            if item and re.fullmatch(r"[+-]?[0-9]+", item):
+                what = f"('{shown}') does not fit in int64"
             raise ShapeError(
-                f"in shape '{text}', dimension {position} {what} (write dimensions as integers "
+                f"in shape '{_shown(text)}', dimension {position} {what} (write dimensions as integers "
                 "separated by commas, e.g. 4,-1,3)",
                 field="shape",
             )
@@ -71,6 +82,15 @@ def _validate(shape: tuple[int, ...]) -> tuple[int, ...]:
                 "one dimension to infer)",
                 field="shape",
             )
+    # numpy (like TF) needs the element count to fit in int64: a shape such as
+    # (10**20, 0) holds no value yet still cannot be made (numpy raises a bare ValueError).
+    nonzero = math.prod(d for d in shape if d > 0)
+    if nonzero > _INT64_MAX:
+        raise ShapeError(
+            f"shape {shape} is too large: its dimensions multiply to more than {_INT64_MAX} "
+            "(use smaller dimensions)",
+            field="shape",
+        )
     if shape.count(-1) > 1:
         raise ShapeError(
             f"Only one input size may be -1, not both {shape.index(-1)} and "

@@ -7,6 +7,7 @@ image-like 3-d shapes with 1, 3 or 4 channels first or last. Pure arithmetic, no
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 
 def divisors(n: int, limit: int = 1 << 20) -> list[int]:
@@ -22,6 +23,11 @@ def divisors(n: int, limit: int = 1 << 20) -> list[int]:
     return [d for d in small + large[::-1] if d <= limit]
 
 
+@lru_cache(maxsize=64)
+def _suggest_cached(count: int, max_suggestions: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(_suggest(count, max_suggestions))
+
+
 def suggest_shapes(count: int, max_suggestions: int = 8) -> list[tuple[int, ...]]:
     """Plausible shapes with ``prod(shape) == count``, most image-like first.
 
@@ -30,6 +36,10 @@ def suggest_shapes(count: int, max_suggestions: int = 8) -> list[tuple[int, ...]
     >>> suggest_shapes(12)[:3]
     [(3, 4), (4, 3), (2, 6)]
     """
+    return list(_suggest_cached(int(count), int(max_suggestions)))
+
+
+def _suggest(count: int, max_suggestions: int) -> list[tuple[int, ...]]:
     if count <= 1 or count > 1 << 62:
         return [(count,)] if count >= 0 else []
     pairs = [(d, count // d) for d in divisors(count) if 1 < d < count]

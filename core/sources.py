@@ -17,9 +17,11 @@ before it is opened; files are mapped read-only; an empty file reads as ``b""``.
 that shrinks would raise ``SIGBUS`` when a page beyond its new end is touched:
 :meth:`FileSource.check_unchanged` compares size, mtime and inode (of the path *and* of the open
 descriptor) with those recorded at open, and :class:`core.pipeline.Pipeline` calls it at the start
-of every run, before any page is touched. This makes a crash unlikely, not impossible: a file
-truncated *during* a read, or arrays kept from an earlier run and read after the file shrank,
-can still fault. A GUI that keeps arrays should call ``check_unchanged`` before reading them again.
+of every run, before any page is touched; it also calls :meth:`FileSource.protect_shrunk`, which
+replaces the pages past a shrunk file's new end by zero pages, so arrays kept from an earlier run
+read zeros there instead of faulting. This makes a crash unlikely, not impossible: a file
+truncated *during* a read, or between the shrink and the next check, can still fault. A GUI that
+keeps arrays should call ``protect_shrunk`` (cheap) often, e.g. on a timer.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import SourceError
-from .file_open import FileInfo, describe_change, open_mapped, release
+from .file_open import FileInfo, describe_change, open_mapped, release, zero_fill_past
 from .npy_header import NpyHeader
 
 __all__ = ["FileInfo", "FileSource", "SourceLayout", "open_source"]
@@ -232,6 +234,7 @@ class FileSource:
         """
         if not self._fds and self.files:
             raise SourceError("the files were closed (open them again)", field="files")
+        self.protect_shrunk()  # arrays of earlier runs may still be read (a GUI repaints them)
         for info, fd in zip(self.files, self._fds):
             detail = describe_change(info, fd)
             if detail:
@@ -239,6 +242,32 @@ class FileSource:
                     f"'{info.path}' changed on disk since it was opened ({detail}) (reload it)",
                     field="files",
                 )
+
+    def protect_shrunk(self) -> str:
+        """Make every view of a file that shrank since it was opened read zeros past its new end.
+
+        Cheap (one ``fstat`` per file): call it often, e.g. from a GUI timer, so that repainting
+        arrays of an earlier run never touches a page past a file's new end (``SIGBUS``, see
+        :func:`core.file_open.zero_fill_past`). The data is not re-read: reload to see the file
+        as it is now.
+
+        Returns
+        -------
+        str
+            ``'x' changed on disk since it was opened (size 100 -> 50 bytes) (reload it)`` for
+            the first file that shrank, '' if none did (or the source is closed).
+        """
+        message = ""
+        for info, fd, data in zip(self.files, self._fds, self._data):
+            try:
+                size = os.fstat(fd).st_size
+            except OSError:
+                continue
+            if size < info.size:
+                zero_fill_past(data, info.size, size)
+                message = message or (f"'{info.path}' changed on disk since it was opened "
+                                      f"(size {info.size} -> {size} bytes) (reload it)")
+        return message
 
     def close(self) -> None:
         """Close the descriptors and the maps (maps still viewed by arrays close with them)."""

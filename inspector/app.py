@@ -76,9 +76,13 @@ def main(argv: list[str] | None = None) -> int:
         base_slice = ""
     window.open_paths(paths, merge_params(base, cli_params), slice_text if slice_text is not None else base_slice)
     window.show()
-    if args.screenshot:
-        return _screenshot(app, window, args.screenshot)
-    return app.exec()
+    status = _screenshot(app, window, args.screenshot) if args.screenshot else app.exec()
+    # pyqtgraph's graphics items must be deleted while Qt is still alive, not by the
+    # interpreter's final teardown (which can segfault).
+    window.deleteLater()
+    app.processEvents()
+    del window
+    return status
 
 
 def _screenshot(app, window, path: str) -> int:

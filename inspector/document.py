@@ -12,9 +12,9 @@ import os
 from collections.abc import Sequence
 from dataclasses import replace
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
-from core.errors import CoreError
+from core.errors import CoreError, SourceError
 from core.pipeline import DecodeParams, Pipeline, PipelineResult
 
 
@@ -51,6 +51,12 @@ class Document(QObject):
         self._result: PipelineResult | None = None
         self._error: CoreError | None = None
         self._selection: tuple[int, ...] | None = None
+        # Widgets keep reading the last good view (repaints). If a file shrinks under its map,
+        # those reads would hit pages past its end and kill the app with SIGBUS: poll (one fstat
+        # per file) so that such pages are swapped for zero pages soon after, and say so.
+        self._shrink_timer = QTimer(self)
+        self._shrink_timer.setInterval(SHRINK_POLL_MS)
+        self._shrink_timer.timeout.connect(self._on_shrink_poll)
 
     # ------------------------------------------------------------------ read-only state
     @property
@@ -102,6 +108,7 @@ class Document(QObject):
         if self._pipeline is not None:
             self._pipeline.close()
         self._pipeline = pipeline
+        self._shrink_timer.start()
         self._paths = tuple(os.fspath(p) for p in paths)
         self._params = params if params is not None else DecodeParams()
         self._slice_text = slice_text
@@ -116,6 +123,7 @@ class Document(QObject):
         return True
 
     def close_files(self) -> None:
+        self._shrink_timer.stop()
         if self._pipeline is not None:
             self._pipeline.close()
         self._pipeline = None
@@ -175,6 +183,13 @@ class Document(QObject):
         return bytes(data[max(offset, 0) : max(offset, 0) + max(nbytes, 0)])
 
     # ------------------------------------------------------------------ internals
+    def _on_shrink_poll(self) -> None:
+        if self._pipeline is None:
+            return
+        message = self._pipeline.source.protect_shrunk()
+        if message and (self._error is None or self._error.message != message):
+            self._set_error(SourceError(message, field="files"))
+
     def _parse_slice(self, text: str):
         if not text.strip():
             return None
@@ -211,6 +226,8 @@ class Document(QObject):
 
 
 _INVALID = object()
+#: How often the open files are checked for shrinking (see ``Document.__init__``).
+SHRINK_POLL_MS = 250
 
 
 def _index_in(index: tuple[int, ...], shape: tuple[int, ...]) -> bool:

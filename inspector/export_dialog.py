@@ -340,8 +340,8 @@ class ExportDialog(QDialog):
 
     def _on_browse_clicked(self) -> None:
         fmt = self.format_combo.currentData()
-        path, _ = QFileDialog.getSaveFileName(
-            self, "Export view", self.path_edit.text(), f"{_FORMAT_TITLES[fmt]} (*.{fmt});;All files (*)")
+        filters = f"{_FORMAT_TITLES[fmt]} (*.{fmt});;All files (*)"
+        path, _ = QFileDialog.getSaveFileName(self, "Export view", self.path_edit.text(), filters)
         if path:
             self.path_edit.setText(path)
 
@@ -374,8 +374,9 @@ class ExportDialog(QDialog):
 
     # ------------------------------------------------------------------ helpers
     def _confirm_csv(self, warning: str) -> bool:
-        answer = QMessageBox.question(self, "Large CSV export", f"{warning}.\n\nExport as CSV anyway?",
-                                      QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+        answer = QMessageBox.question(
+            self, "Large CSV export", f"{warning}.\n\nExport as CSV anyway?",
+            QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
         return answer == QMessageBox.Yes
 
     def _default_path(self) -> str:

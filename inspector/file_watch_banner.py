@@ -23,8 +23,10 @@ shows the mapped data; :meth:`FileWatchBanner.file_problem` re-checks on demand,
 mapped page is read. A replaced file is not a problem: the map still holds the old file (the
 document refuses to *decode* again until it is reloaded, see ``FileSource.check_unchanged``).
 
-Atomic saves (write elsewhere, rename over) remove the path from the watcher; it is added back
-as soon as the path exists again (the folder watch notices the new file).
+Atomic saves (write elsewhere, rename over) leave the watch on the old inode (the map keeps it
+alive, so it is never reported deleted); each check moves the watch to the path's current inode.
+A deleted file drops out of the watcher and is added back when the path exists again (the folder
+watch notices the new file).
 
 Limits: the check sees the path, not the mapped inode; an old inode truncated before being
 replaced goes unnoticed (the engine's ``check_unchanged`` sees it through the descriptor). A
@@ -109,6 +111,7 @@ class FileWatchBanner(QFrame):
         self._invalidated = False
         self._message = ""
         self._dismissed: str | None = None  # text the user dismissed; no event on a file since
+        self._watched: dict[str, tuple[int, int]] = {}  # path -> (device, inode) watched
         self._watcher = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(self._on_file_event)
         self._watcher.directoryChanged.connect(self._on_directory_event)
@@ -189,6 +192,7 @@ class FileWatchBanner(QFrame):
         watched = self._watcher.files() + self._watcher.directories()
         if watched:
             self._watcher.removePaths(watched)
+        self._watched.clear()
         self._rewatch()
 
     def _on_file_event(self, _path: str) -> None:
@@ -213,13 +217,28 @@ class FileWatchBanner(QFrame):
             self._timer.start()
 
     def _rewatch(self) -> None:
-        """Watch every file that exists and every folder (a replaced file drops out)."""
-        wanted = {info.path for info in self._files}
-        wanted |= {os.path.dirname(os.path.abspath(p)) for p in wanted}
-        missing = [p for p in wanted if os.path.exists(p)
-                   and p not in self._watcher.files() and p not in self._watcher.directories()]
-        if missing:
-            self._watcher.addPaths(missing)
+        """Watch every file of ours that exists (on its *current* inode) and their folders.
+
+        A file replaced by a rename keeps its watch on the old inode (our map keeps that inode
+        alive, so inotify never reports it deleted): the watch is moved to the new one.
+        """
+        folders = {os.path.dirname(os.path.abspath(info.path)) for info in self._files}
+        add = [d for d in folders if os.path.isdir(d) and d not in self._watcher.directories()]
+        for info in self._files:
+            try:
+                st = os.stat(info.path)
+            except OSError:
+                self._watched.pop(info.path, None)
+                continue
+            identity = (st.st_dev, st.st_ino)
+            if info.path in self._watcher.files():
+                if self._watched.get(info.path) == identity:
+                    continue
+                self._watcher.removePath(info.path)
+            self._watched[info.path] = identity
+            add.append(info.path)
+        if add:
+            self._watcher.addPaths(add)
 
     def _show(self, text: str) -> None:
         self._message = text

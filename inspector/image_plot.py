@@ -1,4 +1,4 @@
-"""An image of a 2-d plane held by reference, never handing pyqtgraph more than 2048 x 2048 pixels.
+"""An image of a 2-d plane held by reference, never handing pyqtgraph more than 1024 x 1024 pixels.
 
 - Levels come from a strided subsample of the whole plane (at most ``max_samples`` elements,
   NaN/Inf ignored), as pyqtgraph's ``ImageItem.quickMinMax``; a HistogramLUTItem beside the image
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QGraphicsRectItem, QVBoxLayout, QWidget
 from inspector.line_decimation import real_values
 
 #: Most samples read (and handed to pyqtgraph) along each image axis.
-MAX_SIDE = 2048
+MAX_SIDE = 1024  # device pixels of a typical plot dock; zooming in re-reads finer
 #: Planes whose sides differ by more than this ratio are shown with unlocked aspect.
 MAX_LOCKED_ASPECT = 8
 

@@ -10,8 +10,9 @@ Rules
   computed as soon as it appears; a bigger one waits for the *Compute* button, because two passes
   over gigabytes of memory-mapped data cost real time and disk reads nobody asked for.
 * **Cache**: results are kept (LRU, ``cache_size`` entries) per key: the files as recorded at
-  open (path, size, mtime, device, inode), the *resolved* decode parameters, the slice text, and
-  the view's shape, dtype and strides. Returning to an earlier setting shows its statistics
+  open (path, size, mtime, device, inode), the *resolved* decode parameters, and the slice as
+  applied (the view's start in the tensor, shape, strides and dtype; not the slice text, which
+  may be an invalid edit while the last good view is shown). Returning to an earlier setting shows its statistics
   without recomputing; reopening or reloading a changed file records new sizes/mtimes, so its
   old entries never match again.
 * **Staleness**: a new view cancels the computation of the old one (its late result is dropped).
@@ -84,12 +85,13 @@ class StatisticsPanel(QWidget):
     -------
     statisticsChanged(object)
         The :class:`core.statistics.Statistics` now shown, or None.
-    computationStarted()
-        A worker computation was started (a cache hit starts none).
+    computationStarted(object)
+        The :class:`~inspector.background_task.BackgroundTask` of a computation just started
+        (a cache hit starts none).
     """
 
     statisticsChanged = Signal(object)
-    computationStarted = Signal()
+    computationStarted = Signal(object)
 
     def __init__(self, document: Document, parent: QWidget | None = None, *,
                  auto_limit: int = AUTO_COMPUTE_LIMIT, chunk_elements: int = 1 << 22,
@@ -177,7 +179,7 @@ class StatisticsPanel(QWidget):
         self.progress_bar.setValue(0)
         self._set_running(True)
         task.start()
-        self.computationStarted.emit()
+        self.computationStarted.emit(task)
         return task
 
     def cancel(self) -> None:
@@ -235,8 +237,9 @@ class StatisticsPanel(QWidget):
         self.plot.setLabel("left", "count")
         self.plot.setLabel("bottom", "value")
         self.plot.showGrid(x=True, y=True, alpha=0.2)
-        self.histogram = pg.PlotDataItem(stepMode="center", fillLevel=0, fillOutline=True,
-                                         pen=pg.mkPen("#4a90d9"), brush=pg.mkBrush(74, 144, 217, 120))
+        self.histogram = pg.PlotDataItem(
+            stepMode="center", fillLevel=0, fillOutline=True, pen=pg.mkPen("#4a90d9"),
+            brush=pg.mkBrush(74, 144, 217, 120))
         self.plot.addItem(self.histogram)
 
         layout = QVBoxLayout(self)
@@ -311,8 +314,12 @@ class StatisticsPanel(QWidget):
         files = () if pipeline is None else tuple(
             (f.path, f.size, f.mtime_ns, f.device, f.inode) for f in pipeline.source.files)
         view = result.view
-        return (files, result.params, self._document.slice_text.strip(), view.shape,
-                view.dtype.str, view.strides, self._bins)
+        # The slice as applied (where the view starts in the tensor, its shape and strides),
+        # not the slice text: while the text being typed is invalid, the document keeps the
+        # last good view, and equivalent texts ("", "[:]", "[...]") share one entry.
+        start = _address(view) - _address(result.tensor)
+        return (files, result.params, start, view.shape, view.dtype.str, view.strides,
+                self._bins)
 
     def _remember(self, key: tuple, stats: Statistics) -> None:
         self._cache[key] = stats
@@ -355,6 +362,10 @@ class StatisticsPanel(QWidget):
         self.plot.setLabel("bottom", quantity)
         if changed:
             self.statisticsChanged.emit(stats)
+
+
+def _address(array: np.ndarray) -> int:
+    return int(array.__array_interface__["data"][0])
 
 
 def _texts(stats: Statistics | None, dtype: np.dtype | None) -> dict[str, str]:

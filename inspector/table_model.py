@@ -64,6 +64,18 @@ def estimate_levels(plane: np.ndarray, budget: int = 100_000) -> tuple[float, fl
     return float(finite.min()), float(finite.max())
 
 
+_ROOT = QModelIndex()
+_CELL_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
+_HORIZONTAL = Qt.Orientation.Horizontal
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
+_BACKGROUND = int(Qt.ItemDataRole.BackgroundRole)
+_ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
+_RIGHT_ALIGNED = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+
 def _dtype_label(dtype: np.dtype) -> str:
     """``"float32"``, or ``"float32, big-endian"`` when the bytes are not in native order."""
     order = {"<": "little", ">": "big"}.get(dtype.byteorder)
@@ -143,6 +155,8 @@ class ArrayTableModel(QAbstractTableModel):
         self._levels: tuple[float, float] | None = None
         self._lut: list[QColor] | None = None
         self._setting_array = False
+        self._cell_key: tuple[int, int] | None = None  # last cell read by data()
+        self._cell_cache: tuple = ()
         self._axes.changed.connect(self._on_axes_changed)
 
     # ------------------------------------------------------------------------ properties
@@ -204,6 +218,7 @@ class ArrayTableModel(QAbstractTableModel):
         unchanged). Same plane shape and axes as before -> ``dataChanged``; else a reset.
         """
         array = array if isinstance(array, np.ndarray) else np.asarray(array)
+        self._cell_key = None
         self._array = array
         self._setting_array = True
         try:
@@ -226,6 +241,7 @@ class ArrayTableModel(QAbstractTableModel):
         if decimals < 0:
             raise ValueError(f"decimals must be >= 0, got {decimals}")
         if (fmt, decimals) != (self._fmt, self._decimals):
+            self._cell_key = None
             self._fmt, self._decimals = fmt, decimals
             self._emit_page_changed([Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole])
 
@@ -248,6 +264,7 @@ class ArrayTableModel(QAbstractTableModel):
         rows_start = row - row % self._max_rows
         cols_start = col - col % self._max_cols
         if (rows_start, cols_start) != (self._row_offset, self._col_offset):
+            self._cell_key = None
             self.beginResetModel()
             self._row_offset, self._col_offset = rows_start, cols_start
             self.endResetModel()
@@ -308,52 +325,71 @@ class ArrayTableModel(QAbstractTableModel):
         )
 
     # ------------------------------------------------------------------------ Qt overrides
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
         if parent.isValid():
             return 0
         return max(0, min(self._max_rows, self.plane_shape[0] - self._row_offset))
 
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
         if parent.isValid():
             return 0
         return max(0, min(self._max_cols, self.plane_shape[1] - self._col_offset))
 
+    def index(self, row: int, column: int, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> QModelIndex:
+        # Skips QAbstractTableModel's hasIndex(), which calls rowCount/columnCount in Python for
+        # every cell; a table has no children, so only the bounds matter.
+        if parent.isValid() or row < 0 or column < 0:
+            return QModelIndex()
+        shape = self.plane_shape
+        if row >= min(self._max_rows, shape[0] - self._row_offset) or column >= min(
+            self._max_cols, shape[1] - self._col_offset
+        ):
+            return QModelIndex()
+        return self.createIndex(row, column)
+
     def flags(self, index):
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return _CELL_FLAGS if index.isValid() else _NO_FLAGS
 
     def data(self, index, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
+        # PySide6 enum attribute lookups cost microseconds: compare plain ints (a hot path).
         role = int(role)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == _ALIGNMENT:
+            return _RIGHT_ALIGNED
         if role == self.FullIndexRole:
             return self.element_index(index)
         if role not in self._VALUE_ROLES:
             return None
-        row, col = self.cell(index)
-        value = self.value_at(row, col)
+        # A view asks for several roles of one cell in a row: read and classify it once.
+        row, col = self._row_offset + index.row(), self._col_offset + index.column()
         dtype = self._array.dtype
-        if role == Qt.ItemDataRole.DisplayRole:
-            return format_value(value, dtype, self._fmt, self._decimals)
+        if self._cell_key == (row, col):
+            value, special, text = self._cell_cache
+        else:
+            value = self.value_at(row, col)
+            special, text = classify_value(value, dtype), None
+            self._cell_key, self._cell_cache = (row, col), (value, special, None)
+        if role == _DISPLAY:
+            if text is None:
+                text = format_value(value, dtype, self._fmt, self._decimals)
+                self._cell_cache = (value, special, text)
+            return text
         if role == self.ValueRole:
             return value
-        special = classify_value(value, dtype)
         if role == self.SpecialRole:
             return special
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _TOOLTIP:
             text = format_value(value, dtype, self._fmt, self._decimals)
             tip = f"{self._index_text(row, col)} = {text}  ({_dtype_label(dtype)})"
             sentence = describe_special(value, dtype) if special else None
             return f"{tip}\n{sentence}" if sentence else tip
         if special is not None:
-            return SPECIAL_COLORS[special] if role == Qt.ItemDataRole.ForegroundRole else None
+            return SPECIAL_COLORS[special] if role == _FOREGROUND else None
         background = self._heat_color(value)
         if background is None:
             return None
-        if role == Qt.ItemDataRole.BackgroundRole:
+        if role == _BACKGROUND:
             return background
         # Rec. 709 luma: dark text on light colours, light text on dark ones.
         luma = 0.2126 * background.redF() + 0.7152 * background.greenF() + 0.0722 * background.blueF()
@@ -368,10 +404,10 @@ class ArrayTableModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):
         role = int(role)
-        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+        if role != _DISPLAY and role != _TOOLTIP:
             return None
         ndim = self._axes.ndim
-        if orientation == Qt.Orientation.Horizontal:
+        if orientation == _HORIZONTAL:
             if ndim < 2:
                 return "value"
             axis, true_index = self._axes.col_axis, self._col_offset + section
@@ -379,7 +415,7 @@ class ArrayTableModel(QAbstractTableModel):
             if ndim == 0:
                 return "()"
             axis, true_index = self._axes.row_axis, self._row_offset + section
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _TOOLTIP:
             return f"axis {axis}, index {true_index}"
         return str(true_index)
 
@@ -416,6 +452,9 @@ class ArrayTableModel(QAbstractTableModel):
         if self._axes.shape != self._array.shape:
             return
         plane = self._axes.plane(self._array)
+        if type(plane) is not np.ndarray:
+            plane = plane.view(np.ndarray)  # np.memmap's Python-level __getitem__ costs per cell
+        self._cell_key = None  # a moved fixed index shows other values in the same cells
         key = (self._array.shape, self._axes.row_axis, self._axes.col_axis)
         if key == self._key:
             self._plane = plane

@@ -329,7 +329,9 @@ class TablePanel(QWidget):
     def _fit_columns(self) -> None:
         """Uniform column width from the texts of a few cells and the last header label."""
         model, metrics = self._model, QFontMetrics(self._view.font())
-        rows, cols = min(model.rowCount(), 40), min(model.columnCount(), 20)
+        # A small sample keeps a slice edit fast (every reset refits); wider values found later
+        # can be widened by dragging the header.
+        rows, cols = min(model.rowCount(), 12), min(model.columnCount(), 8)
         texts = [model.headerData(max(model.columnCount() - 1, 0), Qt.Orientation.Horizontal)]
         texts += [model.data(model.index(r, c)) for r in range(rows) for c in range(cols)]
         width = max(metrics.horizontalAdvance(t) for t in texts if t is not None) + 16

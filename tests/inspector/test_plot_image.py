@@ -33,12 +33,12 @@ def big_plane() -> np.ndarray:
 def test_big_plane_is_strided_and_maps_back_to_true_indices(image_plot, big_plane):
     image_plot.set_plane(big_plane)
     r0, r1, c0, c1, sr, sc = image_plot.window
-    assert (r0, r1, c0, c1, sr, sc) == (0, 4100, 0, 2600, 4, 2)
-    np.testing.assert_array_equal(image_plot.image_item.image, big_plane[::4, ::2])
+    assert (r0, r1, c0, c1, sr, sc) == (0, 4100, 0, 2600, 8, 4)  # MAX_SIDE 1024
+    np.testing.assert_array_equal(image_plot.image_item.image, big_plane[::8, ::4])
     assert max(image_plot.image_item.image.shape) <= MAX_SIDE
     # A displayed pixel covers sr x sc elements; view coordinates stay element coordinates.
     rect = image_plot.image_item.mapRectToParent(image_plot.image_item.boundingRect())
-    assert (rect.left(), rect.top(), rect.width(), rect.height()) == (0, 0, 1300 * 2, 1025 * 4)
+    assert (rect.left(), rect.top(), rect.width(), rect.height()) == (0, 0, 650 * 4, 513 * 8)
     assert image_plot.cell_at(1001.7, 3003.2) == (3003, 1001)
     assert image_plot.cell_at(-0.1, 5) is None and image_plot.cell_at(5, 4100) is None
 

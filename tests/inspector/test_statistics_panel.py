@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 
 from core.pipeline import DecodeParams
 from inspector.background_task import shutdown_tasks
@@ -95,7 +95,7 @@ def test_big_view_waits_for_compute_and_cancel_keeps_the_gui_responsive(qtbot, t
     document = open_document(qtbot, path, dtype="float32")
     started = []
     panel = make_panel(qtbot, document, chunk_elements=1 << 15)
-    panel.computationStarted.connect(lambda: started.append(1))
+    panel.computationStarted.connect(started.append)
     assert panel.statistics is None and not panel.is_running() and started == []
     assert panel.status_text().startswith("The view has 134,217,728 values: press Compute")
 
@@ -104,9 +104,11 @@ def test_big_view_waits_for_compute_and_cancel_keeps_the_gui_responsive(qtbot, t
     timer.timeout.connect(lambda: ticks.append(1))
     timer.start(5)
     progress = []
-    task = panel.compute()
+    assert panel.compute_button.isEnabled()
+    qtbot.mouseClick(panel.compute_button, Qt.MouseButton.LeftButton)
+    task = started[0]
     task.progressChanged.connect(lambda done, total: progress.append((done, total)))
-    assert panel.is_running() and started == [1]
+    assert panel.is_running() and started == [task]
     qtbot.waitUntil(lambda: len(ticks) >= 5 and bool(progress), timeout=10_000)
     assert panel.is_running()  # the event loop ran while the worker works
     assert progress[-1][1] == 2 * 134_217_728
@@ -127,7 +129,7 @@ def test_returning_to_a_previous_setting_uses_the_cache(qtbot, tmp_path):
     document = open_document(qtbot, path, dtype="float32")
     started = []
     panel = make_panel(qtbot, document)
-    panel.computationStarted.connect(lambda: started.append(1))
+    panel.computationStarted.connect(started.append)
     qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
     first = panel.statistics
 
@@ -150,6 +152,11 @@ def test_returning_to_a_previous_setting_uses_the_cache(qtbot, tmp_path):
     document.set_slice_text("")
     assert len(started) == 2
     assert panel.statistics is first
+    document.set_slice_text("[...]")  # the same view through another text
+    document.set_slice_text("[::")  # an invalid edit: the document keeps the last good view
+    assert document.error is not None
+    assert panel.compute() is None and len(started) == 2
+    assert panel.statistics is first
     assert not panel.is_running()
 
 
@@ -158,9 +165,9 @@ def test_a_new_view_cancels_the_old_computation(qtbot, tmp_path):
     with open(path, "wb") as f:
         f.truncate(64 << 20)
     document = open_document(qtbot, path, dtype="float32")
-    panel = make_panel(qtbot, document, chunk_elements=1 << 12, auto_limit=10**9)
+    panel = make_panel(qtbot, document, chunk_elements=1 << 12)  # 16 Mi values: not automatic
+    old_task = panel.compute()
     assert panel.is_running()
-    old_task = panel._task
     document.set_slice_text("[:1000]")
     with qtbot.waitSignal(old_task.cancelled, timeout=10_000):
         pass

@@ -94,7 +94,8 @@ def table_rows(big: int, repeats: int) -> list[Row]:
 
             seconds = median_time(one_screen, repeats=repeats * 5)
             del view, model
-    return [Row("table data() per screen (40x12 cells, 3 roles), 8 GiB map", seconds, None, "", "< 5 ms",
+    label = f"{big / GiB:g} GiB" if big >= GiB else f"{big // MiB} MiB"
+    return [Row(f"table data() per screen (40x12 cells, 3 roles), {label} map", seconds, None, "", "< 5 ms",
                 seconds < 0.005)]
 
 

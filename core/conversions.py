@@ -237,8 +237,11 @@ def _float_to_int(values: np.ndarray, out: np.dtype, low: int, high: int) -> np.
     # float32 and float64 hold every bound (powers of two up to 2**64) exactly; float16 and
     # bfloat16 are widened (exactly) to float64 for the comparisons.
     work_type = np.float32 if values.dtype == np.float32 else np.float64
-    work = values.astype(work_type)
-    np.trunc(work, out=work)  # in place: a 0-d input stays an array, not a scalar
+    # A signalling NaN (any bytes decoded as float can hold one) makes astype/trunc raise
+    # numpy's "invalid value" RuntimeWarning; NaN is handled below (-> 0), so silence it.
+    with np.errstate(invalid="ignore"):
+        work = values.astype(work_type)
+        np.trunc(work, out=work)  # in place: a 0-d input stays an array, not a scalar
     above = work >= work_type(high + 1)  # high + 1 is a power of two: exact
     below = work < work_type(low)
     invalid = above | below | np.isnan(work)

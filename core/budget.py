@@ -2,9 +2,11 @@
 
 The engine works on views wherever it can (memory maps, ``np.frombuffer``, dtype views). The few
 operations that must copy (padding to ``fixed_length``, stacking several files into one batch,
-normalising ``bool`` bytes, making a strided array contiguous before a reshape) first ask
-:func:`check_copy_budget`, so that an absurd request (``fixed_length=2**40``) fails at once, before
-anything is allocated, with a message that says how to avoid the copy.
+normalising ``bool`` bytes, making a strided array contiguous before a reshape, "view as",
+TensorBuffer copies, printing values) first ask :func:`check_copy_budget`, so that an absurd
+request (``fixed_length=2**40``) fails at once, before anything is allocated, with a message that
+says how to avoid the copy. Operations that stream (statistics, export) size their blocks with
+:func:`elements_per_chunk` instead, so they work on views of any size within the budget.
 
 The budget is :data:`COPY_BUDGET_BYTES` (2 GiB), or the environment variable
 ``TENSOR_INSPECTOR_COPY_BUDGET`` read at import (a byte count, optionally with a unit: ``512MiB``,
@@ -19,7 +21,10 @@ import re
 
 from .errors import BudgetError
 
-__all__ = ["COPY_BUDGET_BYTES", "ENV_VAR", "check_copy_budget", "format_bytes", "parse_byte_count"]
+__all__ = [
+    "COPY_BUDGET_BYTES", "ENV_VAR", "check_copy_budget", "elements_per_chunk", "format_bytes",
+    "parse_byte_count",
+]
 
 ENV_VAR = "TENSOR_INSPECTOR_COPY_BUDGET"
 _DEFAULT = 2 * 1024**3
@@ -110,3 +115,22 @@ def check_copy_budget(nbytes: int, what: str, fix: str, *, field: str | None = N
             f"budget ({fix}, or raise the budget with {ENV_VAR})",
             field=field,
         )
+
+
+def elements_per_chunk(wanted: int, bytes_per_element: int) -> int:
+    """How many elements a streaming operation may hold at once within the copy budget.
+
+    Parameters
+    ----------
+    wanted
+        The operation's preferred block size, in elements.
+    bytes_per_element
+        Memory one element of a block costs while it is processed (all its copies together).
+
+    Returns
+    -------
+    int
+        ``wanted``, or fewer so that ``elements * bytes_per_element`` stays within
+        :data:`COPY_BUDGET_BYTES`; at least 1 (the operation then streams slowly, never refuses).
+    """
+    return max(1, min(int(wanted), COPY_BUDGET_BYTES // max(1, int(bytes_per_element))))

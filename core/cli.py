@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .budget import check_copy_budget
 from .dtypes import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
 from .errors import CoreError
 from .pipeline import DecodeParams, Pipeline, PipelineResult
@@ -30,6 +31,8 @@ __all__ = [
 ]
 
 DEFAULT_LIMIT = 1000
+#: Memory one printed value costs (a Python number, its text and its list slot).
+_PRINT_BYTES_PER_VALUE = 64
 _DASH_VALUE_OPTIONS = ("--shape", "--slice")
 
 _EPILOG = f"""\
@@ -214,9 +217,17 @@ def _dtype_text(result: PipelineResult) -> str:
     return f"{name} ({'little' if result.params.little_endian else 'big'}-endian)"
 
 
+def _check_print_budget(view: np.ndarray, limit: int) -> None:
+    """Printing ``--limit`` values builds them all in memory first: refuse an absurd limit."""
+    count = min(int(view.size), max(limit, 0))
+    check_copy_budget(count * _PRINT_BYTES_PER_VALUE, f"printing {count:,} values",
+                      "lower --limit")
+
+
 def render_text(result: PipelineResult, limit: int = DEFAULT_LIMIT) -> str:
     """``shape:`` and ``dtype:`` lines, then the view printed by numpy (summarised past limit)."""
     view = result.view
+    _check_print_budget(view, limit)
     edge = max(1, int(max(limit, 1) ** (1.0 / max(view.ndim, 1))) // 2)
     body = np.array2string(view, threshold=max(limit, 0), edgeitems=edge, max_line_width=100)
     return f"shape: {tuple(view.shape)}\ndtype: {_dtype_text(result)}\n{body}\n"
@@ -225,6 +236,7 @@ def render_text(result: PipelineResult, limit: int = DEFAULT_LIMIT) -> str:
 def render_json(result: PipelineResult, limit: int = DEFAULT_LIMIT) -> str:
     """One JSON object (see the --help epilog); values past ``limit`` are cut, flattened."""
     view = result.view
+    _check_print_budget(view, limit)
     truncated = view.size > limit
     flat = _json_values(_first_values(view, min(view.size, limit)))
     values = flat if truncated else _nest(flat, tuple(view.shape))

@@ -29,6 +29,8 @@ Rules
   ``path`` (``os.replace``) only when complete; on cancellation or any error the temporary file
   is removed and ``path`` is untouched. ``path`` may not be one of ``source_paths`` (the files
   the view reads), nor a directory.
+* **Memory**: blocks of ``chunk_elements`` values, fewer when that would exceed the copy budget
+  (:func:`core.budget.elements_per_chunk`): a huge view streams, it is never refused for size.
 * ``progress(done, total)`` after each block (``total = view.size``); ``cancelled()`` before each
   block raises :class:`~core.statistics.Cancelled`; ``check()`` before each block lets the source
   raise ``SourceError`` when its file changed (instead of SIGBUS).
@@ -45,6 +47,7 @@ from typing import IO, Callable, Iterable
 
 import numpy as np
 
+from core.budget import elements_per_chunk
 from core.conversions import convert_to
 from core.data_type import DataType
 from core.errors import CoreError
@@ -54,6 +57,7 @@ __all__ = ["ExportError", "FORMATS", "CSV_WARNING_VALUES", "csv_size_warning", "
 
 FORMATS = ("npy", "bin", "csv")
 CSV_WARNING_VALUES = 10**7
+_CSV_BYTES_PER_VALUE = 128
 
 
 class ExportError(CoreError):
@@ -150,6 +154,10 @@ def export_view(
     if little_endian is None:
         little_endian = _is_little(view.dtype)
     _check_destination(path, source_paths)
+    # Blocks stay within the copy budget (core.budget): a CSV value costs a Python str and its
+    # share of the joined text (~100 bytes); a binary one its converted and byte-swapped copies.
+    per_value = _CSV_BYTES_PER_VALUE if fmt == "csv" else view.dtype.itemsize + 2 * target_dtype.itemsize
+    chunk_elements = elements_per_chunk(chunk_elements, per_value)
 
     def blocks():
         done = 0

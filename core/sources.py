@@ -185,6 +185,14 @@ class FileSource:
                 lengths.append(available)
                 trailing.append(info.size - end)
             else:
+                if record_size > available and available == 0:
+                    # "use a record size of at most 0" would be no advice at all.
+                    raise SourceError(
+                        f"record_size {record_size} is larger than the 0 bytes of data in "
+                        f"'{info.path}' after offset {start} (there is nothing to split into "
+                        "records: choose a smaller offset, no record size, or another file)",
+                        field="record_size",
+                    )
                 if record_size > available:
                     raise SourceError(
                         f"record_size {record_size} is larger than the {available} bytes of data "

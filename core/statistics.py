@@ -25,7 +25,8 @@ Rules
 * Empty view: counts 0, ``min`` / ``max`` / ``mean`` / ``std`` ``None``, empty histogram.
 * Two passes (pass 1: counts and extremes; pass 2: moments and histogram), so ``progress(done,
   total)`` runs up to ``total = 2 * view.size``. Memory: a few float64 blocks (about three, i.e.
-  ~100 MiB at the default ``chunk_elements``), whatever the view size.
+  ~100 MiB at the default ``chunk_elements``), whatever the view size; blocks shrink to stay
+  within the copy budget of :mod:`core.budget`, and a histogram too big for it is refused.
 * Cancellation raises :class:`Cancelled` (deliberately *not* a :class:`~core.errors.CoreError`:
   nothing is wrong with the data). ``check()``, when given, is called before each block is read
   (the pipeline's ``FileSource.check_unchanged``), so a file that shrank raises its
@@ -41,11 +42,14 @@ from typing import Callable, Iterator
 import ml_dtypes
 import numpy as np
 
+from core.budget import check_copy_budget, elements_per_chunk
 from core.errors import CoreError
 
 __all__ = ["Cancelled", "Statistics", "compute_statistics", "iter_blocks", "memory_order"]
 
 Progress = Callable[[int, int], None]
+#: Memory one value of a block costs at most while scanned (float64 copies, masks, selections).
+_BYTES_PER_VALUE = 40
 
 
 class Cancelled(Exception):
@@ -189,9 +193,11 @@ class _Scan:
 
 def _as_values(block: np.ndarray, kind: str) -> np.ndarray:
     """Float64 values of a block (at most one copy of it); magnitudes for complex."""
-    if kind == "complex":
-        return np.abs(block.astype(np.complex128, copy=False)).ravel()
-    return np.asarray(block, dtype=np.float64).ravel()
+    # Widening a signalling NaN raises numpy's "invalid value" warning: NaN is counted anyway.
+    with np.errstate(invalid="ignore", over="ignore"):
+        if kind == "complex":
+            return np.abs(block.astype(np.complex128, copy=False)).ravel()
+        return np.asarray(block, dtype=np.float64).ravel()
 
 
 def compute_statistics(
@@ -237,6 +243,9 @@ def compute_statistics(
     kind = _kind(view.dtype)
     if bins < 1:
         raise CoreError(f"bins must be at least 1, got {bins} (ask for 64 bins)")
+    # The histogram (counts and edges) is allocated whole; the blocks are sized to the budget.
+    check_copy_budget(16 * (bins + 1), f"a histogram of {bins} bins", "ask for fewer bins")
+    chunk_elements = elements_per_chunk(chunk_elements, _BYTES_PER_VALUE)
     quantity = "magnitude" if kind == "complex" else "value"
     scan_view = memory_order(view)
     n = int(view.size)
@@ -301,6 +310,10 @@ def _pass_floats(runner: _Scan, kind: str, smallest_normal: float, n: int) -> di
             nan += block_nan
             if block_nan == x.size:
                 continue
+            if block_nan:
+                # fmin/fmax skip quiet NaNs but return NaN for a *signalling* one (raw bytes
+                # decoded as float16/float64 keep them), which made the histogram range NaN.
+                x = x[~np.isnan(x)]
             block_posinf = int(np.count_nonzero(x == np.inf))
             block_neginf = int(np.count_nonzero(x == -np.inf))
             posinf, neginf = posinf + block_posinf, neginf + block_neginf

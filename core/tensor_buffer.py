@@ -14,6 +14,10 @@ copy of the old contents: the converted values simply become the new private sto
 
 Element conversions (clamping, truncation toward zero, rounding) are those of
 :mod:`core.conversions`.
+
+Copies of a whole buffer (``create_fixed_size``, ``create_from``, ``get_float_array``,
+``get_int_array``) first ask :func:`core.budget.check_copy_budget`: a buffer wrapping a 1 TiB
+memory map refuses them with a :class:`~core.errors.BudgetError` instead of running out of memory.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from core.budget import check_copy_budget
 from core.conversions import as_value_array, convert_to
 from core.data_type import DataType
 from core.tensor_buffer_errors import IllegalArgumentError, IllegalStateError
@@ -81,7 +86,9 @@ class TensorBuffer:
             ``shape`` is None.
         """
         data_type = DataType.parse(data_type)
-        return cls._make(data_type, np.zeros(check_shape(shape), data_type.numpy_dtype), False)
+        shape = check_shape(shape)
+        _check_copy(math.prod(shape) * data_type.type_size, f"a TensorBuffer of shape {shape}")
+        return cls._make(data_type, np.zeros(shape, data_type.numpy_dtype), False)
 
     @classmethod
     def create_dynamic(cls, data_type: DataType | str) -> TensorBuffer:
@@ -120,6 +127,7 @@ class TensorBuffer:
                 "TensorBuffer.wrap for a numpy array)"
             )
         data_type = DataType.parse(data_type)
+        _check_copy(other._flat_size * data_type.type_size, f"create_from into {data_type}")
         return cls._make(data_type, convert_to(other._data, data_type), other._is_dynamic)
 
     @classmethod
@@ -334,6 +342,7 @@ class TensorBuffer:
 
         Complex buffers give their real part; BOOL gives 0.0 / 1.0.
         """
+        _check_copy(self._flat_size * 4, "get_float_array")
         return convert_to(self._data, DataType.FLOAT32).reshape(-1)
 
     def get_int_array(self) -> np.ndarray:
@@ -344,6 +353,7 @@ class TensorBuffer:
         too (Java's long-to-int cast would wrap; we apply the same clamping as everywhere
         else). Complex buffers use their real part.
         """
+        _check_copy(self._flat_size * 4, "get_int_array")
         return convert_to(self._data, DataType.INT32).reshape(-1)
 
     def get_float_value(self, index: int) -> float:
@@ -409,3 +419,8 @@ class TensorBuffer:
                 return
         self._data = values.reshape(target)
         self._shape, self._flat_size = target, count
+
+
+def _check_copy(nbytes: int, what: str) -> None:
+    """A buffer that copies (a wrapped 1 TiB memory map...) first asks the copy budget."""
+    check_copy_budget(nbytes, what, "use a smaller buffer, or read values one at a time")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVBoxLayout, QWidget
@@ -15,14 +16,19 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVB
 from core.errors import CoreError
 from core.pipeline import DecodeParams
 from core.slice_expr import format_slice
+from inspector.background_task import shutdown_tasks
+from inspector.code_export import copy_snippet_message
 from inspector.data_inspector import DataInspector
 from inspector.decode_panel import DecodePanel
 from inspector.display_axes import DisplayAxes
 from inspector.document import Document
+from inspector.export_dialog import export_current_view
+from inspector.file_watch_banner import FileWatchBanner
 from inspector.hex_view import HexView
 from inspector.plot_panel import PlotPanel
 from inspector.settings_store import SettingsStore
 from inspector.slice_editor import SliceEditor
+from inspector.statistics_panel import StatisticsPanel
 from inspector.status_bar import StatusBar
 from inspector.table_panel import TablePanel
 
@@ -50,6 +56,8 @@ class MainWindow(QMainWindow):
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.file_watch_banner = FileWatchBanner(self.document)
+        layout.addWidget(self.file_watch_banner)
         layout.addWidget(self.message_label)
         layout.addWidget(self.table_panel, 1)
         self.setCentralWidget(central)
@@ -65,6 +73,10 @@ class MainWindow(QMainWindow):
         self.data_inspector = DataInspector()
         self._add_dock("hex", "Bytes", self.hex_view, Qt.BottomDockWidgetArea)
         self._add_dock("inspector", "Data inspector", self.data_inspector, Qt.BottomDockWidgetArea)
+        self.statistics_panel = StatisticsPanel(self.document)
+        self._add_dock("statistics", "Statistics", self.statistics_panel, Qt.RightDockWidgetArea)
+        self.tabifyDockWidget(self.docks["plot"], self.docks["statistics"])
+        self.docks["plot"].raise_()
         self.setStatusBar(StatusBar(self.document))
         self._build_menus()
 
@@ -78,6 +90,7 @@ class MainWindow(QMainWindow):
         self.slice_editor.specChanged.connect(self._on_spec_edited)
         self.document.sliceChanged.connect(self.slice_editor.set_text)
         self.data_inspector.typeChosen.connect(self._on_type_chosen)
+        self.file_watch_banner.filesInvalidated.connect(self._on_files_invalidated)
         self.resize(1280, 800)
         self._restore_layout()
 
@@ -98,8 +111,13 @@ class MainWindow(QMainWindow):
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         self.reload_action = QAction("Re&load", self, shortcut=QKeySequence.Refresh, triggered=self.document.reload)
         file_menu.addAction(self.reload_action)
+        self.export_action = QAction("&Export view…", self, shortcut="Ctrl+E", triggered=self._on_export_triggered)
+        file_menu.addAction(self.export_action)
         file_menu.addSeparator()
         file_menu.addAction(QAction("&Quit", self, shortcut=QKeySequence.Quit, triggered=self.close))
+        edit_menu = self.menuBar().addMenu("&Edit")
+        for kind, label in (("numpy", "Copy view as &numpy code"), ("tensorflow", "Copy view as &TensorFlow code")):
+            edit_menu.addAction(QAction(label, self, triggered=lambda _=False, k=kind: self._copy_code(k)))
         self.view_menu = self.menuBar().addMenu("&View")
         for dock in self.docks.values():
             self.view_menu.addAction(dock.toggleViewAction())
@@ -180,9 +198,32 @@ class MainWindow(QMainWindow):
         self.message_label.setText(f"<b>{where}:</b> {_escape(error.message)}{kept}")
         self.message_label.show()
 
+    def _on_export_triggered(self) -> None:
+        dialog = export_current_view(self.document, self)
+        if dialog is not None:
+            dialog.controller.finished.connect(
+                lambda path, nbytes: self.statusBar().showMessage(f"Exported {nbytes:,} bytes to {path}", 8000)
+            )
+
+    def _copy_code(self, kind: str) -> None:
+        self.statusBar().showMessage(copy_snippet_message(self.document, kind), 8000)
+
+    def _on_files_invalidated(self) -> None:
+        """The file shrank or vanished: drop every view of its map before anything reads it."""
+        self.statistics_panel.cancel()
+        self.table_panel.set_array(np.zeros((0,), np.uint8))
+        self.plot_panel.set_array(None)
+        self.hex_view.set_files([])
+
+    def _file_problem(self) -> str | None:
+        problem = self.file_watch_banner.file_problem()
+        if problem:
+            self.statusBar().showMessage(problem, 8000)
+        return problem
+
     def _on_selection_changed(self, index) -> None:
         result = self.document.result
-        if index is None or result is None:
+        if index is None or result is None or self._file_problem():
             return
         self.table_panel.select_element(index)
         self.plot_panel.select_element(index)
@@ -196,7 +237,7 @@ class MainWindow(QMainWindow):
     def _on_bytes_selected(self, file_index: int, offset: int) -> None:
         """A byte clicked in the hex view selects the element it belongs to (if in the view)."""
         result = self.document.result
-        if result is None:
+        if result is None or self._file_problem():
             return
         index = result.element_at_byte(file_index, offset)
         if index is None:
@@ -236,6 +277,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
         self._save_decode_settings()
         self.settings.set_window_state(self.saveGeometry(), self.saveState())
+        self.statistics_panel.cancel()
+        shutdown_tasks()
         self.document.close_files()
         super().closeEvent(event)
 

@@ -68,7 +68,9 @@ class SettingsStore:
             if not isinstance(slice_text, str):
                 slice_text = ""
             return DecodeParams(**params), slice_text
-        except (ValueError, TypeError, AttributeError):
+        except (ValueError, TypeError, AttributeError, RecursionError):
+            # RecursionError: json.loads of a deeply nested value ("[" * 100000) overflows the
+            # parser's stack; a corrupt value must not stop the app from opening the file.
             return None
 
     def set_decode_settings(self, paths: tuple[str, ...], params: DecodeParams, slice_text: str) -> None:

@@ -12,10 +12,11 @@ Rules
 * **Cache**: results are kept (LRU, ``cache_size`` entries) per key: the files as recorded at
   open (path, size, mtime, device, inode), the *resolved* decode parameters, and the slice as
   applied (the view's start in the tensor, shape, strides and dtype; not the slice text, which
-  may be an invalid edit while the last good view is shown). Returning to an earlier setting shows its statistics
-  without recomputing; reopening or reloading a changed file records new sizes/mtimes, so its
-  old entries never match again.
-* **Staleness**: a new view cancels the computation of the old one (its late result is dropped).
+  may be an invalid edit while the last good view is shown). Returning to an earlier setting
+  shows its statistics without recomputing; reloading a changed file records new sizes/mtimes,
+  so its old entries never match again.
+* **Staleness**: a new view cancels the computation of the old one (a result that still arrives
+  is cached, never shown for the new view).
   Before a result is shown or a computation starts, ``source.check_unchanged()`` runs, and the
   worker runs it again before every block, so a file that shrank on disk gives an error message
   instead of a SIGBUS crash. (A file truncated *while* a block is being read can still fault:
@@ -106,7 +107,6 @@ class StatisticsPanel(QWidget):
         self._task: BackgroundTask | None = None
         self._task_key: tuple | None = None
         self._statistics: Statistics | None = None
-        self._shown_dtype: np.dtype | None = None
         self._build()
         document.resultChanged.connect(self._on_result_changed)
         document.filesChanged.connect(self._on_files_changed)
@@ -348,7 +348,6 @@ class StatisticsPanel(QWidget):
     def _show(self, stats: Statistics | None, dtype: np.dtype | None = None) -> None:
         changed = stats is not self._statistics
         self._statistics = stats
-        self._shown_dtype = dtype
         for key, text in _texts(stats, dtype).items():
             self.value_labels[key].setText(text)
         if stats is None or not stats.histogram_counts:

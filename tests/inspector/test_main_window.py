@@ -198,3 +198,45 @@ def test_data_inspector_choice_switches_the_decode_panel(window, tmp_path):
     assert window.decode_panel.dtype_combo.currentData() == "int16"
     assert window.decode_panel.byte_order_combo.currentData() is False
     np.testing.assert_array_equal(table_values(window)[:, 0], [1, 2, 3])
+
+
+def test_statistics_dock_computes_the_current_view(window, qtbot, tmp_path):
+    values = np.array([1.5, np.nan, -2.0, np.inf, 0.0, 4.5], dtype="<f4")
+    path = tmp_path / "s.bin"
+    path.write_bytes(values.tobytes())
+    window.open_paths([str(path)], DecodeParams(dtype="float32"))
+    panel = window.statistics_panel
+    qtbot.waitUntil(lambda: panel.statistics is not None and panel.statistics.count == 6, timeout=10_000)
+    stats = panel.statistics
+    assert (stats.nan_count, stats.posinf_count, stats.zero_count) == (1, 1, 1)
+    assert (stats.min, stats.max) == (-2.0, np.inf)
+    assert stats.mean == pytest.approx(np.mean([1.5, -2.0, 0.0, 4.5]))
+
+
+def test_copy_as_numpy_code_reproduces_the_view(window, tmp_path):
+    from PySide6.QtGui import QGuiApplication
+
+    data = np.arange(24, dtype=">u2")
+    path = tmp_path / "c.bin"
+    path.write_bytes(b"\xff" * 8 + data.tobytes())
+    window.open_paths([str(path)], DecodeParams(dtype="uint16", little_endian=False, offset=8, shape=(4, 6)), "[1:, ::-2]")
+    window._copy_code("numpy")
+    namespace: dict = {}
+    exec(QGuiApplication.clipboard().text(), namespace)  # test only: run the exported snippet
+    np.testing.assert_array_equal(namespace["x"], data.reshape(4, 6)[1:, ::-2])
+
+
+def test_a_file_truncated_while_open_clears_the_view_without_crashing(window, qtbot, tmp_path):
+    path = tmp_path / "shrinks.bin"
+    path.write_bytes(np.arange(4096, dtype="<f4").tobytes())
+    window.open_paths([str(path)], DecodeParams(dtype="float32"))
+    with open(path, "r+b") as f:
+        f.truncate(100)
+    qtbot.waitUntil(lambda: window.file_watch_banner.file_problem() is not None, timeout=5000)
+    window.file_watch_banner.check_now()
+    assert "shrank" in window.file_watch_banner.message()
+    assert window.table_panel.model.rowCount() == 0
+    window.document.select((5,))  # must not touch the shrunk map
+    window.repaint()
+    window.document.reload()  # the user presses Reload: 100 bytes = 25 floats
+    assert window.document.result.view.shape == (25,)

@@ -148,3 +148,28 @@ class DisplayAxes(QObject):
         row = int(index[self._row_axis]) if self._row_axis is not None else 0
         col = int(index[self._col_axis]) if self._col_axis is not None else 0
         return row, col
+
+
+def normalize_index(index: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Check a full element index against ``shape`` and make negative entries non-negative.
+
+    Raises
+    ------
+    ValueError
+        If ``index`` does not have one entry per axis.
+    IndexError
+        If an entry is out of bounds (numpy's message).
+    """
+    if len(index) != len(shape):
+        raise ValueError(
+            f"expected {len(shape)} {'index' if len(shape) == 1 else 'indices'} "
+            f"(one per axis of shape {tuple(shape)}), "
+            f"got {len(index)}"
+        )
+    result = []
+    for axis, (value, size) in enumerate(zip(index, shape)):
+        value = int(value)
+        if not -size <= value < size:
+            raise IndexError(f"index {value} is out of bounds for axis {axis} with size {size}")
+        result.append(value + size if value < 0 else value)
+    return tuple(result)

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.display_axes import DisplayAxes
+from inspector.display_axes import DisplayAxes, normalize_index
 from inspector.image_plot import ImagePlot
 from inspector.line_decimation import COMPLEX_PARTS, real_values
 from inspector.line_plot import LinePlot
@@ -216,7 +216,7 @@ class PlotPanel(QWidget):
         """
         if self._array is None:
             raise ValueError("select_element: no array is shown; call set_array first")
-        index = _normalize_index(index, self._array.shape)
+        index = normalize_index(index, self._array.shape)
         self._selected = index
         self._axes.locate(index)  # may emit changed -> _render
         self._render()
@@ -363,19 +363,6 @@ class PlotPanel(QWidget):
 
 def _fits(index: tuple[int, ...], shape: tuple[int, ...]) -> bool:
     return len(index) == len(shape) and all(0 <= i < d for i, d in zip(index, shape))
-
-
-def _normalize_index(index: tuple, shape: tuple[int, ...]) -> tuple[int, ...]:
-    """``index`` as non-negative ints, numpy-style (negative counts from the end)."""
-    index = tuple(int(i) for i in index)
-    if len(index) != len(shape):
-        raise ValueError(f"index {index} has {len(index)} values; the array has {len(shape)} dimensions")
-    out = []
-    for axis, (i, size) in enumerate(zip(index, shape)):
-        if not -size <= i < size:
-            raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size}")
-        out.append(i + size if i < 0 else i)
-    return tuple(out)
 
 
 def _format_value(value) -> str:

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.axes_bar import AxesBar
-from inspector.display_axes import DisplayAxes
+from inspector.display_axes import DisplayAxes, normalize_index
 from inspector.number_format import FORMATS
 from inspector.table_model import ArrayTableModel
 
@@ -68,31 +68,6 @@ def parse_index(text: str, shape: tuple[int, ...]) -> tuple[int, ...]:
                 f"{', '.join(str(min(1, max(d - 1, 0))) for d in shape) or '()'}"
             ) from None
     return normalize_index(tuple(values), shape)
-
-
-def normalize_index(index: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int, ...]:
-    """Check a full element index against ``shape`` and make negative entries non-negative.
-
-    Raises
-    ------
-    ValueError
-        If ``index`` does not have one entry per axis.
-    IndexError
-        If an entry is out of bounds (numpy's message).
-    """
-    if len(index) != len(shape):
-        raise ValueError(
-            f"expected {len(shape)} {'index' if len(shape) == 1 else 'indices'} "
-            f"(one per axis of shape {tuple(shape)}), "
-            f"got {len(index)}"
-        )
-    result = []
-    for axis, (value, size) in enumerate(zip(index, shape)):
-        value = int(value)
-        if not -size <= value < size:
-            raise IndexError(f"index {value} is out of bounds for axis {axis} with size {size}")
-        result.append(value + size if value < 0 else value)
-    return tuple(result)
 
 
 class TablePanel(QWidget):

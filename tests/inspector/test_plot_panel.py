@@ -192,7 +192,7 @@ def test_select_element_on_3d_switches_plane_and_marks(qtbot, panel):
     assert panel.selected_index == (3, 29, 0) and panel.display_axes.indices[0] == 3
     with pytest.raises(IndexError, match="out of bounds for axis 1 with size 30"):
         panel.select_element((0, 30, 0))
-    with pytest.raises(ValueError, match="3 dimensions"):
+    with pytest.raises(ValueError, match="expected 3 indices"):
         panel.select_element((0, 0))
 
 

@@ -6,10 +6,17 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtWidgets import (
-    QApplication, QCheckBox, QComboBox, QLabel, QLineEdit, QSpinBox, QToolButton)
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QToolButton,
+)
 
-from inspector.display_axes import DisplayAxes
-from inspector.table_panel import TablePanel, normalize_index, parse_index
+from inspector.display_axes import DisplayAxes, normalize_index
+from inspector.table_panel import TablePanel, parse_index
 
 
 @pytest.fixture

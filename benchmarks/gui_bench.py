@@ -203,10 +203,63 @@ def plot_rows(points: int, repeats: int) -> list[Row]:
     ]
 
 
+def event_loop_rows(nbytes: int) -> list[Row]:
+    """Worst GUI event-loop delay (a 10 ms timer's lateness) while statistics run in the worker."""
+    import time
+
+    from PySide6.QtCore import QElapsedTimer, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from core.pipeline import DecodeParams
+    from inspector.document import Document
+    from inspector.statistics_panel import StatisticsPanel
+
+    app = QApplication.instance() or QApplication([])
+    with temp_dir() as tmp:
+        path = f"{tmp}/stats.bin"
+        rng = np.random.default_rng(5)
+        with open(path, "wb") as f:
+            chunk = 1 << 24
+            for start in range(0, nbytes // 4, chunk):
+                f.write(rng.standard_normal(min(chunk, nbytes // 4 - start), dtype=np.float32).tobytes())
+        document = Document()
+        document.open_files([path], DecodeParams(dtype="float32"))
+        panel = StatisticsPanel(document, auto_limit=0)
+        clock = QElapsedTimer()
+        lateness: list[float] = []
+        state = {"last": 0}
+
+        def tick():
+            now = clock.elapsed()
+            lateness.append(max(0, now - state["last"] - 10) / 1000)
+            state["last"] = now
+
+        timer = QTimer()
+        timer.setInterval(10)
+        timer.timeout.connect(tick)
+        clock.start()
+        timer.start()
+        started = time.perf_counter()
+        panel.compute()
+        while panel.is_running() and time.perf_counter() - started < 300:
+            app.processEvents()
+            time.sleep(0.001)
+        elapsed = time.perf_counter() - started
+        timer.stop()
+        panel.deleteLater()
+        document.close_files()
+        app.processEvents()
+    worst = max(lateness) if lateness else None
+    label = f"{nbytes // MiB} MiB"
+    return [Row(f"GUI event-loop latency (worst) during statistics of {label}", worst, None, "", "< 50 ms",
+                worst is not None and worst < 0.05, note=f"(computed in {elapsed:.2f} s)")]
+
+
 def rows(*, tiny: bool, quick: bool, repeats: int) -> list[Row]:
     big = 8 * MiB if tiny else 8 * GiB
     out = first_paint_rows(big)
     out += table_rows(big, repeats)
     out += slice_edit_rows(4 * MiB if tiny else 1 * GiB, repeats)
     out += plot_rows(10**5 if tiny else (10**7 if quick else 10**8), repeats)
+    out += event_loop_rows(4 * MiB if tiny else (256 * MiB if quick else 1 * GiB))
     return out

@@ -26,6 +26,7 @@ def test_benchmarks_tiny_run_prints_the_table(tmp_path):
         "slice edit -> table model and plot items updated",
         "plot first paint",
         "plot pan/zoom redraw",
+        "GUI event-loop latency",
     ):
         assert figure in out.stdout, figure
     assert "Machine:" in out.stdout and "numpy" in out.stdout

@@ -51,6 +51,7 @@ from core.budget import elements_per_chunk
 from core.conversions import convert_to
 from core.data_type import DataType
 from core.errors import CoreError
+from core.file_open import sequential_access
 from core.statistics import Cancelled, iter_blocks
 
 __all__ = ["ExportError", "FORMATS", "CSV_WARNING_VALUES", "csv_size_warning", "export_view"]
@@ -161,15 +162,16 @@ def export_view(
 
     def blocks():
         done = 0
-        for block in iter_blocks(view, chunk_elements):
-            if cancelled is not None and cancelled():
-                raise Cancelled("export cancelled")
-            if check is not None:
-                check()
-            yield _convert(block, source, target)
-            done += block.size
-            if progress is not None:
-                progress(done, view.size)
+        with sequential_access(view):  # the export reads the view whole: read ahead
+            for block in iter_blocks(view, chunk_elements):
+                if cancelled is not None and cancelled():
+                    raise Cancelled("export cancelled")
+                if check is not None:
+                    check()
+                yield _convert(block, source, target)
+                done += block.size
+                if progress is not None:
+                    progress(done, view.size)
 
     def write(out: IO[bytes]) -> None:
         if fmt == "csv":

@@ -44,6 +44,7 @@ import numpy as np
 
 from core.budget import check_copy_budget, elements_per_chunk
 from core.errors import CoreError
+from core.file_open import sequential_access
 
 __all__ = ["Cancelled", "Statistics", "compute_statistics", "iter_blocks", "memory_order"]
 
@@ -180,15 +181,16 @@ class _Scan:
         self.done = 0
 
     def blocks(self) -> Iterator[np.ndarray]:
-        for block in iter_blocks(self.view, self.chunk):
-            if self.cancelled is not None and self.cancelled():
-                raise Cancelled("statistics cancelled")
-            if self.check is not None:
-                self.check()
-            yield block
-            self.done += block.size
-            if self.progress is not None:
-                self.progress(self.done, self.total)
+        with sequential_access(self.view):  # a pass reads the view whole: read ahead
+            for block in iter_blocks(self.view, self.chunk):
+                if self.cancelled is not None and self.cancelled():
+                    raise Cancelled("statistics cancelled")
+                if self.check is not None:
+                    self.check()
+                yield block
+                self.done += block.size
+                if self.progress is not None:
+                    self.progress(self.done, self.total)
 
 
 def _as_values(block: np.ndarray, kind: str) -> np.ndarray:

@@ -12,7 +12,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import replace
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Signal
 
 from core.errors import CoreError, SourceError
 from core.pipeline import DecodeParams, Pipeline, PipelineResult
@@ -51,12 +51,15 @@ class Document(QObject):
         self._result: PipelineResult | None = None
         self._error: CoreError | None = None
         self._selection: tuple[int, ...] | None = None
-        # Widgets keep reading the last good view (repaints). If a file shrinks under its map,
-        # those reads would hit pages past its end and kill the app with SIGBUS: poll (one fstat
-        # per file) so that such pages are swapped for zero pages soon after, and say so.
+        # Widgets keep reading the last good view (paints, hover readouts, timers). If a file
+        # shrinks under its map, those reads would hit pages past its end and kill the app with
+        # SIGBUS. So before the GUI thread handles any event (an application event filter) and
+        # on an idle poll, one fstat per file checks for a shrink; the pages past the new end
+        # are then swapped for zero pages (FileSource.protect_shrunk) and the user is told.
         self._shrink_timer = QTimer(self)
         self._shrink_timer.setInterval(SHRINK_POLL_MS)
         self._shrink_timer.timeout.connect(self._on_shrink_poll)
+        self._filtering = False
 
     # ------------------------------------------------------------------ read-only state
     @property
@@ -109,6 +112,10 @@ class Document(QObject):
             self._pipeline.close()
         self._pipeline = pipeline
         self._shrink_timer.start()
+        app = QCoreApplication.instance()
+        if app is not None and not self._filtering:
+            app.installEventFilter(self)
+            self._filtering = True
         self._paths = tuple(os.fspath(p) for p in paths)
         self._params = params if params is not None else DecodeParams()
         self._slice_text = slice_text
@@ -124,6 +131,10 @@ class Document(QObject):
 
     def close_files(self) -> None:
         self._shrink_timer.stop()
+        app = QCoreApplication.instance()
+        if app is not None and self._filtering:
+            app.removeEventFilter(self)
+            self._filtering = False
         if self._pipeline is not None:
             self._pipeline.close()
         self._pipeline = None
@@ -183,6 +194,12 @@ class Document(QObject):
         return bytes(data[max(offset, 0) : max(offset, 0) + max(nbytes, 0)])
 
     # ------------------------------------------------------------------ internals
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        """Before every event of the GUI thread: protect the maps of files that shrank."""
+        if self._pipeline is not None:
+            self._on_shrink_poll()
+        return False
+
     def _on_shrink_poll(self) -> None:
         if self._pipeline is None:
             return

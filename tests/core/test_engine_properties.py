@@ -187,3 +187,62 @@ def test_random_npy_headers_open_or_refuse_cleanly(tmp_path_factory, header):
             pipeline.run(DecodeParams())
     except Exception as error:  # noqa: BLE001
         assert_clean_refusal(error)
+
+
+@settings(max_examples=80, deadline=2000)
+@given(
+    data=st.binary(max_size=64),
+    dtype=st.sampled_from(ENGINE_TYPES),
+    little_endian=st.booleans(),
+    fmt=st.sampled_from(["npy", "bin", "csv"]),
+    target=st.sampled_from([None, "uint8", "int64", "float16", "bfloat16", "float32", "complex64", "bool"]),
+)
+def test_statistics_and_export_of_any_bytes_never_fail(tmp_path_factory, data, dtype, little_endian,
+                                                       fmt, target):
+    """Any bytes decoded as any type (signalling NaNs, infinities, subnormals included)."""
+    from core import decode_raw, resolve_dtype
+    from core.export import export_view
+    from core.statistics import compute_statistics
+
+    itemsize = resolve_dtype(dtype, extended_types=True).itemsize
+    view = decode_raw(data[: len(data) // itemsize * itemsize], dtype, little_endian,
+                      extended_types=True)
+    stats = compute_statistics(view, chunk_elements=3)
+    assert stats.count == view.size
+    assert all(np.isfinite(edge) for edge in stats.histogram_edges)
+    path = tmp_path_factory.mktemp("export") / f"view.{fmt}"
+    try:
+        export_view(view, path, fmt, dtype=target, chunk_elements=5)
+    except Exception as error:  # noqa: BLE001 - bfloat16 has no .npy type: refused, cleanly
+        assert_clean_refusal(error)
+
+
+# Regressions found by the properties above (each raised something other than a CoreError).
+def test_signalling_nans_convert_without_a_warning():
+    from core.conversions import convert_to
+
+    snan16 = np.frombuffer(bytes([0x01, 0x7D]), np.float16)  # numpy widens it bit for bit
+    assert convert_to(snan16, "uint8").tolist() == [0]  # was: RuntimeWarning (an error in tests)
+    assert convert_to(snan16, "int32").tolist() == [0]
+
+
+def test_statistics_ignore_signalling_nans():
+    from core.statistics import compute_statistics
+
+    values = np.frombuffer(b"\x00\x00\x00\x7d", np.float16)  # [0.0, signalling NaN]
+    stats = compute_statistics(values)  # was: ValueError "supplied range of [nan, nan]"
+    assert (stats.nan_count, stats.finite_count, stats.min, stats.max) == (1, 1, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("shape, message", [
+    ((2**62, 4, 0), "shape (4611686018427387904, 4, 0) is too large: its dimensions multiply to "
+                    "more than 9223372036854775807 (use smaller dimensions)"),
+    ("1" * 5000, "in shape '" + "1" * 80 + "...', dimension 1 ('" + "1" * 40 + "...') does not "
+                 "fit in int64 (write dimensions as integers separated by commas, e.g. 4,-1,3)"),
+    ("١٢", "in shape '١٢', dimension 1 ('١٢') is not an integer (write dimensions as integers "
+           "separated by commas, e.g. 4,-1,3)"),
+])
+def test_shapes_numpy_cannot_make_are_refused(files, shape, message):
+    with pytest.raises(CoreError) as caught:  # was: numpy's bare ValueError, or int()'s
+        files[0].run(DecodeParams(shape=shape))
+    assert (caught.value.message, caught.value.field) == (message, "shape")

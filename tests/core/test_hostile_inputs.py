@@ -15,7 +15,6 @@ shows as a negative return code.
 from __future__ import annotations
 
 import os
-import pickle
 import subprocess
 import sys
 import textwrap
@@ -234,7 +233,7 @@ CATALOGUE = [
              message="Input to reshape is a tensor with 12 values, but the requested shape "
                      "requires a multiple of 5 (the dimensions must multiply to 12: choose sizes "
                      "among its divisors 1, 2, 3, 4, 6, 12, or -1 for one dimension)"),
-    BadInput("shape beyond int64", raw("empty.bin", b""), {"shape": "99999999999999999999,0"},
+    BadInput("shape beyond int64", raw("twelve.bin", bytes(12)), {"shape": "99999999999999999999,0"},
              error=ShapeError, field="shape",
              message="in shape '99999999999999999999,0', dimension 1 ('99999999999999999999') "
                      "does not fit in int64 (write dimensions as integers separated by commas, "
@@ -245,7 +244,8 @@ CATALOGUE = [
                                                    np.arange(4, dtype="<f4").tobytes()),
              {"dtype": "float32"}, shape=(4,), first=0.0, subprocess=True),
     BadInput(".npy with an absurd shape", npy_with_header(
-                 "absurd.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776), }"),
+                 "absurd.npy", "{'descr': '<f4', 'fortran_order': False, "
+                               "'shape': (1099511627776, 1099511627776), }"),
              error=SourceError, field="files",
              message="'{0}' is not a usable .npy file: its header promises (1099511627776, "
                      "1099511627776) float32 values (4835703278458516698824704 bytes from byte "
@@ -359,7 +359,11 @@ def test_a_fifo_is_never_opened_so_nothing_blocks(tmp_path, monkeypatch):
     [path] = fifo(tmp_path)
     opened = []
     real_open = os.open
-    monkeypatch.setattr(os, "open", lambda p, *a, **k: (opened.append(os.fspath(p)), real_open(p, *a, **k))[1])
+    def recording_open(p, *args, **kwargs):
+        opened.append(os.fspath(p))
+        return real_open(p, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", recording_open)
     # Should a regression open the FIFO (blocking until a writer comes), this unblocks it after
     # 20 s so the test fails instead of hanging the suite.
     def unblock():
@@ -451,8 +455,10 @@ def test_unknown_npy_dtypes_and_shapes_are_refused(tmp_path):
         "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }": "is structured",
         "{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }": "negative dimension",
         "{'descr': '<f4', 'fortran_order': 'yes', 'shape': (2,), }": "not True or False",
-        "{'descr': '<f4', 'fortran_order': False, 'shape': " + "(1,)" * 3 + ", }": "not a Python dict literal",
-        "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': __import__('os'), }": "not a Python dict literal",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': " + "(1,)" * 3 + ", }":
+            "not a Python dict literal",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': __import__('os'), }":
+            "not a Python dict literal",
         "{'descr': '<f4', 'fortran_order': False, 'shape': (" + "1," * 65 + "), }": "more than 64",
         "[" * 4900 + "]" * 4900: "not a Python dict literal",
     }
@@ -525,3 +531,33 @@ def test_a_file_changed_while_open_gives_a_message_never_sigbus(tmp_path, how, d
                          f"statistics error: {message}"]
     assert lines[3].startswith(f"last {last} sum ")
     assert not (tmp_path / "changing.bin.csv").exists()
+
+
+def test_maps_are_read_at_random_and_scans_read_ahead(tmp_path, monkeypatch):
+    """A strided sample of a huge file must not read MiBs around every page it touches (the
+    kernel's read-around made the first image of the 1 TiB file take ~20 s), while a scan that
+    reads a view whole gets its read-ahead back for the scan."""
+    import mmap
+
+    import core.file_open
+    from core.statistics import compute_statistics
+
+    advised = []
+    real_mmap = mmap.mmap
+
+    class RecordingMmap(real_mmap):
+        def madvise(self, option, *args):
+            advised.append(("map", option))
+            return super().madvise(option, *args)
+
+    monkeypatch.setattr(mmap, "mmap", RecordingMmap)
+    monkeypatch.setattr(core.file_open, "_madvise",
+                        lambda start, length, advice: advised.append((length, advice)))
+    [path] = raw("data.bin", np.arange(4096, dtype="<f4").tobytes())(tmp_path)
+    with Pipeline([path]) as pipeline:
+        assert advised == [("map", mmap.MADV_RANDOM)]
+        view = pipeline.run(DecodeParams(dtype="float32")).view
+        compute_statistics(view)
+        column = pipeline.run(DecodeParams(dtype="float32", record_size=4096)).view[:, 0]
+        compute_statistics(column)  # 4 values spread over the file: no read-ahead for those
+    assert advised[1:] == [(16384, mmap.MADV_SEQUENTIAL), (16384, mmap.MADV_RANDOM)] * 2

@@ -185,6 +185,10 @@ def _reduce_at(values: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.n
     return mins, maxs
 
 
+#: Memory cap of one overview's level 0 (the other levels add 1/(factor - 1) of it).
+PYRAMID_MEMORY_BYTES = 64 << 20
+
+
 class MinMaxPyramid:
     """Per-bucket min/max of a 1-d array at several resolutions.
 
@@ -258,6 +262,10 @@ class MinMaxPyramid:
         if base_bucket < 1 or factor < 2:
             raise ValueError(f"need base_bucket >= 1 and factor >= 2, got {base_bucket}, {factor}")
         n = len(source)
+        # 16 bytes (a float64 min and max) per level-0 bucket: grow the buckets (by whole
+        # factors) until the overview fits its memory cap, whatever the length.
+        while 16 * -(-n // base_bucket) > PYRAMID_MEMORY_BYTES:
+            base_bucket *= factor
         chunk = max(1, -(-int(chunk) // base_bucket)) * base_bucket
         mins_parts, maxs_parts = [], []
         for start in range(0, n, chunk):

@@ -34,6 +34,9 @@ from inspector.line_decimation import MinMaxPyramid, peak_decimate, real_values
 
 #: Arrays longer than this get a min/max pyramid built on a worker thread.
 PYRAMID_THRESHOLD = 2_000_000
+#: Above this many bytes no overview is built (reading a 1 TiB file would take hours): the line
+#: shows a strided preview at screen resolution, and exact data once zoomed in.
+PYRAMID_MAX_BYTES = 16 << 30
 #: Largest visible range read and decimated on the GUI thread while no pyramid is available.
 DIRECT_READ_LIMIT = 1 << 20
 #: Visible ranges up to this many elements per pixel are drawn exactly.
@@ -243,7 +246,7 @@ class LinePlot(QWidget):
         self.selection_line.setVisible(False)
         self.marker.setVisible(False)
         self.curve.full_length = 0 if values is None else len(values)
-        if values is not None and len(values) > PYRAMID_THRESHOLD:
+        if values is not None and len(values) > PYRAMID_THRESHOLD and values.nbytes <= PYRAMID_MAX_BYTES:
             self._start_overview()
         if not keep_view and values is not None and len(values):
             # Set x now (auto-range applies lazily, at the next paint), then keep auto-ranging:

@@ -172,6 +172,7 @@ class MainWindow(QMainWindow):
     def _on_files_changed(self) -> None:
         paths = self.document.paths
         self.slice_editor.undo_stack.clear()
+        self.slice_editor.set_input_shape(None)  # explain against the new tensor once decoded
         self.hex_view.set_files(list(paths))
         title = os.path.basename(paths[0]) if paths else ""
         if len(paths) > 1:
@@ -182,6 +183,7 @@ class MainWindow(QMainWindow):
         self.document.set_slice_text(format_slice(spec))
 
     def _on_result_changed(self, result) -> None:
+        self._shown_paths = self.document.paths
         self.slice_editor.set_input_shape(result.tensor.shape)
         self.display_axes.reset(result.view.shape)
         self.table_panel.set_array(result.view)
@@ -195,6 +197,9 @@ class MainWindow(QMainWindow):
             return
         where = {"files": "File", "slice": "Slice"}.get(error.field or "", "Decode")
         kept = " The last good view is still shown." if self.document.result is not None else ""
+        shown = getattr(self, "_shown_paths", ())
+        if self.document.result is None and shown not in ((), self.document.paths):
+            kept = " The view still shows the previous file."
         self.message_label.setText(f"<b>{where}:</b> {_escape(error.message)}{kept}")
         self.message_label.show()
 

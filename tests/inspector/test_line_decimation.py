@@ -241,3 +241,17 @@ def test_pyramid_rejects_bad_queries(pyramid):
         pyramid.query(0, 200_000, 16)
     with pytest.raises(ValueError, match="1-d"):
         MinMaxPyramid.build(np.zeros((3, 3)))
+
+
+def test_pyramid_memory_is_capped_by_growing_the_base_bucket(monkeypatch):
+    from inspector import line_decimation
+
+    monkeypatch.setattr(line_decimation, "PYRAMID_MEMORY_BYTES", 16 * 1000)  # 1000 buckets
+    data = np.random.default_rng(7).standard_normal(1_000_000).astype(np.float32)
+    pyramid = line_decimation.MinMaxPyramid.build(data, base_bucket=128, factor=8)
+    assert pyramid.base_bucket == 1024  # 128 * 8: 977 buckets of level 0 fit, 7813 did not
+    bucket = pyramid.choose_bucket(900_000, 100)
+    got = pyramid.query(1000, 901_000, bucket)
+    expected = line_decimation.peak_decimate(data[1000:901_000], bucket, offset=1000)
+    np.testing.assert_array_equal(got.mins, expected.mins)
+    np.testing.assert_array_equal(got.maxs, expected.maxs)

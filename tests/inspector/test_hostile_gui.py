@@ -146,12 +146,12 @@ def test_opening_a_hostile_input_shows_its_message_and_keeps_the_view(window, go
         assert field_error(window, "files") == message
     elif case.field == "slice":  # opened; the slice text cannot be used, so nothing decodes
         assert opened
-        assert banner(window) == f"<b>Slice:</b> {escape(message)}"
+        assert banner(window) == f"<b>Slice:</b> {escape(message)} The view still shows the previous file."
         if is_syntax_error(case.slice_text):  # the editor shows it too (others need a shape)
             assert window.slice_editor.error_text() == message
     else:  # opened; the decode parameters are refused next to their field
         assert opened
-        assert banner(window) == f"<b>Decode:</b> {escape(message)}"
+        assert banner(window) == f"<b>Decode:</b> {escape(message)} The view still shows the previous file."
         assert field_error(window, case.field) == message
     assert_good_view(window)  # the table and the plot still show the last good data
 

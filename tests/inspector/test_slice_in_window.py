@@ -93,3 +93,15 @@ def test_changing_the_decode_keeps_the_slice(qtbot, window):
     window.decode_panel.byte_order_combo.setCurrentIndex(0)  # now little-endian
     expected = DATA.astype("<i2").view(">i2").reshape(2, 3, 4)[:, 0, :2]  # bytes read the other way
     np.testing.assert_array_equal(table_values(window), expected)
+
+
+def test_selection_links_table_and_plot_both_ways(qtbot, window):
+    type_expression(qtbot, window, "[1]")  # a 3 x 4 plane
+    window.table_panel.view.setCurrentIndex(window.table_panel.model.index(2, 1))
+    assert window.document.selection == (2, 1)
+    assert window.plot_panel.selected_index == (2, 1)
+    window.plot_panel.elementSelected.emit((0, 3))  # what a click on pixel (row 0, column 3) emits
+    assert window.document.selection == (0, 3)
+    current = window.table_panel.view.currentIndex()
+    assert (current.row(), current.column()) == (0, 3)
+    assert window.table_panel.model.value_at(0, 3) == DATA[1, 0, 3]

@@ -233,10 +233,24 @@ def _empty(elements: Elements, out_dtype: np.dtype) -> np.ndarray:
     return np.empty(elements.shape + (0,), out_dtype)
 
 
+def _any_byte_above_one(u8: np.ndarray, chunk: int = 1 << 24) -> bool:
+    """Whether some byte is > 1, scanning in chunks and stopping at the first one.
+
+    Garbage decoded as bool (the usual case when guessing a layout) answers after the first
+    chunk instead of reading a whole large file; only all-0/1 data is read to its end.
+    """
+    if not u8.size:
+        return False
+    if not u8.flags.c_contiguous:
+        return int(u8.max()) > 1
+    flat = u8.reshape(-1)
+    return any(int(flat[start : start + chunk].max()) > 1 for start in range(0, flat.size, chunk))
+
+
 def _view_bytes(u8: np.ndarray, out_dtype: np.dtype) -> np.ndarray:
     """View ``S + (L,)`` bytes as ``S + (L // itemsize,)`` values, copying only when unavoidable."""
     if out_dtype.kind == "b":
-        if u8.size and int(u8.max()) > 1:
+        if _any_byte_above_one(u8):
             # A numpy bool must hold 0 or 1; TF's bool is "any nonzero byte".
             check_copy_budget(
                 u8.size, "normalising bool bytes (any nonzero byte is True)",

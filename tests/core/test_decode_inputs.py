@@ -284,3 +284,31 @@ def test_truncating_fixed_length_never_copies_even_when_huge_input():
     data = np.zeros((3, 1 << 20), dtype=np.uint8)
     result = decode_raw(data, "float64", fixed_length=16)
     assert np.shares_memory(result, data) and result.shape == (3, 2)
+
+
+def test_bool_scan_stops_at_the_first_byte_above_one():
+    from core.decode import _any_byte_above_one
+
+    data = np.zeros(100, dtype=np.uint8)
+    data[::3] = 1
+    assert not _any_byte_above_one(data, chunk=7)
+    data[99] = 2  # in the last chunk
+    assert _any_byte_above_one(data, chunk=7)
+    strided = np.zeros((4, 8), dtype=np.uint8)[:, ::2]
+    assert not _any_byte_above_one(strided)
+    assert not _any_byte_above_one(np.zeros(0, dtype=np.uint8))
+
+
+def test_bool_garbage_over_the_budget_is_refused_with_the_fix(tmp_path, monkeypatch):
+    import core.budget
+    from core import DecodeParams, Pipeline
+    from core.errors import BudgetError
+
+    monkeypatch.setattr(core.budget, "COPY_BUDGET_BYTES", 1024)
+    path = tmp_path / "garbage.bin"
+    with open(path, "wb") as f:
+        f.write(b"\x07")
+        f.truncate(1 << 20)
+    with Pipeline(path) as pipeline, pytest.raises(BudgetError, match="any nonzero byte is True") as info:
+        pipeline.run(DecodeParams(dtype="bool"))
+    assert info.value.field == "dtype" and "choose uint8" in str(info.value)

@@ -196,7 +196,9 @@ class Document(QObject):
     # ------------------------------------------------------------------ internals
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         """Before every event of the GUI thread: protect the maps of files that shrank."""
-        if self._pipeline is not None:
+        # While Python tears this object down, Qt may still call the filter: attributes can
+        # already be gone then.
+        if getattr(self, "_pipeline", None) is not None:
             self._on_shrink_poll()
         return False
 

@@ -18,10 +18,10 @@ import os, sys, time, json
 t0 = time.perf_counter()
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
-from core.pipeline import DecodeParams
+from core.pipeline.pipeline import DecodeParams
 from inspector.main_window import MainWindow
-from inspector.plot_panel import configure_pyqtgraph
-from inspector.settings_store import SettingsStore
+from inspector.plot.panel import configure_pyqtgraph
+from inspector.state.settings_store import SettingsStore
 app = QApplication([])
 configure_pyqtgraph()
 w = MainWindow(SettingsStore(QSettings({ini!r}, QSettings.IniFormat)))
@@ -66,8 +66,8 @@ def table_rows(big: int, repeats: int) -> list[Row]:
     from PySide6.QtWidgets import QApplication
 
     from core import DecodeParams, Pipeline
-    from inspector.display_axes import DisplayAxes
-    from inspector.table_model import ArrayTableModel
+    from inspector.state.display_axes import DisplayAxes
+    from inspector.table.model import ArrayTableModel
 
     app = QApplication.instance() or QApplication([])  # noqa: F841 (models need an app)
     roles = (Qt.DisplayRole, Qt.ForegroundRole, Qt.BackgroundRole)
@@ -104,10 +104,10 @@ def slice_edit_rows(size: int, repeats: int) -> list[Row]:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from core.pipeline import DecodeParams
+    from core.pipeline.pipeline import DecodeParams
     from inspector.main_window import MainWindow
-    from inspector.plot_panel import configure_pyqtgraph
-    from inspector.settings_store import SettingsStore
+    from inspector.plot.panel import configure_pyqtgraph
+    from inspector.state.settings_store import SettingsStore
 
     app = QApplication.instance() or QApplication([])
     configure_pyqtgraph()
@@ -147,7 +147,7 @@ def plot_rows(points: int, repeats: int) -> list[Row]:
     """A line of ``points`` float32 values from a map: first paint, then pan/zoom redraws."""
     from PySide6.QtWidgets import QApplication
 
-    from inspector.plot_panel import PlotPanel, configure_pyqtgraph
+    from inspector.plot.panel import PlotPanel, configure_pyqtgraph
 
     app = QApplication.instance() or QApplication([])
     configure_pyqtgraph()
@@ -210,9 +210,9 @@ def event_loop_rows(nbytes: int) -> list[Row]:
     from PySide6.QtCore import QElapsedTimer, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from core.pipeline import DecodeParams
-    from inspector.document import Document
-    from inspector.statistics_panel import StatisticsPanel
+    from core.pipeline.pipeline import DecodeParams
+    from inspector.state.document import Document
+    from inspector.panels.statistics_panel import StatisticsPanel
 
     app = QApplication.instance() or QApplication([])
     with temp_dir() as tmp:

@@ -19,7 +19,7 @@ def numpy_equivalent(x: np.ndarray) -> None:
 
 
 def rows(*, tiny: bool, quick: bool, repeats: int) -> list[Row]:
-    from core.statistics import compute_statistics
+    from core.scan.statistics import compute_statistics
 
     nbytes = 4 * MiB if tiny else (256 * MiB if quick else 1024 * MiB)
     with temp_dir() as tmp:

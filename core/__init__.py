@@ -4,9 +4,9 @@
 The normative rules are in the project's SPEC (sections cited in each module).
 """
 
-from core.data_type import DataType
-from core.decode import decode_raw
-from core.dtypes import ENGINE_TYPES, is_tf_decode_type, resolve_dtype
+from core.dtypes.data_type import DataType
+from core.decode.decode_raw import decode_raw
+from core.dtypes.table import ENGINE_TYPES, is_tf_decode_type, resolve_dtype
 from core.errors import (
     BudgetError,
     CoreError,
@@ -16,12 +16,12 @@ from core.errors import (
     SourceError,
     TensorBufferError,
 )
-from core.pipeline import DecodeParams, Pipeline, PipelineResult
-from core.slice_expr import format_slice, parse_slice
-from core.slice_spec import SliceSpec
-from core.sources import FileSource, open_source
-from core.strided_slice import strided_slice
-from core.tensor_buffer import TensorBuffer
+from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
+from core.slicing.expr import format_slice, parse_slice
+from core.slicing.spec import SliceSpec
+from core.files.sources import FileSource, open_source
+from core.slicing.strided_slice import strided_slice
+from core.tflite.tensor_buffer import TensorBuffer
 
 __all__ = [
     "BudgetError", "CoreError", "DataType", "DecodeError", "DecodeParams", "ENGINE_TYPES", "FileSource",

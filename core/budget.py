@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 
-from .errors import BudgetError
+from core.errors import BudgetError
 
 __all__ = [
     "COPY_BUDGET_BYTES", "ENV_VAR", "check_copy_budget", "elements_per_chunk", "format_bytes",

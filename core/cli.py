@@ -1,6 +1,6 @@
 """The headless command: ``python -m core FILE ...`` (installed as ``tensor-inspect``).
 
-It runs the same :class:`core.pipeline.Pipeline` as the GUI and prints the resulting view. The
+It runs the same :class:`core.pipeline.pipeline.Pipeline` as the GUI and prints the resulting view. The
 option set lives in :func:`add_pipeline_options` / :func:`params_from_args` so that the GUI's
 entry point accepts the same options. Nothing here imports Qt: ``--help`` works anywhere.
 
@@ -19,11 +19,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .budget import check_copy_budget
-from .dtypes import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
-from .errors import CoreError
-from .pipeline import DecodeParams, Pipeline, PipelineResult
-from .reshape import parse_shape
+from core.budget import check_copy_budget
+from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
+from core.errors import CoreError
+from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
+from core.decode.reshape import parse_shape
 
 __all__ = [
     "OneLineErrorParser", "CliArgumentParser", "add_pipeline_options", "params_from_args", "build_parser",
@@ -253,7 +253,7 @@ def render_json(result: PipelineResult, limit: int = DEFAULT_LIMIT) -> str:
 
 def _parse_slice(text: str) -> object:
     try:
-        from .slice_expr import parse_slice
+        from core.slicing.expr import parse_slice
     except ImportError:
         raise CoreError("--slice is not supported yet (this build has no slice expressions; "
                         "drop --slice)", field="slice") from None

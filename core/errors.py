@@ -5,7 +5,7 @@ index out of range, which is a plain ``IndexError``. Messages follow TensorFlow'
 TensorFlow has one, and end with the fix in parentheses.
 
 Each error may name the parameter responsible (``field``) so that a GUI can show the message next
-to the widget that edits it. Field names are those of :class:`core.pipeline.DecodeParams` plus
+to the widget that edits it. Field names are those of :class:`core.pipeline.pipeline.DecodeParams` plus
 ``"files"``, ``"slice"`` and ``"view_as"``.
 """
 

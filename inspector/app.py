@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from inspector.main_window import MainWindow
-    from inspector.plot_panel import configure_pyqtgraph
+    from inspector.plot.panel import configure_pyqtgraph
     from resources import DEFAULT_SAMPLE, resource_path, sample_settings
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     window = MainWindow()
     if args.screenshot:
         window.resize(1400, 860)
-    from core.pipeline import DecodeParams
+    from core.pipeline.pipeline import DecodeParams
 
     if args.files:
         paths = args.files
@@ -126,9 +126,9 @@ def _check_option_values(params, slice_text: str | None) -> None:
 
     Problems that depend on the files (sizes, offsets past the end...) are shown in the window.
     """
-    from core.data_type import DataType
-    from core.dtypes import resolve_dtype
-    from core.slice_expr import parse_slice
+    from core.dtypes.data_type import DataType
+    from core.dtypes.table import resolve_dtype
+    from core.slicing.expr import parse_slice
 
     if params.dtype is not None:
         resolve_dtype(params.dtype, extended_types=params.extended_types)

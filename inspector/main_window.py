@@ -14,23 +14,23 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVBoxLayout, QWidget
 
 from core.errors import CoreError
-from core.pipeline import DecodeParams
-from core.slice_expr import format_slice
-from inspector.background_task import shutdown_tasks
-from inspector.code_export import copy_snippet_message
-from inspector.data_inspector import DataInspector
-from inspector.decode_panel import DecodePanel
-from inspector.display_axes import DisplayAxes
-from inspector.document import Document
-from inspector.export_dialog import export_current_view
-from inspector.file_watch_banner import FileWatchBanner
-from inspector.hex_view import HexView
-from inspector.plot_panel import PlotPanel
-from inspector.settings_store import SettingsStore
-from inspector.slice_editor import SliceEditor
-from inspector.statistics_panel import StatisticsPanel
-from inspector.status_bar import StatusBar
-from inspector.table_panel import TablePanel
+from core.pipeline.pipeline import DecodeParams
+from core.slicing.expr import format_slice
+from inspector.state.background_task import shutdown_tasks
+from inspector.panels.code_export import copy_snippet_message
+from inspector.bytes.data_inspector import DataInspector
+from inspector.panels.decode_panel import DecodePanel
+from inspector.state.display_axes import DisplayAxes
+from inspector.state.document import Document
+from inspector.panels.export_dialog import export_current_view
+from inspector.panels.file_watch_banner import FileWatchBanner
+from inspector.bytes.hex_view import HexView
+from inspector.plot.panel import PlotPanel
+from inspector.state.settings_store import SettingsStore
+from inspector.slice_editor.editor import SliceEditor
+from inspector.panels.statistics_panel import StatisticsPanel
+from inspector.panels.status_bar import StatusBar
+from inspector.table.panel import TablePanel
 
 
 class MainWindow(QMainWindow):

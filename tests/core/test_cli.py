@@ -19,7 +19,7 @@ from core.cli import (
     main,
     params_from_args,
 )
-from core.pipeline import DecodeParams
+from core.pipeline.pipeline import DecodeParams
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -121,14 +121,14 @@ def test_slice_option_errors_are_one_line_too(floats, capsys):
 
 
 def test_slice_option_unavailable_says_so(floats, capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "core.slice_expr", None)  # import now fails
+    monkeypatch.setitem(sys.modules, "core.slicing.expr", None)  # import now fails
     status = main([floats, "--slice", "1:"])
     assert status == 2
     assert capsys.readouterr().err.startswith("error: --slice is not supported yet")
 
 
 def test_slice_option_applies(floats, capsys):
-    pytest.importorskip("core.slice_expr")
+    pytest.importorskip("core.slicing.expr")
     assert main([floats, "--dtype", "float", "--big-endian", "--slice", "::2", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["values"] == [1.5, "inf", 0.1]
 

@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_importing_core_imports_neither_pyside6_nor_pyqtgraph():
     code = (
-        "import sys, core, core.cli, core.pipeline, core.slice_expr, core.tensor_buffer\n"
+        "import sys, core, core.cli, core.pipeline.pipeline, core.slicing.expr, core.tflite.tensor_buffer\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6'))\n"
         "print(','.join(bad))\n"
     )

@@ -7,10 +7,10 @@ import pytest
 from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from core.pipeline import DecodeParams
+from core.pipeline.pipeline import DecodeParams
 from inspector.main_window import MainWindow
-from inspector.plot_panel import configure_pyqtgraph
-from inspector.settings_store import SettingsStore
+from inspector.plot.panel import configure_pyqtgraph
+from inspector.state.settings_store import SettingsStore
 from resources import DEFAULT_SAMPLE, resource_path, sample_settings
 from resources.make_samples import waves
 

@@ -7,10 +7,10 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QGuiApplication
 
-from core.pipeline import DecodeParams
+from core.pipeline.pipeline import DecodeParams
 from inspector.main_window import MainWindow
-from inspector.plot_panel import configure_pyqtgraph
-from inspector.settings_store import SettingsStore
+from inspector.plot.panel import configure_pyqtgraph
+from inspector.state.settings_store import SettingsStore
 
 DATA = np.arange(2 * 3 * 4, dtype=">i2").reshape(2, 3, 4)
 

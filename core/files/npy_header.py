@@ -1,0 +1,190 @@
+"""Read the header of a ``.npy`` file, never unpickling anything (SPEC section 3).
+
+Format (numpy's ``NEP 1``): the magic ``\\x93NUMPY``, a major and a minor version byte, the header
+length (``uint16`` little-endian for version 1, ``uint32`` for versions 2 and 3), then the header:
+a Python dict literal ``{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`` padded with
+spaces and a newline (latin-1 for versions 1 and 2, UTF-8 for version 3). The data follows.
+
+We parse the dict with :func:`ast.literal_eval` (literals only: no names, calls or attribute
+access can run) after bounding its length, and refuse everything a numeric tensor cannot be:
+object dtypes (their data is a pickle, which we never load), structured/void/string/datetime
+dtypes, negative or non-integer dimensions, more than 64 dimensions, and data that the file does
+not hold (an absurd shape is simply a file far too short for it).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+import struct
+from dataclasses import dataclass
+
+from core.errors import SourceError
+
+__all__ = ["NPY_MAGIC", "MAX_HEADER_BYTES", "NpyHeader", "looks_like_npy", "parse_npy_header"]
+
+NPY_MAGIC = b"\x93NUMPY"
+#: Largest header accepted (numpy's own ``np.load`` default limit is 10000 bytes).
+MAX_HEADER_BYTES = 10000
+#: Bytes to read from the start of a file to parse any acceptable header.
+PREFIX_BYTES = 12 + MAX_HEADER_BYTES
+_MAX_DIMS = 64
+
+_KINDS: dict[tuple[str, int], str] = {
+    ("f", 2): "float16", ("f", 4): "float32", ("f", 8): "float64",
+    ("i", 1): "int8", ("i", 2): "int16", ("i", 4): "int32", ("i", 8): "int64",
+    ("u", 1): "uint8", ("u", 2): "uint16", ("u", 4): "uint32", ("u", 8): "uint64",
+    ("b", 1): "bool", ("c", 8): "complex64", ("c", 16): "complex128",
+}
+
+
+@dataclass(frozen=True)
+class NpyHeader:
+    """What a ``.npy`` header says about its data.
+
+    Attributes
+    ----------
+    version
+        Format version ``(major, minor)``; major is 1, 2 or 3.
+    dtype
+        Engine type name (``"float32"``...; see :mod:`core.dtypes.table`).
+    little_endian
+        Byte order of the data (True for single-byte types).
+    shape
+        Array shape, in C order unless ``fortran_order``.
+    fortran_order
+        The data is stored column-major.
+    data_offset
+        Byte offset of the data in the file.
+    nbytes
+        Bytes of data the header promises (product of ``shape`` times the item size).
+    """
+
+    version: tuple[int, int]
+    dtype: str
+    little_endian: bool
+    shape: tuple[int, ...]
+    fortran_order: bool
+    data_offset: int
+    nbytes: int
+
+
+def looks_like_npy(prefix: bytes) -> bool:
+    """Whether a file starting with ``prefix`` claims to be a ``.npy`` file (its magic)."""
+    return prefix[: len(NPY_MAGIC)] == NPY_MAGIC
+
+
+def _error(name: str, what: str, fix: str) -> SourceError:
+    return SourceError(f"'{name}' is not a usable .npy file: {what} ({fix})", field="files")
+
+
+def parse_npy_header(prefix: bytes, *, name: str, file_size: int) -> NpyHeader:
+    """Parse a ``.npy`` header from the first bytes of a file.
+
+    Parameters
+    ----------
+    prefix
+        The file's first bytes (at least the whole header; :data:`PREFIX_BYTES` suffice).
+    name
+        The file's path, for messages.
+    file_size
+        The file's size, to check that the data the header promises is there.
+
+    Raises
+    ------
+    SourceError
+        ``field="files"``: bad magic, unknown version, header too long or cut short, a header
+        that is not the expected dict literal, an unsupported dtype (object dtypes are refused:
+        never unpickled), a bad shape, or a file too short for the promised data.
+    """
+    if not looks_like_npy(prefix):
+        raise _error(name, "it does not start with the magic \\x93NUMPY",
+                     "open it as raw bytes: rename it, or it may be corrupt")
+    if len(prefix) < 10:
+        raise _error(name, "the header is cut short", "the file is truncated: save it again")
+    major, minor = prefix[6], prefix[7]
+    if major == 1:
+        (length,) = struct.unpack("<H", prefix[8:10])
+        start, encoding = 10, "latin1"
+    elif major in (2, 3):
+        if len(prefix) < 12:
+            raise _error(name, "the header is cut short", "the file is truncated: save it again")
+        (length,) = struct.unpack("<I", prefix[8:12])
+        start, encoding = 12, "latin1" if major == 2 else "utf8"
+    else:
+        raise _error(name, f"format version {major}.{minor} is unknown",
+                     "supported versions are 1.0, 2.0 and 3.0: save it with numpy.save")
+    if length > MAX_HEADER_BYTES:
+        raise _error(name, f"its header claims {length} bytes, more than the "
+                     f"{MAX_HEADER_BYTES}-byte limit", "the file is corrupt or not numeric")
+    data_offset = start + length
+    if data_offset > min(file_size, len(prefix)):
+        raise _error(name, f"the header ends at byte {data_offset} but the file has "
+                     f"{file_size} bytes", "the file is truncated: save it again")
+    try:
+        text = bytes(prefix[start:data_offset]).decode(encoding)
+    except UnicodeDecodeError:
+        raise _error(name, "the header is not text", "the file is corrupt") from None
+    fields = _parse_dict(text, name)
+    dtype, little_endian, itemsize = _parse_descr(fields["descr"], name)
+    fortran_order = fields["fortran_order"]
+    if not isinstance(fortran_order, bool):
+        raise _error(name, f"fortran_order is {fortran_order!r}, not True or False",
+                     "the file is corrupt")
+    shape = _parse_shape(fields["shape"], name)
+    nbytes = math.prod(shape) * itemsize
+    if data_offset + nbytes > file_size:
+        raise _error(
+            name,
+            f"its header promises {shape} {dtype} values ({nbytes} bytes from byte "
+            f"{data_offset}) but the file has only {file_size - data_offset} bytes of data",
+            "the file is truncated or its shape is corrupt; open it as raw bytes with an "
+            "explicit offset to look at it",
+        )
+    return NpyHeader(
+        version=(major, minor), dtype=dtype, little_endian=little_endian, shape=shape,
+        fortran_order=fortran_order, data_offset=data_offset, nbytes=nbytes,
+    )
+
+
+def _parse_dict(text: str, name: str) -> dict:
+    try:
+        value = ast.literal_eval(text.strip())  # literals only: nothing can execute
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise _error(name, "the header is not a Python dict literal", "the file is corrupt") from None
+    if not isinstance(value, dict) or set(value) != {"descr", "fortran_order", "shape"}:
+        raise _error(name, "the header must be a dict with exactly the keys 'descr', "
+                     "'fortran_order' and 'shape'", "the file is corrupt")
+    return value
+
+
+def _parse_descr(descr: object, name: str) -> tuple[str, bool, int]:
+    if not isinstance(descr, str):
+        raise _error(name, f"its dtype {descr!r} is structured", "only numeric arrays can be "
+                     "decoded: save one field, e.g. numpy.save(path, arr['x'])")
+    match = re.fullmatch(r"([<>|=]?)([a-zA-Z])(\d+)", descr)
+    if descr.lstrip("<>|=") == "O" or (match and match.group(2) == "O"):
+        raise _error(name, "it holds Python objects (dtype 'O'), stored with pickle, which is "
+                     "never loaded", "save a numeric array instead")
+    key = (match.group(2), int(match.group(3))) if match else None
+    if key is None or key not in _KINDS:
+        raise _error(name, f"its dtype {descr!r} is not a supported numeric type",
+                     "supported: float16/32/64, int8-64, uint8-64, complex64/128, bool")
+    order = match.group(1) if match else ""
+    if order == "=":
+        order = "<" if struct.pack("=H", 1) == b"\x01\x00" else ">"
+    return _KINDS[key], order != ">", key[1]
+
+
+def _parse_shape(shape: object, name: str) -> tuple[int, ...]:
+    if not isinstance(shape, tuple) or not all(
+        isinstance(dim, int) and not isinstance(dim, bool) for dim in shape
+    ):
+        raise _error(name, f"its shape {shape!r} is not a tuple of integers", "the file is corrupt")
+    if len(shape) > _MAX_DIMS:
+        raise _error(name, f"its shape has {len(shape)} dimensions, more than {_MAX_DIMS}",
+                     "the file is corrupt")
+    if any(dim < 0 for dim in shape):
+        raise _error(name, f"its shape {shape} has a negative dimension", "the file is corrupt")
+    return shape

@@ -1,0 +1,352 @@
+"""File sources: files mapped read-only into ``decode_raw`` input elements (SPEC section 3).
+
+A :class:`FileSource` opens one or more files once, memory-maps each one read-only
+(``mmap.ACCESS_READ``; files are never opened for writing) and describes, through
+:meth:`FileSource.layout`, how their bytes become input elements:
+
+- ``offset`` bytes of header are skipped (default: a ``.npy`` file's data offset, else 0);
+- ``record_size`` splits the rest into elements of that many bytes, a ``uint8`` view of shape
+  ``(n_records, record_size)``; bytes after the last whole record are counted in
+  ``trailing_bytes``, never silently dropped. Without it the whole remainder is one element
+  (a scalar string), a ``uint8`` view of shape ``(L,)``;
+- several files form a batch: input shape ``(n_files,)``, or ``(n_files, n_records)`` when every
+  file holds the same number of records.
+
+Safety (details in :mod:`core.files.safe_open`): a FIFO, device, socket or directory is refused
+before it is opened; files are mapped read-only; an empty file reads as ``b""``. A mapped file
+that shrinks would raise ``SIGBUS`` when a page beyond its new end is touched:
+:meth:`FileSource.check_unchanged` compares size, mtime and inode (of the path *and* of the open
+descriptor) with those recorded at open, and :class:`core.pipeline.pipeline.Pipeline` calls it at the start
+of every run, before any page is touched; it also calls :meth:`FileSource.protect_shrunk`, which
+replaces the pages past a shrunk file's new end by zero pages, so arrays kept from an earlier run
+read zeros there instead of faulting. This makes a crash unlikely, not impossible: a file
+truncated *during* a read, or between the shrink and the next check, can still fault. A GUI that
+keeps arrays should call ``protect_shrunk`` (cheap) often, e.g. on a timer.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.errors import SourceError
+from core.files.safe_open import FileInfo, describe_change, open_mapped, release, zero_fill_past
+from core.files.npy_header import NpyHeader
+
+__all__ = ["FileInfo", "FileSource", "SourceLayout", "open_source"]
+
+_KEEP = object()  # "use the value given to open_source"
+
+
+@dataclass(frozen=True, eq=False)
+class SourceLayout:
+    """How the files of a source become ``decode_raw`` input elements.
+
+    Attributes
+    ----------
+    arrays
+        Per file, a read-only ``uint8`` view of the map: ``(L,)`` (one element of ``L`` bytes)
+        or ``(n_records, record_size)``.
+    input_shape
+        Shape of the string tensor these elements form: ``()`` or ``(n_records,)`` for one file,
+        ``(n_files,)`` or ``(n_files, n_records)`` for several.
+    starts
+        Per file, byte offset of the first element in the file.
+    element_lengths
+        Per file, bytes per element (``record_size``, or the whole data length).
+    record_size
+        Bytes per record, or None (one element per file).
+    trailing_bytes
+        Per file, bytes after the last whole record (and after a ``.npy`` file's promised data)
+        that no element covers.
+    """
+
+    arrays: tuple[np.ndarray, ...]
+    input_shape: tuple[int, ...]
+    starts: tuple[int, ...]
+    element_lengths: tuple[int, ...]
+    record_size: int | None
+    trailing_bytes: tuple[int, ...]
+
+
+class FileSource:
+    """One or more files mapped read-only; build with :func:`open_source`.
+
+    Attributes
+    ----------
+    paths
+        The paths as given (as ``str``).
+    files
+        A :class:`FileInfo` per file.
+    offset, record_size
+        The defaults given to :func:`open_source` (used by :meth:`layout` when not overridden).
+    """
+
+    def __init__(self, paths: Sequence[str | os.PathLike], offset: int | None = None,
+                 record_size: int | None = None) -> None:
+        names = [os.fspath(p) for p in paths]
+        if not names:
+            raise SourceError("no files given (choose at least one file)", field="files")
+        self._fds: list[int] = []
+        self._maps: list[mmap.mmap | None] = []
+        self._data: list[np.ndarray] = []
+        self._finalizer = weakref.finalize(self, release, self._fds, self._maps)
+        infos = []
+        try:
+            for name in names:
+                info, fd, mapped, data = open_mapped(name)
+                self._fds.append(fd)
+                self._maps.append(mapped)
+                self._data.append(data)
+                infos.append(info)
+        except BaseException:
+            self.close()
+            raise
+        self.paths: tuple[str, ...] = tuple(names)
+        self.files: tuple[FileInfo, ...] = tuple(infos)
+        self.offset = offset
+        self.record_size = record_size
+        try:
+            self.layout()  # validate offset / record_size now, so errors show at open
+        except BaseException:
+            self.close()
+            raise
+
+    # -- access ---------------------------------------------------------------------------
+    def data(self, index: int) -> np.ndarray:
+        """Read-only ``uint8`` view of the whole of file ``index`` (its memory map).
+
+        Raises
+        ------
+        SourceError
+            The source was closed.
+        """
+        if self.closed:
+            raise SourceError("the files were closed (open them again)", field="files")
+        return self._data[index]
+
+    @property
+    def npy(self) -> NpyHeader | None:
+        """The common ``.npy`` header when every file is a ``.npy`` with the same dtype, byte
+        order, shape and layout (data offsets may differ), else None."""
+        headers = [info.npy for info in self.files]
+        first = headers[0]
+        if first is None or any(
+            h is None or (h.dtype, h.little_endian, h.shape, h.fortran_order)
+            != (first.dtype, first.little_endian, first.shape, first.fortran_order)
+            for h in headers
+        ):
+            return None
+        return first
+
+    # -- layout ---------------------------------------------------------------------------
+    def layout(self, offset: object = _KEEP, record_size: object = _KEEP) -> SourceLayout:
+        """Split the files into input elements (see the module docstring). No byte is read.
+
+        Parameters
+        ----------
+        offset
+            Bytes to skip in every file; None: each ``.npy`` file's data offset (then only the
+            data its header promises is used), else 0. Omitted: the value given at open.
+        record_size
+            Bytes per element; None: the whole remainder of each file is one element.
+            Omitted: the value given at open.
+
+        Raises
+        ------
+        SourceError
+            ``field="offset"``: not an integer, negative, or past the end of a file.
+            ``field="record_size"``: not an integer, <= 0, larger than a file's data, or files
+            holding different numbers of records.
+        """
+        offset = _check_int(self.offset if offset is _KEEP else offset, "offset")
+        record_size = _check_int(
+            self.record_size if record_size is _KEEP else record_size, "record_size"
+        )
+        if self.closed:
+            raise SourceError("the files were closed (open them again)", field="files")
+        if record_size is not None and record_size <= 0:
+            raise SourceError(
+                f"record_size {record_size} must be greater than zero (use the number of bytes "
+                "in one record, or no record size)",
+                field="record_size",
+            )
+        arrays, starts, lengths, trailing, counts = [], [], [], [], []
+        for info, data in zip(self.files, self._data):
+            start, end = _data_range(info, offset)
+            available = end - start
+            if record_size is None:
+                arrays.append(data[start:end])
+                lengths.append(available)
+                trailing.append(info.size - end)
+            else:
+                if record_size > available and available == 0:
+                    # "use a record size of at most 0" would be no advice at all.
+                    raise SourceError(
+                        f"record_size {record_size} is larger than the 0 bytes of data in "
+                        f"'{info.path}' after offset {start} (there is nothing to split into "
+                        "records: choose a smaller offset, no record size, or another file)",
+                        field="record_size",
+                    )
+                if record_size > available:
+                    raise SourceError(
+                        f"record_size {record_size} is larger than the {available} bytes of data "
+                        f"in '{info.path}' after offset {start} (use a record size of at most "
+                        f"{available}, or a smaller offset)",
+                        field="record_size",
+                    )
+                count = available // record_size
+                used = count * record_size
+                arrays.append(data[start:start + used].reshape(count, record_size))
+                lengths.append(record_size)
+                trailing.append(info.size - start - used)
+                counts.append(count)
+            starts.append(start)
+        if counts and len(set(counts)) > 1:
+            listing = ", ".join(f"'{p}' has {c}" for p, c in zip(self.paths, counts))
+            raise SourceError(
+                f"the files hold different numbers of records of {record_size} bytes: {listing} "
+                "(choose files of equal size, a record size that divides them equally, or open "
+                "them one at a time)",
+                field="record_size",
+            )
+        single = len(self.files) == 1
+        if record_size is None:
+            input_shape: tuple[int, ...] = () if single else (len(self.files),)
+        else:
+            input_shape = (counts[0],) if single else (len(self.files), counts[0])
+        return SourceLayout(
+            arrays=tuple(arrays), input_shape=input_shape, starts=tuple(starts),
+            element_lengths=tuple(lengths), record_size=record_size,
+            trailing_bytes=tuple(trailing),
+        )
+
+    # -- lifetime -------------------------------------------------------------------------
+    def check_unchanged(self) -> None:
+        """Refuse to go on if a file changed since it was opened (size, mtime or identity).
+
+        Call it before touching mapped pages: a file truncated under its map would raise
+        ``SIGBUS`` there. Checks the open descriptor (the mapped inode itself) and the path
+        (replaced or deleted files).
+
+        Raises
+        ------
+        SourceError
+            ``'x' changed on disk since it was opened (size 100 -> 50 bytes) (reload it)``,
+            ``field="files"``; also after :meth:`close`.
+        """
+        if not self._fds and self.files:
+            raise SourceError("the files were closed (open them again)", field="files")
+        self.protect_shrunk()  # arrays of earlier runs may still be read (a GUI repaints them)
+        for info, fd in zip(self.files, self._fds):
+            detail = describe_change(info, fd)
+            if detail:
+                raise SourceError(
+                    f"'{info.path}' changed on disk since it was opened ({detail}) (reload it)",
+                    field="files",
+                )
+
+    def protect_shrunk(self) -> str:
+        """Make every view of a file that shrank since it was opened read zeros past its new end.
+
+        Cheap (one ``fstat`` per file): call it often, e.g. from a GUI timer, so that repainting
+        arrays of an earlier run never touches a page past a file's new end (``SIGBUS``, see
+        :func:`core.files.safe_open.zero_fill_past`). The data is not re-read: reload to see the file
+        as it is now.
+
+        Returns
+        -------
+        str
+            ``'x' changed on disk since it was opened (size 100 -> 50 bytes) (reload it)`` for
+            the first file that shrank, '' if none did (or the source is closed).
+        """
+        message = ""
+        for info, fd, data in zip(self.files, self._fds, self._data):
+            try:
+                size = os.fstat(fd).st_size
+            except OSError:
+                continue
+            if size < info.size:
+                zero_fill_past(data, info.size, size)
+                message = message or (f"'{info.path}' changed on disk since it was opened "
+                                      f"(size {info.size} -> {size} bytes) (reload it)")
+        return message
+
+    def close(self) -> None:
+        """Close the descriptors and the maps (maps still viewed by arrays close with them)."""
+        self._data = []
+        release(self._fds, self._maps)
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return not self._fds
+
+    def __enter__(self) -> FileSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"FileSource({list(self.paths)!r})"
+
+
+def _check_int(value: object, field: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise SourceError(f"{field} must be a whole number of bytes, not {value!r} "
+                          "(e.g. 0 or 128)", field=field)
+    if field == "offset" and value < 0:
+        raise SourceError(f"offset {value} is negative (use 0 or more bytes to skip)",
+                          field="offset")
+    return int(value)
+
+
+def _data_range(info: FileInfo, offset: int | None) -> tuple[int, int]:
+    """Byte range ``[start, end)`` of a file's data for an offset (None: .npy data or 0)."""
+    if offset is None:
+        if info.npy is not None:
+            return info.npy.data_offset, info.npy.data_offset + info.npy.nbytes
+        return 0, info.size
+    if offset > info.size:
+        raise SourceError(
+            f"offset {offset} is past the end of '{info.path}' ({info.size} bytes) "
+            f"(use an offset of at most {info.size})",
+            field="offset",
+        )
+    return offset, info.size
+
+
+def open_source(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
+                offset: int | None = None, record_size: int | None = None) -> FileSource:
+    """Open and memory-map files read-only as a source of ``decode_raw`` elements (SPEC 3).
+
+    Parameters
+    ----------
+    paths
+        One path or a sequence of paths.
+    offset, record_size
+        Defaults for :meth:`FileSource.layout`, validated now.
+
+    Returns
+    -------
+    FileSource
+        Close it (or use it as a context manager) to release the files.
+
+    Raises
+    ------
+    SourceError
+        ``field="files"``: no files, a missing file, permission denied, a directory, a FIFO,
+        device or socket (never opened), a corrupt ``.npy`` header; ``field="offset"`` /
+        ``"record_size"``: see :meth:`FileSource.layout`.
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    return FileSource(list(paths), offset=offset, record_size=record_size)

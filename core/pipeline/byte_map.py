@@ -1,0 +1,182 @@
+"""Map elements of a pipeline's view back to bytes of its files, and back (SPEC section 7).
+
+Every array a pipeline yields is a numpy view of one buffer, so the address of ``view[i, j]``
+(``view``'s data pointer plus ``sum(index * strides)``) tells where its bytes are:
+
+- **file** mode (zero copy): the buffer is a file's memory map, so the byte offset in the file is
+  the address minus the map's address;
+- **copy** mode: the buffer is a C-contiguous copy of shape ``input_shape + (E,)`` bytes (a
+  padded, stacked or normalised copy). The position in it gives the input element (its index in
+  ``input_shape``) and the byte inside it, which :class:`SourceLayout` maps to a file, record and
+  offset. Bytes beyond an element's real length are zero padding: they have no file bytes.
+
+This works for any view (reshape, slicing, negative steps, new axes) without knowing how it was
+made. The inverse, :meth:`ByteMap.index_of`, finds the view element covering an address by
+dividing by the view's strides from the largest down; that is exact for views produced by basic
+indexing and reshaping, whose dimensions nest (each stride spans the smaller dimensions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.files.sources import SourceLayout
+
+__all__ = ["ByteMap", "address_of", "buffer_range_contains"]
+
+
+def address_of(array: np.ndarray) -> int:
+    """Address of ``array``'s first element (its data pointer)."""
+    return int(array.__array_interface__["data"][0])
+
+
+def _normalise_index(index: tuple[int, ...] | int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    if isinstance(index, (int, np.integer)):
+        index = (int(index),)
+    index = tuple(index)
+    if len(index) != len(shape):
+        raise IndexError(f"index {index} has {len(index)} entries but the view has "
+                         f"{len(shape)} dimensions {shape}")
+    out = []
+    for axis, (i, n) in enumerate(zip(index, shape)):
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise IndexError(f"index {i!r} on axis {axis} is not an integer")
+        i = int(i)
+        if not -n <= i < n:
+            raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+        out.append(i + n if i < 0 else i)
+    return tuple(out)
+
+
+@dataclass(frozen=True, eq=False)
+class ByteMap:
+    """Where the bytes of a pipeline's buffer come from.
+
+    Attributes
+    ----------
+    mode
+        ``"file"``: the buffer is file 0's memory map; ``"copy"``: a C-contiguous copy of
+        ``input_shape + (element_bytes,)`` bytes.
+    base_address
+        Address of the map (file mode) or of the copy (copy mode).
+    layout
+        The source layout the input elements came from.
+    element_bytes
+        ``E``: bytes per element in the copy (copy mode).
+    file_sizes
+        Per file, its size in bytes.
+    """
+
+    mode: str
+    base_address: int
+    layout: SourceLayout
+    element_bytes: int
+    file_sizes: tuple[int, ...]
+
+    # -- view element -> file bytes ---------------------------------------------------------
+    def locate(self, view: np.ndarray, index: tuple[int, ...] | int) -> tuple[int, int, int]:
+        """``(file_index, byte_offset, nbytes)`` of ``view[index]``.
+
+        ``nbytes`` counts the element's bytes that exist in the file: the item size normally,
+        fewer when the element lies partly in ``fixed_length`` zero padding, 0 when it is all
+        padding (``byte_offset`` is then where the bytes would have been, past the end of the
+        file's element).
+
+        Raises
+        ------
+        IndexError
+            ``index`` is out of range for ``view`` (negative indices count from the end).
+        """
+        index = _normalise_index(index, view.shape)
+        address = address_of(view) + sum(i * s for i, s in zip(index, view.strides))
+        itemsize = view.dtype.itemsize
+        if self.mode == "file":
+            return 0, address - self.base_address, itemsize
+        position = address - self.base_address
+        element, byte = divmod(position, self.element_bytes)
+        file_index, record = self._element_origin(element)
+        record_size = self.layout.record_size or 0
+        offset = self.layout.starts[file_index] + record * record_size + byte
+        real = self.layout.element_lengths[file_index]
+        return file_index, offset, max(0, min(itemsize, real - byte))
+
+    def _element_origin(self, element: int) -> tuple[int, int]:
+        """(file, record) of the flat element number ``element`` of the input shape."""
+        shape = self.layout.input_shape
+        multi = np.unravel_index(element, shape) if shape else ()
+        multi = tuple(int(m) for m in multi)
+        several = len(self.layout.arrays) > 1
+        file_index = multi[0] if several else 0
+        has_records = self.layout.record_size is not None
+        record = multi[-1] if has_records else 0
+        return file_index, record
+
+    # -- file bytes -> view element ---------------------------------------------------------
+    def address_of_byte(self, file_index: int, byte_offset: int) -> int | None:
+        """Address in the buffer of a file's byte, None if no decoded element holds it."""
+        if not 0 <= file_index < len(self.file_sizes):
+            raise IndexError(f"file index {file_index} is out of range: there are "
+                             f"{len(self.file_sizes)} files")
+        if not 0 <= byte_offset < self.file_sizes[file_index]:
+            return None
+        if self.mode == "file":
+            return self.base_address + byte_offset
+        layout = self.layout
+        relative = byte_offset - layout.starts[file_index]
+        if relative < 0:
+            return None
+        if layout.record_size is not None:
+            record, byte = divmod(relative, layout.record_size)
+            count = layout.input_shape[-1]
+            if record >= count:
+                return None
+        else:
+            record, byte = 0, relative
+        if byte >= min(layout.element_lengths[file_index], self.element_bytes):
+            return None  # trailing bytes, or truncated away by fixed_length
+        several = len(layout.arrays) > 1
+        multi = ((file_index,) if several else ()) + (
+            (record,) if layout.record_size is not None else ()
+        )
+        element = int(np.ravel_multi_index(multi, layout.input_shape)) if multi else 0
+        return self.base_address + element * self.element_bytes + byte
+
+    @staticmethod
+    def index_of(view: np.ndarray, address: int) -> tuple[int, ...] | None:
+        """Index of the element of ``view`` whose bytes cover ``address``, or None."""
+        if view.size == 0:
+            return None
+        start = address_of(view)
+        axes = []
+        for axis, (n, stride) in enumerate(zip(view.shape, view.strides)):
+            if stride < 0:  # walk it backwards from its lowest address
+                start += (n - 1) * stride
+            axes.append((axis, n, abs(stride), stride < 0))
+        delta = address - start
+        if delta < 0:
+            return None
+        index = [0] * view.ndim
+        for axis, n, stride, flipped in sorted(axes, key=lambda a: -a[2]):
+            step = 0 if stride == 0 or n == 1 else min(delta // stride, n - 1)
+            delta -= step * stride
+            index[axis] = n - 1 - step if flipped else step
+        if not 0 <= delta < view.dtype.itemsize:
+            return None
+        return tuple(index)
+
+
+def buffer_range_contains(array: np.ndarray, start: int, nbytes: int) -> bool:
+    """Whether every byte ``array`` can touch lies in ``[start, start + nbytes)``."""
+    if array.size == 0:
+        return True
+    low = high = address_of(array)
+    for n, stride in zip(array.shape, array.strides):
+        span = (n - 1) * stride
+        if span < 0:
+            low += span
+        else:
+            high += span
+    return start <= low and high + array.dtype.itemsize <= start + nbytes
+

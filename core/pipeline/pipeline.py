@@ -1,0 +1,393 @@
+"""The pipeline: files -> decode_raw -> target shape -> slice, with byte offsets (SPEC section 7).
+
+The GUI, the command line, tests and benchmarks all go through :class:`Pipeline`: it holds the
+opened files, and :meth:`Pipeline.run` turns a :class:`DecodeParams` (plus an optional slice
+spec) into a :class:`PipelineResult` holding the decoded array, the reshaped tensor, the sliced
+view, one line of explanation per step, and the mapping of every view element back to its bytes
+in its file.
+
+A run is cheap: it stats the files (refusing changed ones, before any mapped page is touched),
+splits them into elements, and builds views. Nothing is read unless a copy is unavoidable
+(see :mod:`core.decode.decode_raw`; several files are always stacked into one batch, which copies), and
+every copy is checked against the budget of :mod:`core.budget` first.
+
+Defaults of a ``.npy`` source (every file a ``.npy`` with the same header): dtype, byte order and
+data offset from the header, and the header's shape (``(n_files,) + shape`` for several files)
+when the decoded value count matches it. The elements then cover exactly the data the header
+promises; extra bytes are trailing. A Fortran-order file is shown with its axes reversed (the
+C-order reading of its bytes, i.e. the transpose of what ``np.load`` returns); a step line says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core.budget import check_copy_budget
+from core.pipeline.byte_map import ByteMap, address_of, buffer_range_contains
+from core.tflite.tensor_buffer import TensorBuffer
+from core.pipeline.view_as import view_as, view_as_name
+from core.decode.decode_raw import check_fixed_length, decode_raw
+from core.dtypes.table import check_padded_type, engine_name, resolve_dtype
+from core.errors import CoreError, DecodeError
+from core.pipeline.steps import copy_reason, decode_step, source_step
+from core.decode.reshape import parse_shape, resolve_shape
+from core.files.sources import FileSource, SourceLayout, open_source
+
+__all__ = ["DecodeParams", "Pipeline", "PipelineResult"]
+
+
+@dataclass(frozen=True)
+class DecodeParams:
+    """Every parameter of one decode, validated by :meth:`Pipeline.run` (frozen, hashable).
+
+    Attributes
+    ----------
+    dtype
+        ``out_type`` name (:mod:`core.dtypes.table`); None: the ``.npy`` header's dtype, else uint8.
+    little_endian
+        None: the ``.npy`` header's byte order, else True.
+    fixed_length
+        ``decode_raw``'s ``fixed_length`` (pads or truncates every element).
+    offset
+        Bytes to skip in every file; None: each ``.npy`` file's data offset, else 0.
+    record_size
+        Bytes per element; None: the whole remainder of each file is one element.
+    shape
+        Target shape (one -1 allowed; text such as ``"4,-1"`` is parsed); None: the ``.npy``
+        header's shape when it fits, else the decode output shape.
+    view_as
+        TensorBuffer "view as" type (SPEC 6): the view's values as ``TensorBuffer.create_from``
+        into that :class:`~core.dtypes.data_type.DataType` would give them (e.g. ``"uint8"`` to see
+        what a TFLite model's UINT8 input receives). None: as decoded.
+    extended_types
+        Offer uint32/uint64 (beyond TF).
+    """
+
+    dtype: str | None = None
+    little_endian: bool | None = None
+    fixed_length: int | None = None
+    offset: int | None = None
+    record_size: int | None = None
+    shape: tuple[int, ...] | None = None
+    view_as: str | None = None
+    extended_types: bool = True
+
+    def __post_init__(self) -> None:
+        if isinstance(self.shape, str):
+            object.__setattr__(self, "shape", parse_shape(self.shape))
+        elif self.shape is not None and not isinstance(self.shape, tuple):
+            object.__setattr__(self, "shape", tuple(self.shape))
+
+
+@dataclass(frozen=True, eq=False)
+class PipelineResult:
+    """Everything one run produced. Arrays are views unless ``zero_copy`` is False.
+
+    Attributes
+    ----------
+    params
+        The parameters with defaults filled in (dtype, byte order, offset when one value
+        applies to all files, shape).
+    input_shape
+        Shape of the string tensor fed to ``decode_raw`` (elements, not bytes).
+    element_length
+        Bytes per input element before ``fixed_length`` (the longest when files differ).
+    decoded
+        ``decode_raw``'s output (made contiguous, i.e. copied, if the target shape needed it).
+    tensor
+        ``decoded`` with the target shape (a view of it).
+    view
+        ``slice_spec.apply(tensor)`` (a view), or ``tensor``.
+    trailing_bytes
+        Per file, bytes no element covers (after the last whole record, or after a ``.npy``
+        file's data).
+    zero_copy
+        True when the view is a view of the file map (no byte was copied).
+    steps
+        One human-readable line per step: source, decode, reshape, slice.
+    """
+
+    params: DecodeParams
+    input_shape: tuple[int, ...]
+    element_length: int
+    decoded: np.ndarray
+    tensor: np.ndarray
+    view: np.ndarray
+    trailing_bytes: tuple[int, ...]
+    zero_copy: bool
+    steps: tuple[str, ...]
+    byte_map: ByteMap | None = field(default=None, repr=False)
+    sliced: np.ndarray | None = field(default=None, repr=False)
+    buffer: TensorBuffer | None = field(default=None, repr=False)
+
+    def byte_offset(self, view_index: tuple[int, ...] | int) -> tuple[int, int, int]:
+        """Where ``view[view_index]`` comes from: ``(file_index, byte_offset, nbytes)``.
+
+        ``byte_offset`` is the offset in that file of the element's first byte; ``nbytes`` is the
+        number of its bytes that exist in the file: the item size, fewer when the element
+        reaches into ``fixed_length`` zero padding, 0 when it is entirely padding (the offset is
+        then where it would have been). Negative indices count from the end, as in numpy.
+
+        Raises
+        ------
+        IndexError
+            The index is out of range for ``view``.
+        CoreError
+            The slice spec returned a copy instead of a view (``field="slice"``).
+        """
+        return self._require_map().locate(self._located_view, view_index)
+
+    def element_at_byte(self, file_index: int, byte_offset: int) -> tuple[int, ...] | None:
+        """Index in ``view`` of the element containing a byte of a file, or None if no element
+        of the view holds that byte (header, trailing bytes, truncated or sliced away).
+
+        Raises
+        ------
+        IndexError
+            ``file_index`` is out of range.
+        """
+        byte_map = self._require_map()
+        address = byte_map.address_of_byte(file_index, byte_offset)
+        if address is None:
+            return None
+        return byte_map.index_of(self._located_view, address)
+
+    @property
+    def _located_view(self) -> np.ndarray:
+        """The sliced view before any "view as" conversion (it shares memory with the map)."""
+        return self.view if self.sliced is None else self.sliced
+
+    def _require_map(self) -> ByteMap:
+        if self.byte_map is None:
+            raise CoreError(
+                "the slice returned a copy, so its elements have no byte offsets (use a slice "
+                "spec whose apply() returns a view)",
+                field="slice",
+            )
+        return self.byte_map
+
+
+class Pipeline:
+    """Files opened once, decoded on demand with any :class:`DecodeParams`.
+
+    Parameters
+    ----------
+    paths
+        One path or several (several files form a batch of elements).
+
+    Raises
+    ------
+    SourceError
+        A file cannot be used (see :func:`core.files.sources.open_source`).
+    """
+
+    def __init__(self, paths: Sequence[str | os.PathLike] | str | os.PathLike) -> None:
+        self._source = open_source(paths)
+
+    @property
+    def source(self) -> FileSource:
+        """The opened files."""
+        return self._source
+
+    def close(self) -> None:
+        """Release the files (arrays still viewing a map keep it alive until they go)."""
+        self._source.close()
+
+    def __enter__(self) -> Pipeline:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def run(self, params: DecodeParams, slice_spec: object = None) -> PipelineResult:
+        """Decode the files with ``params``, reshape, slice, and explain each step.
+
+        Parameters
+        ----------
+        params
+            The decode parameters; None fields take the defaults described on the class.
+        slice_spec
+            Any object with ``apply(ndarray) -> ndarray`` returning a view (``core.SliceSpec``),
+            or None. Its errors propagate unchanged.
+
+        Raises
+        ------
+        CoreError
+            A subclass with ``field`` set: ``SourceError`` (files changed since they were
+            opened, bad offset / record_size), ``DecodeError``, ``BudgetError``, ``ShapeError``,
+            and whatever ``slice_spec.apply`` raises.
+        """
+        source = self._source
+        source.check_unchanged()  # before touching any mapped page: a shrunk file would SIGBUS
+        npy = source.npy
+        dtype_name = params.dtype if params.dtype is not None else (npy.dtype if npy else "uint8")
+        little = params.little_endian
+        if little is None:
+            little = npy.little_endian if npy else True
+        if not isinstance(little, (bool, np.bool_)):
+            raise DecodeError(f"little_endian must be True, False or None, not {little!r} "
+                              "(None takes the .npy header's byte order)", field="little_endian")
+        dtype = resolve_dtype(
+            dtype_name,
+            extended_types=params.extended_types,
+            padded=params.fixed_length is not None,  # TF quotes DecodePaddedRaw's list then
+        )
+        fixed_length = params.fixed_length
+        if fixed_length is not None:
+            check_padded_type(dtype)
+            fixed_length = check_fixed_length(fixed_length, dtype)
+        layout = source.layout(offset=params.offset, record_size=params.record_size)
+        steps = [source_step(source, layout, params.offset)]
+
+        batch, stacked = self._batch_input(layout, fixed_length)
+        try:
+            decoded = decode_raw(batch, dtype, bool(little), fixed_length,
+                                 extended_types=params.extended_types)
+        except DecodeError as error:
+            if layout.record_size is not None and str(error).startswith("Input to DecodeRaw"):
+                error.field = "record_size"
+            raise
+        element_bytes = decoded.shape[-1] * decoded.dtype.itemsize
+        single = len(layout.arrays) == 1
+        in_map = single and _derives_from(decoded, source.data(0))
+        reason = copy_reason(in_map, stacked, layout, fixed_length, dtype)
+        steps.append(decode_step(layout, dtype, bool(little), fixed_length, decoded, reason))
+
+        target, note = self._target_shape(params, decoded, npy, len(layout.arrays))
+        try:
+            tensor = decoded.reshape(target, copy=False)
+            steps.append(f"reshape: {decoded.shape} -> {tensor.shape} (view){note}")
+        except ValueError:
+            check_copy_budget(
+                decoded.nbytes, f"reshaping the strided {decoded.shape} values to {target}",
+                "keep the last dimension, or drop the fixed_length truncation", field="shape",
+            )
+            decoded = np.ascontiguousarray(decoded)
+            in_map = False
+            tensor = decoded.reshape(target)
+            steps.append(f"reshape: {decoded.shape} -> {tensor.shape} (copied: the truncated "
+                         f"records are not contiguous){note}")
+
+        if slice_spec is None:
+            view = tensor
+            steps.append("slice: none (the whole tensor)")
+        else:
+            view = np.asarray(slice_spec.apply(tensor))  # a numpy scalar becomes a 0-d copy
+            steps.append(f"slice: {tensor.shape} -> {tuple(view.shape)}")
+        buffer = TensorBuffer.wrap(tensor)  # by reference: no copy (SPEC 6 and 7)
+        byte_map = self._byte_map(in_map, decoded, layout, element_bytes, view)
+        sliced = view
+        if params.view_as is not None:
+            view = view_as(view, buffer.data_type, params.view_as)
+            steps.append(f"view as {view_as_name(params.view_as)}: TensorBuffer.create_from "
+                         f"{buffer.data_type} -> {view_as_name(params.view_as)} (copy of the "
+                         f"{tuple(view.shape)} view only)")
+        resolved = dataclasses.replace(
+            params, dtype=params.dtype if params.dtype is not None else engine_name(dtype),
+            little_endian=bool(little), offset=_resolved_offset(layout, params.offset),
+            fixed_length=fixed_length, shape=tuple(tensor.shape),
+        )
+        return PipelineResult(
+            params=resolved, input_shape=layout.input_shape,
+            element_length=max(layout.element_lengths), decoded=decoded, tensor=tensor,
+            view=view, trailing_bytes=layout.trailing_bytes,
+            zero_copy=in_map and byte_map is not None and params.view_as is None, steps=tuple(steps),
+            byte_map=byte_map, sliced=sliced, buffer=buffer,
+        )
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _batch_input(self, layout: SourceLayout, fixed_length: int | None) -> tuple[np.ndarray, bool]:
+        """The ``uint8`` array fed to decode_raw, and whether it is a stacked copy.
+
+        One file: its map view itself. Several: one copy of shape ``input_shape + (E,)``, each
+        element truncated or zero-padded to ``E`` (``fixed_length``, else the common length), so
+        that decode_raw then only views it: stacking and padding together copy once.
+        """
+        if len(layout.arrays) == 1:
+            return layout.arrays[0], False
+        lengths = layout.element_lengths
+        if fixed_length is None:
+            if len(set(lengths)) > 1:
+                index = next(i for i, n in enumerate(lengths) if n != lengths[0])
+                paths = self._source.paths
+                raise DecodeError(
+                    "DecodeRaw requires input strings to all be the same size, but element "
+                    f"{index} has size {lengths[0]} != {lengths[index]} ('{paths[0]}' has "
+                    f"{lengths[0]} bytes of data, '{paths[index]}' has {lengths[index]}: set "
+                    "fixed_length to pad or truncate every file to one length, or set a "
+                    "record_size)",
+                    field="fixed_length",
+                )
+            width = lengths[0]
+        else:
+            width = fixed_length
+        count = math.prod(layout.input_shape)
+        check_copy_budget(
+            count * width, f"stacking {len(layout.arrays)} files into one batch",
+            "open fewer files, or select less with record_size and fixed_length", field="files",
+        )
+        stacked = np.zeros(layout.input_shape + (width,), dtype=np.uint8)
+        for row, array in zip(stacked, layout.arrays):
+            used = min(width, array.shape[-1])
+            row[..., :used] = array[..., :used]
+        return stacked, True
+
+    @staticmethod
+    def _target_shape(params: DecodeParams, decoded: np.ndarray, npy: object,
+                      n_files: int) -> tuple[tuple[int, ...], str]:
+        if params.shape is not None:
+            return resolve_shape(params.shape, decoded.size), ""
+        if npy is not None:
+            header_shape = tuple(npy.shape)
+            if npy.fortran_order:
+                header_shape = header_shape[::-1]
+            target = ((n_files,) if n_files > 1 else ()) + header_shape
+            if math.prod(target) == decoded.size:
+                note = " from the .npy header"
+                if npy.fortran_order:
+                    note += " (Fortran order: axes reversed, the transpose of np.load's array)"
+                return target, note
+            return decoded.shape, (f"; the .npy shape {npy.shape} does not fit "
+                                   f"{decoded.size} values, kept the decode shape")
+        return decoded.shape, ""
+
+    def _byte_map(self, in_map: bool, decoded: np.ndarray, layout: SourceLayout,
+                  element_bytes: int, view: np.ndarray) -> ByteMap | None:
+        sizes = tuple(info.size for info in self._source.files)
+        if in_map:
+            base = self._source.data(0)
+            start, nbytes = address_of(base), base.size
+            mode = "file"
+        else:
+            if decoded.size and not decoded.flags.c_contiguous:  # pragma: no cover - defensive
+                return None
+            start, nbytes = address_of(decoded), decoded.nbytes
+            mode = "copy"
+        if not buffer_range_contains(view, start, nbytes):
+            return None
+        return ByteMap(mode=mode, base_address=start, layout=layout,
+                       element_bytes=max(element_bytes, 1), file_sizes=sizes)
+
+
+def _derives_from(array: np.ndarray, base: np.ndarray) -> bool:
+    """Whether ``array`` is a view whose ``.base`` chain reaches ``base``."""
+    node = array
+    while isinstance(node, np.ndarray):
+        if node is base:
+            return True
+        node = node.base
+    return False
+
+
+def _resolved_offset(layout: SourceLayout, offset: int | None) -> int | None:
+    """The offset used, or None when the files' .npy data offsets differ."""
+    if offset is not None:
+        return offset
+    starts = set(layout.starts)
+    return starts.pop() if len(starts) == 1 else None

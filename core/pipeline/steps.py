@@ -1,0 +1,72 @@
+"""The human-readable lines of :attr:`core.pipeline.pipeline.PipelineResult.steps` (SPEC section 7).
+
+One line per step (source, decode, reshape, slice) so that the GUI, the command line (``--steps``)
+and bug reports describe a run the same way: shapes, where the data starts, trailing bytes, and
+whether a copy was made and why.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.dtypes.table import engine_name, tf_name
+from core.files.sources import FileSource, SourceLayout
+
+__all__ = ["copy_reason", "source_step", "decode_step"]
+
+
+def copy_reason(in_map: bool, stacked: bool, layout: SourceLayout, fixed_length: int | None,
+                dtype: np.dtype) -> str:
+    """Why the decoded array is, or is not, a view of the file map."""
+    if in_map:
+        return "view of the file map (no copy)"
+    if stacked:
+        return f"copied once: {len(layout.arrays)} files stacked into one batch"
+    if fixed_length is not None and fixed_length > layout.element_lengths[0]:
+        return f"copied once: zero padding to fixed_length {fixed_length}"
+    if dtype.kind == "b":
+        return "copied once: bytes above 1 normalised to True"
+    return "copied"
+
+
+def source_step(source: FileSource, layout: SourceLayout, offset: int | None) -> str:
+    """``source: 'a.bin' (99 bytes), data from byte 0, records of 16 bytes -> input shape (6,)``."""
+    files = source.files
+    if len(files) == 1:
+        what = f"'{files[0].path}' ({files[0].size} bytes)"
+    else:
+        what = f"{len(files)} files ({', '.join(repr(f.path) for f in files)})"
+    starts = sorted(set(layout.starts))
+    start_text = f"data from byte {starts[0]}" if len(starts) == 1 else "data from bytes " + \
+        ", ".join(str(s) for s in layout.starts)
+    if offset is None and any(f.npy is not None for f in files):
+        start_text += " (.npy header)"
+    if layout.record_size is None:
+        split = "each file is one element" if len(files) > 1 else "the data is one element"
+        split += f" of {_lengths(layout.element_lengths)} bytes"
+    else:
+        split = f"records of {layout.record_size} bytes"
+    trailing = ""
+    if any(layout.trailing_bytes):
+        trailing = "; not decoded: " + ", ".join(
+            f"{n} trailing bytes in '{f.path}'"
+            for f, n in zip(files, layout.trailing_bytes) if n
+        )
+    return f"source: {what}, {start_text}, {split} -> input shape {layout.input_shape}{trailing}"
+
+
+def _lengths(lengths: tuple[int, ...]) -> str:
+    distinct = sorted(set(lengths))
+    return str(distinct[0]) if len(distinct) == 1 else "/".join(str(n) for n in lengths)
+
+
+def decode_step(layout: SourceLayout, dtype: np.dtype, little: bool, fixed_length: int | None,
+                decoded: np.ndarray, reason: str) -> str:
+    """``decode: decode_raw(input shape (6,), float (float32), big-endian) -> (6, 4) float32; ...``."""
+    order = "" if dtype.itemsize == 1 else (", little-endian" if little else ", big-endian")
+    fixed = "" if fixed_length is None else f", fixed_length={fixed_length}"
+    name = engine_name(dtype)
+    tf = tf_name(dtype)
+    type_text = name if tf == name else f"{tf} ({name})"
+    return (f"decode: decode_raw(input shape {layout.input_shape}, {type_text}{order}{fixed}) -> "
+            f"{decoded.shape} {name}; {reason}")

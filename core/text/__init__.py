@@ -1,0 +1,5 @@
+"""Text for values: one formatter for every place a number is shown or written as text.
+
+May import: ``core.dtypes``. Pure numpy; the table, plot readout, status bar, statistics, data
+inspector, CSV export and the CLI all format through here.
+"""

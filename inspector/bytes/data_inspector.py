@@ -1,0 +1,216 @@
+"""Data inspector: the bytes at the cursor read as every engine type, in both byte orders.
+
+One row per type of :data:`core.dtypes.table.ENGINE_TYPES`, one column per byte order. Every value
+comes from :func:`core.decode.decode_raw.decode_raw` (``extended_types=True``) applied to the first
+``itemsize`` bytes at the cursor: this module decides no decoding rule, it only lays out and
+formats the engine's answers (with :func:`core.text.number_format.format_value`, so the text
+matches the table view). Clicking a value cell emits :attr:`DataInspector.typeChosen`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRect, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.decode.decode_raw import decode_raw
+from core.dtypes.table import ENGINE_TYPES, is_tf_decode_type, resolve_dtype, tf_name
+from core.errors import CoreError
+from core.text.number_format import classify_value, describe_special, format_value
+
+MAX_BYTES = 16
+"""Bytes the inspector keeps from :meth:`DataInspector.set_bytes` (the widest type is 16)."""
+
+MISSING = "\u2014"
+"""Cell text of a type wider than the bytes available (an em dash)."""
+
+BEYOND_TF = " (beyond TF)"
+
+_TYPE_COL, _SIZE_COL, _LE_COL, _BE_COL = range(4)
+_SPECIAL_COLOUR = QColor(191, 87, 0)  # NaN, Inf, subnormal, -0: worth a second look
+_BEYOND_COLOUR = QColor(120, 120, 120)
+
+
+def _hex(data: bytes) -> str:
+    return " ".join(f"{b:02x}" for b in data)
+
+
+def _binary_lines(data: bytes, per_line: int = 4) -> list[str]:
+    groups = [f"{b:08b}" for b in data]
+    return [" ".join(groups[i:i + per_line]) for i in range(0, len(groups), per_line)]
+
+
+class DataInspector(QWidget):
+    """Table of the cursor's bytes decoded as every engine type, little- and big-endian.
+
+    Signals
+    -------
+    typeChosen(str, bool)
+        ``(dtype name as in ENGINE_TYPES, little_endian)`` when the user clicks a value cell.
+
+    Attributes
+    ----------
+    table : QTableWidget
+        Columns: type, size in bytes, little-endian value, big-endian value.
+    bytes_label : QLabel
+        The offset and the bytes in hex and binary.
+    """
+
+    typeChosen = Signal(str, bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._data = b""
+        self._offset: int | None = None
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+        self.bytes_label = QLabel()
+        self.bytes_label.setFont(mono)
+        self.bytes_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.table = QTableWidget(len(ENGINE_TYPES), 4)
+        self.table.setHorizontalHeaderLabels(["type", "bytes", "little-endian", "big-endian"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(_TYPE_COL, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(_SIZE_COL, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(_LE_COL, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(_BE_COL, QHeaderView.ResizeMode.Stretch)
+        for row, name in enumerate(ENGINE_TYPES):
+            self._init_type_row(row, name, mono)
+        self.table.cellClicked.connect(self._on_cell_clicked)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.bytes_label.setContentsMargins(4, 4, 4, 2)
+        layout.addWidget(self.bytes_label)
+        layout.addWidget(self.table)
+        self.set_bytes(b"")
+
+    def _init_type_row(self, row: int, name: str, mono: QFont) -> None:
+        tf = tf_name(name)
+        label = name if tf == name else f"{name} ({tf})"
+        type_item = QTableWidgetItem(label)
+        size_item = QTableWidgetItem(str(resolve_dtype(name, extended_types=True).itemsize))
+        size_item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+        if is_tf_decode_type(name):
+            type_item.setToolTip(f"tf.io.decode_raw out_type {tf}")
+        else:
+            type_item.setText(label + BEYOND_TF)
+            type_item.setToolTip("Not a tf.io.decode_raw type: TensorFlow would refuse it")
+            italic = type_item.font()
+            italic.setItalic(True)
+            type_item.setFont(italic)
+            type_item.setForeground(QBrush(_BEYOND_COLOUR))
+        for item in (type_item, size_item):
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        self.table.setItem(row, _TYPE_COL, type_item)
+        self.table.setItem(row, _SIZE_COL, size_item)
+        for col in (_LE_COL, _BE_COL):
+            item = QTableWidgetItem()
+            item.setFont(mono)
+            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+            self.table.setItem(row, col, item)
+
+    # --------------------------------------------------------------------- API
+    def set_bytes(self, data: bytes, offset: int | None = None) -> None:
+        """Show ``data`` (the bytes at the cursor) decoded as every type, in both byte orders.
+
+        Parameters
+        ----------
+        data : bytes-like
+            The bytes starting at the cursor; only the first :data:`MAX_BYTES` are kept. A type
+            wider than ``len(data)`` shows :data:`MISSING` with the tooltip ``"needs 8 bytes"``.
+        offset : int, optional
+            The cursor's byte offset in its file, shown above the table (``None``: not shown).
+        """
+        self._data = bytes(data[:MAX_BYTES])
+        self._offset = offset
+        self._update_bytes_label()
+        for row, name in enumerate(ENGINE_TYPES):
+            for col, little_endian in ((_LE_COL, True), (_BE_COL, False)):
+                self._fill_cell(self.table.item(row, col), name, little_endian)
+
+    def data(self) -> bytes:
+        """The bytes on display (at most :data:`MAX_BYTES`)."""
+        return self._data
+
+    def value_item(self, name: str, little_endian: bool) -> QTableWidgetItem:
+        """The table item holding type ``name``'s value in that byte order.
+
+        Raises
+        ------
+        ValueError
+            ``name`` is not in ``ENGINE_TYPES``.
+        """
+        row = ENGINE_TYPES.index(name)
+        return self.table.item(row, _LE_COL if little_endian else _BE_COL)
+
+    def value_text(self, name: str, little_endian: bool) -> str:
+        """Cell text of type ``name`` in that byte order (``"1.0"``, ``"nan"``, ``"—"``...)."""
+        return self.value_item(name, little_endian).text()
+
+    def cell_rect(self, name: str, little_endian: bool) -> QRect:
+        """Rectangle of that value cell in ``table.viewport()`` coordinates (for clicks)."""
+        return self.table.visualItemRect(self.value_item(name, little_endian))
+
+    # --------------------------------------------------------------- internals
+    def _update_bytes_label(self) -> None:
+        if not self._data:
+            where = "" if self._offset is None else f"offset 0x{self._offset:x} ({self._offset}): "
+            self.bytes_label.setText(where + "no bytes at the cursor")
+            return
+        lines = []
+        if self._offset is not None:
+            lines.append(f"offset 0x{self._offset:x} ({self._offset:,}), {len(self._data)} bytes")
+        lines.append(f"hex  {_hex(self._data)}")
+        binary = _binary_lines(self._data)
+        lines.append(f"bin  {binary[0]}")
+        lines.extend(f"     {line}" for line in binary[1:])
+        self.bytes_label.setText("\n".join(lines))
+
+    def _fill_cell(self, item: QTableWidgetItem, name: str, little_endian: bool) -> None:
+        native = resolve_dtype(name, extended_types=True)
+        item.setForeground(QBrush())
+        if len(self._data) < native.itemsize:
+            item.setText(MISSING)
+            item.setToolTip(f"needs {native.itemsize} bytes")
+            return
+        raw = self._data[:native.itemsize]
+        try:
+            values = decode_raw(raw, name, little_endian=little_endian, extended_types=True)
+        except CoreError as exc:  # not expected for whole items; shown rather than raised
+            item.setText("error")
+            item.setToolTip(str(exc))
+            return
+        # Native order for formatting: ml_dtypes prints a big-endian bfloat16 view as raw bytes.
+        value = values.astype(native)[0]
+        text = format_value(value, native)
+        item.setText(text)
+        order = "little-endian" if little_endian else "big-endian"
+        tip = f"{text}\n{name}, {order}, from bytes {_hex(raw)}"  # full text if elided
+        special = describe_special(value, native)
+        if special is not None:
+            tip += f"\n{special}"
+            if classify_value(value, native) in ("nan", "inf", "-inf"):
+                item.setForeground(QBrush(_SPECIAL_COLOUR))
+        item.setToolTip(tip)
+
+    def _on_cell_clicked(self, row: int, col: int) -> None:
+        if col in (_LE_COL, _BE_COL):
+            self.typeChosen.emit(ENGINE_TYPES[row], col == _LE_COL)

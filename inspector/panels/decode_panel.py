@@ -1,0 +1,284 @@
+"""Decode panel: edits the decode parameters of the document and explains the result.
+
+Every change applies live through :meth:`Document.update_params`. When the engine refuses a
+combination, its message appears in red under the field it names (``CoreError.field``) and the
+last good view stays on screen. No rule is decided here.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.dtypes.data_type import DataType
+from core.dtypes.table import ENGINE_TYPES, is_tf_decode_type
+from core.errors import CoreError
+from core.pipeline.pipeline import DecodeParams, PipelineResult
+from core.decode.shape_suggestions import suggest_shapes
+from inspector.state.document import Document
+from inspector.widgets.int_field import IntField
+
+BEYOND_TF = " (beyond TF)"
+_FIELDS = ("dtype", "little_endian", "fixed_length", "offset", "record_size", "shape", "view_as", "files")
+
+
+class DecodePanel(QWidget):
+    """Dtype, byte order, fixed length, header offset, record size, target shape, view-as."""
+
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._document = document
+        self._updating = False
+
+        self.dtype_combo = QComboBox()
+        for name in ENGINE_TYPES:
+            label = name if is_tf_decode_type(name) else name + BEYOND_TF
+            self.dtype_combo.addItem(label, name)
+            if not is_tf_decode_type(name):
+                index = self.dtype_combo.count() - 1
+                self.dtype_combo.setItemData(
+                    index, "Not a tf.io.decode_raw type: TensorFlow would refuse it", Qt.ToolTipRole
+                )
+        self.byte_order_combo = QComboBox()
+        self.byte_order_combo.addItem("little-endian", True)
+        self.byte_order_combo.addItem("big-endian", False)
+
+        self.fixed_length_check = QCheckBox("fixed_length")
+        self.fixed_length_field = IntField("bytes per element")
+        self.offset_field = IntField("0 (header bytes to skip)")
+        self.record_size_field = IntField("whole file is one element")
+        self.shape_field = QLineEdit()
+        self.shape_field.setPlaceholderText("e.g. 3,48,64 or -1,64")
+        self.infer_button = QPushButton("-1")
+        self.infer_button.setToolTip("Infer the first dimension: prefix the shape with -1")
+        self.suggest_combo = QComboBox()
+        self.suggest_combo.setToolTip("Shapes that factor the element count")
+        self.view_as_combo = QComboBox()
+        self.view_as_combo.addItem("(as decoded)", None)
+        for data_type in DataType:
+            if data_type.name != "STRING":
+                self.view_as_combo.addItem(data_type.name, data_type.name)
+
+        self.error_labels: dict[str, QLabel] = {}
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+        self._add_row(form, "dtype", "Type", self.dtype_combo)
+        self._add_row(form, "little_endian", "Byte order", self.byte_order_combo)
+        fixed = QHBoxLayout()
+        fixed.addWidget(self.fixed_length_check)
+        fixed.addWidget(self.fixed_length_field, 1)
+        self._add_row(form, "fixed_length", "Fixed length", fixed)
+        self._add_row(form, "offset", "Header offset", self.offset_field)
+        self._add_row(form, "record_size", "Record size", self.record_size_field)
+        shape = QHBoxLayout()
+        shape.addWidget(self.shape_field, 1)
+        shape.addWidget(self.infer_button)
+        shape.addWidget(self.suggest_combo)
+        self._add_row(form, "shape", "Target shape", shape)
+        self._add_row(form, "view_as", "View as", self.view_as_combo)
+        self._add_row(form, "files", "", QWidget())
+
+        self.info_label = QLabel()
+        self.info_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.info_label.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.info_label)
+        layout.addStretch(1)
+
+        self.dtype_combo.currentIndexChanged.connect(self._on_dtype_changed)
+        self.byte_order_combo.currentIndexChanged.connect(self._on_byte_order_changed)
+        self.fixed_length_check.toggled.connect(self._on_fixed_length_changed)
+        self.fixed_length_field.valueEdited.connect(self._on_fixed_length_changed)
+        self.offset_field.valueEdited.connect(lambda v: self._on_int_edited("offset", v))
+        self.record_size_field.valueEdited.connect(lambda v: self._on_int_edited("record_size", v))
+        self.shape_field.textEdited.connect(self._on_shape_edited)
+        self.infer_button.clicked.connect(self._on_infer_clicked)
+        self.suggest_combo.activated.connect(self._on_suggestion_chosen)
+        self.view_as_combo.currentIndexChanged.connect(self._on_view_as_changed)
+        document.paramsChanged.connect(self._on_params_changed)
+        document.resultChanged.connect(self._on_result_changed)
+        document.errorChanged.connect(self._on_error_changed)
+        self._on_params_changed(document.params)
+        if document.result is not None:
+            self._on_result_changed(document.result)
+
+    # ------------------------------------------------------------------ layout helpers
+    def _add_row(self, form: QFormLayout, field: str, label: str, editor) -> None:
+        error = QLabel()
+        error.setObjectName(f"error_{field}")
+        error.setStyleSheet("color: #c62828;")
+        error.setWordWrap(True)
+        error.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        error.hide()
+        self.error_labels[field] = error
+        column = QVBoxLayout()
+        column.setSpacing(1)
+        if isinstance(editor, QWidget):
+            column.addWidget(editor)
+        else:
+            column.addLayout(editor)
+        column.addWidget(error)
+        form.addRow(label, column)
+
+    # ------------------------------------------------------------------ user edits
+    def _update(self, **changes: object) -> None:
+        if not self._updating:
+            self._document.update_params(**changes)
+
+    def _on_dtype_changed(self, _index: int) -> None:
+        self._update(dtype=self.dtype_combo.currentData())
+
+    def _on_byte_order_changed(self, _index: int) -> None:
+        self._update(little_endian=self.byte_order_combo.currentData())
+
+    def _on_fixed_length_changed(self, *_args: object) -> None:
+        if self._updating:
+            return
+        enabled = self.fixed_length_check.isChecked()
+        self.fixed_length_field.setEnabled(enabled)
+        value = self.fixed_length_field.value() if enabled else None
+        if isinstance(value, str):
+            self._show_local_error("fixed_length", f"fixed_length must be an integer number of bytes, not {value!r}")
+            return
+        if enabled and value is None:
+            return  # waiting for a number
+        self._update(fixed_length=value)
+
+    def _on_int_edited(self, field: str, value: object) -> None:
+        if isinstance(value, str):
+            self._show_local_error(field, f"{field} must be an integer number of bytes, not {value!r} (or empty)")
+            return
+        self._update(**{field: value})
+
+    def _on_shape_edited(self, text: str) -> None:
+        from core.decode.reshape import parse_shape
+
+        if not text.strip():
+            self._update(shape=None)
+            return
+        try:
+            shape = parse_shape(text)
+        except CoreError as error:
+            self._show_local_error("shape", error.message)
+            return
+        self._update(shape=tuple(shape))
+
+    def _on_infer_clicked(self) -> None:
+        """Replace the first dimension by -1 (or start a shape ``-1``): numpy infers it."""
+        parts = [p.strip() for p in self.shape_field.text().split(",") if p.strip()]
+        text = ",".join(["-1"] + parts[1:])
+        self.shape_field.setText(text)
+        self._on_shape_edited(text)
+
+    def _on_suggestion_chosen(self, index: int) -> None:
+        shape = self.suggest_combo.itemData(index)
+        if shape:
+            text = ",".join(str(d) for d in shape)
+            self.shape_field.setText(text)
+            self._on_shape_edited(text)
+
+    def _on_view_as_changed(self, _index: int) -> None:
+        self._update(view_as=self.view_as_combo.currentData())
+
+    # ------------------------------------------------------------------ document events
+    def _on_params_changed(self, params: DecodeParams) -> None:
+        self._updating = True
+        try:
+            self._show_params(params)
+        finally:
+            self._updating = False
+
+    def _show_params(self, params: DecodeParams) -> None:
+        dtype = params.dtype or "uint8"
+        index = self.dtype_combo.findData(_canonical_dtype(dtype))
+        if index >= 0:
+            self.dtype_combo.setCurrentIndex(index)
+        little = True if params.little_endian is None else params.little_endian
+        self.byte_order_combo.setCurrentIndex(0 if little else 1)
+        self.fixed_length_check.setChecked(params.fixed_length is not None)
+        self.fixed_length_field.setEnabled(params.fixed_length is not None)
+        if params.fixed_length is not None:
+            self.fixed_length_field.set_value(params.fixed_length)
+        self.offset_field.set_value(params.offset)
+        self.record_size_field.set_value(params.record_size)
+        shape_text = "" if params.shape is None else ",".join(str(d) for d in params.shape)
+        if _normalise(shape_text) != _normalise(self.shape_field.text()):
+            self.shape_field.setText(shape_text)
+        index = self.view_as_combo.findData(params.view_as.upper() if params.view_as else None)
+        self.view_as_combo.setCurrentIndex(max(index, 0))
+
+    def _on_result_changed(self, result: PipelineResult) -> None:
+        # Resolved values (e.g. from a .npy header) are shown, but not written back as choices.
+        self._updating = True
+        try:
+            index = self.dtype_combo.findData(_canonical_dtype(result.params.dtype or "uint8"))
+            if index >= 0:
+                self.dtype_combo.setCurrentIndex(index)
+            self.byte_order_combo.setCurrentIndex(0 if result.params.little_endian in (None, True) else 1)
+        finally:
+            self._updating = False
+        count = int(result.decoded.size)
+        self.suggest_combo.clear()
+        self.suggest_combo.addItem("suggest…", None)
+        for shape in suggest_shapes(count):
+            self.suggest_combo.addItem(" x ".join(str(d) for d in shape), shape)
+        trailing = sum(result.trailing_bytes)
+        lines = [
+            f"<b>Input</b> {_input_text(result.input_shape, result.element_length)}",
+            f"<b>Decoded</b> {_shape_text(result.decoded.shape)} {result.decoded.dtype.name}"
+            f" = {count:,} values",
+            f"<b>Tensor</b> {_shape_text(result.tensor.shape)} &nbsp; <b>View</b> {_shape_text(result.view.shape)}",
+            f"<b>Trailing bytes</b> {trailing:,}" + (" (not decoded)" if trailing else ""),
+            "<b>Zero-copy</b> " + ("yes: a view of the file" if result.zero_copy else "no: a copy was made"),
+        ]
+        self.info_label.setText("<br>".join(lines))
+
+    def _on_error_changed(self, error: CoreError | None) -> None:
+        for label in self.error_labels.values():
+            label.hide()
+        if error is None:
+            return
+        field = error.field if error.field in self.error_labels else None
+        if field is None and error.field in ("slice",):
+            return  # shown by the slice editor
+        self._show_local_error(field or "files", error.message)
+
+    def _show_local_error(self, field: str, message: str) -> None:
+        label = self.error_labels.get(field, self.error_labels["files"])
+        label.setText(message)
+        label.show()
+
+
+def _canonical_dtype(name: str) -> str:
+    from core.dtypes.table import resolve_dtype
+
+    try:
+        return resolve_dtype(name, extended_types=True).name
+    except CoreError:
+        return name
+
+
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _input_text(shape: tuple[int, ...], element_length: int) -> str:
+    """``1 string of 36,864 bytes`` / ``(1000,) strings of 4,096 bytes`` (decode_raw's input)."""
+    if not shape:
+        return f"1 string of {element_length:,} bytes (a scalar)"
+    return f"{_shape_text(shape)} strings of {element_length:,} bytes"
+
+
+def _normalise(text: str) -> str:
+    return text.replace(" ", "")

@@ -1,0 +1,425 @@
+"""Statistics of the current view (issue #8): counts, extremes, moments and a histogram.
+
+The numbers come from :func:`core.scan.statistics.compute_statistics`, run on a worker thread by a
+:class:`~inspector.state.background_task.BackgroundTask` over the view (a view of the read-only memory
+map, read block by block: nothing is copied whole). The GUI thread only formats the result.
+
+Rules
+-----
+* **When**: a view of at most ``auto_limit`` values (default 10**7, well under a second) is
+  computed as soon as it appears; a bigger one waits for the *Compute* button, because two passes
+  over gigabytes of memory-mapped data cost real time and disk reads nobody asked for.
+* **Cache**: results are kept (LRU, ``cache_size`` entries) per key: the files as recorded at
+  open (path, size, mtime, device, inode), the *resolved* decode parameters, and the slice as
+  applied (the view's start in the tensor, shape, strides and dtype; not the slice text, which
+  may be an invalid edit while the last good view is shown). Returning to an earlier setting
+  shows its statistics without recomputing; reloading a changed file records new sizes/mtimes,
+  so its old entries never match again.
+* **Staleness**: a new view cancels the computation of the old one (a result that still arrives
+  is cached, never shown for the new view).
+  Before a result is shown or a computation starts, ``source.check_unchanged()`` runs, and the
+  worker runs it again before every block, so a file that shrank on disk gives an error message
+  instead of a SIGBUS crash. (A file truncated *while* a block is being read can still fault:
+  the check narrows the window, it cannot close it.)
+* Floats: min / max ignore NaN, mean / std (population) are over the finite values; complex
+  views show statistics of ``|z|``. See :mod:`core.scan.statistics` for every rule.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.errors import CoreError
+from core.pipeline.pipeline import PipelineResult
+from core.scan.statistics import Statistics, compute_statistics
+from inspector.state.background_task import BackgroundTask, error_text
+from inspector.state.document import Document
+from core.text.number_format import format_value
+
+__all__ = ["StatisticsPanel", "AUTO_COMPUTE_LIMIT"]
+
+AUTO_COMPUTE_LIMIT = 10**7
+"""Views with at most this many values are computed automatically."""
+
+_FIELDS = (  # (key, label) in display order: two columns of label/value pairs
+    ("dtype", "Type"), ("count", "Count"),
+    ("min", "Min"), ("finite", "Finite"),
+    ("max", "Max"), ("nan", "NaN"),
+    ("mean", "Mean"), ("posinf", "+Inf"),
+    ("std", "Std (pop.)"), ("neginf", "−Inf"),
+    ("zeros", "Zeros"), ("subnormal", "Subnormal"),
+)
+
+
+class StatisticsPanel(QWidget):
+    """Dock panel: statistics and histogram of ``document.result.view``.
+
+    Parameters
+    ----------
+    document
+        The open document; the panel follows its ``resultChanged`` / ``filesChanged`` signals.
+    parent
+        Optional parent widget.
+    auto_limit
+        Views of at most this many values are computed without pressing *Compute*.
+    chunk_elements
+        Elements per block read by the worker (smaller: finer progress and quicker cancel).
+    bins
+        Histogram bins.
+    cache_size
+        Statistics kept for earlier settings.
+
+    Signals
+    -------
+    statisticsChanged(object)
+        The :class:`core.scan.statistics.Statistics` now shown, or None.
+    computationStarted(object)
+        The :class:`~inspector.state.background_task.BackgroundTask` of a computation just started
+        (a cache hit starts none).
+    """
+
+    statisticsChanged = Signal(object)
+    computationStarted = Signal(object)
+
+    def __init__(self, document: Document, parent: QWidget | None = None, *,
+                 auto_limit: int = AUTO_COMPUTE_LIMIT, chunk_elements: int = 1 << 22,
+                 bins: int = 64, cache_size: int = 32) -> None:
+        super().__init__(parent)
+        self._document = document
+        self._auto_limit = auto_limit
+        self._chunk_elements = chunk_elements
+        self._bins = bins
+        self._cache_size = cache_size
+        self._cache: OrderedDict[tuple, Statistics] = OrderedDict()
+        self._task: BackgroundTask | None = None
+        self._task_key: tuple | None = None
+        self._statistics: Statistics | None = None
+        self._build()
+        document.resultChanged.connect(self._on_result_changed)
+        document.filesChanged.connect(self._on_files_changed)
+        if document.result is not None:
+            self._on_result_changed(document.result)
+        else:
+            self._set_status("No file open")
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def statistics(self) -> Statistics | None:
+        """The statistics shown (of the current view), or None."""
+        return self._statistics
+
+    def is_running(self) -> bool:
+        """Whether a computation for the current view is running."""
+        return self._task is not None and self._task.is_running()
+
+    def status_text(self) -> str:
+        """The status line, e.g. ``"Computing… 40%"``, ``"Cancelled"``, ``"Error: …"``."""
+        return self.status_label.text()
+
+    def compute(self) -> BackgroundTask | None:
+        """Show the statistics of the current view: from the cache, or computed on a worker.
+
+        Returns
+        -------
+        BackgroundTask or None
+            The started task; None when nothing was started (no view, cached, already
+            running, or the file changed on disk: the status says which).
+        """
+        result = self._document.result
+        pipeline = self._document.pipeline
+        if result is None or pipeline is None:
+            self._show(None)
+            self._set_status("No file open")
+            return None
+        key = self._key(result)
+        if self.is_running() and key == self._task_key:
+            return None
+        self._drop_task()
+        try:
+            pipeline.source.check_unchanged()
+        except CoreError as error:
+            self._show(None)
+            self._set_status(f"Error: {error.message}", error=True)
+            return None
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            self._show(self._cache[key], result.view.dtype)
+            self._set_status(f"{self._cache[key].count:,} values (cached)")
+            return None
+        view = result.view
+        check = pipeline.source.check_unchanged
+        chunk, bins = self._chunk_elements, self._bins
+
+        def work(progress, cancelled):
+            return compute_statistics(view, bins=bins, chunk_elements=chunk, progress=progress,
+                                      cancelled=cancelled, check=check)
+
+        task = BackgroundTask(work)
+        task.setProperty("cache_key", key)  # kept by Qt: no Python cycle through a lambda
+        task.progressChanged.connect(self._on_task_progress)
+        task.succeeded.connect(self._on_task_succeeded)
+        task.failed.connect(self._on_task_failed)
+        task.cancelled.connect(self._on_task_cancelled)
+        self._task, self._task_key = task, key
+        self._show(None)
+        self._set_status(f"Computing {view.size:,} values…")
+        self.progress_bar.setValue(0)
+        self._set_running(True)
+        task.start()
+        self.computationStarted.emit(task)
+        return task
+
+    def cancel(self) -> None:
+        """Stop the running computation (the status then says "Cancelled")."""
+        if self.is_running():
+            self._task.cancel()
+            self._set_status("Cancelling…")
+
+    # ------------------------------------------------------------------ construction
+    def _build(self) -> None:
+        self.status_label = QLabel()
+        self.status_label.setObjectName("statsStatus")
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setObjectName("statsProgress")
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setTextVisible(False)
+        self.progress_bar.setMaximumWidth(160)
+        self.compute_button = QPushButton("Compute")
+        self.compute_button.setObjectName("statsCompute")
+        self.compute_button.setToolTip("Compute the statistics of the whole view")
+        self.compute_button.clicked.connect(self.compute)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("statsCancel")
+        self.cancel_button.clicked.connect(self.cancel)
+
+        header = QHBoxLayout()
+        header.addWidget(self.status_label, 1)
+        header.addWidget(self.progress_bar)
+        header.addWidget(self.compute_button)
+        header.addWidget(self.cancel_button)
+
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(12)
+        grid.setVerticalSpacing(2)
+        self.value_labels: dict[str, QLabel] = {}
+        for i, (key, title) in enumerate(_FIELDS):
+            row, column = divmod(i, 2)
+            name = QLabel(f"{title}:")
+            name.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            value = QLabel("—")
+            value.setObjectName(f"stat_{key}")
+            value.setTextInteractionFlags(Qt.TextSelectableByMouse)
+            grid.addWidget(name, row, 2 * column)
+            grid.addWidget(value, row, 2 * column + 1)
+            self.value_labels[key] = value
+        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(3, 1)
+
+        self.plot = pg.PlotWidget()
+        self.plot.setObjectName("statsHistogram")
+        self.plot.setMinimumHeight(140)
+        self.plot.setMenuEnabled(False)
+        self.plot.setLabel("left", "count")
+        self.plot.setLabel("bottom", "value")
+        self.plot.showGrid(x=True, y=True, alpha=0.2)
+        self.histogram = pg.PlotDataItem(
+            stepMode="center", fillLevel=0, fillOutline=True, pen=pg.mkPen("#4a90d9"),
+            brush=pg.mkBrush(74, 144, 217, 120))
+        self.plot.addItem(self.histogram)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(header)
+        layout.addLayout(grid)
+        layout.addWidget(self.plot, 1)
+        self._set_running(False)
+
+    # ------------------------------------------------------------------ document events
+    def _on_result_changed(self, result: PipelineResult) -> None:
+        key = self._key(result)
+        if self.is_running() and key == self._task_key:
+            return
+        self._drop_task()
+        if key in self._cache or result.view.size <= self._auto_limit:
+            self.compute()
+            return
+        self._show(None)
+        self._set_status(f"The view has {result.view.size:,} values: press Compute "
+                         "(it reads the whole view)")
+
+    def _on_files_changed(self) -> None:
+        if not self._document.paths:
+            self._drop_task()
+            self._show(None)
+            self._set_status("No file open")
+
+    # ------------------------------------------------------------------ task events
+    def _on_task_progress(self, done: int, total: int) -> None:
+        task = self.sender()
+        if task is not self._task:
+            return
+        permille = 1000 if total <= 0 else int(done * 1000 // total)
+        self.progress_bar.setValue(permille)
+        if not task.cancel_requested():
+            self._set_status(f"Computing {total // 2:,} values… {permille // 10}%")
+
+    def _on_task_succeeded(self, stats: Statistics) -> None:
+        task = self.sender()
+        # The key describes the data fully: the result is valid even if the task was dropped.
+        self._remember(task.property("cache_key"), stats)
+        if task is not self._task:
+            return
+        self._task = None
+        self._set_running(False)
+        result = self._document.result
+        self._show(stats, result.view.dtype if result is not None else None)
+        self._set_status(f"{stats.count:,} values")
+
+    def _on_task_failed(self, error: BaseException) -> None:
+        task = self.sender()
+        if task is not self._task:
+            return
+        self._task = None
+        self._set_running(False)
+        self._show(None)
+        self._set_status(f"Error: {error_text(error)}", error=True)
+
+    def _on_task_cancelled(self) -> None:
+        task = self.sender()
+        if task is not self._task:
+            return
+        self._task = None
+        self._set_running(False)
+        self._show(None)
+        self._set_status("Cancelled (press Compute to start again)")
+
+    # ------------------------------------------------------------------ helpers
+    def _key(self, result: PipelineResult) -> tuple:
+        pipeline = self._document.pipeline
+        files = () if pipeline is None else tuple(
+            (f.path, f.size, f.mtime_ns, f.device, f.inode) for f in pipeline.source.files)
+        view = result.view
+        # The slice as applied (where the view starts in the tensor, its shape and strides),
+        # not the slice text: while the text being typed is invalid, the document keeps the
+        # last good view, and equivalent texts ("", "[:]", "[...]") share one entry.
+        start = _address(view) - _address(result.tensor)
+        return (files, result.params, start, view.shape, view.dtype.str, view.strides,
+                self._bins)
+
+    def _remember(self, key: tuple, stats: Statistics) -> None:
+        self._cache[key] = stats
+        self._cache.move_to_end(key)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+
+    def _drop_task(self) -> None:
+        """Cancel the running task and forget it (its outcome is ignored)."""
+        if self._task is not None:
+            self._task.cancel()
+        self._task = None
+        self._task_key = None
+        self._set_running(False)
+
+    def _set_running(self, running: bool) -> None:
+        self.progress_bar.setVisible(running)
+        self.cancel_button.setVisible(running)
+        self.compute_button.setEnabled(
+            not running and self._document.result is not None and self._statistics is None)
+
+    def _set_status(self, text: str, error: bool = False) -> None:
+        self.status_label.setText(text)
+        self.status_label.setStyleSheet("QLabel { color: #b71c1c; }" if error else "")
+
+    def _show(self, stats: Statistics | None, dtype: np.dtype | None = None) -> None:
+        changed = stats is not self._statistics
+        self._statistics = stats
+        for key, text in _texts(stats, dtype).items():
+            self.value_labels[key].setText(text)
+        if stats is None or not stats.histogram_counts:
+            self.histogram.setData([], [])
+        else:
+            self.histogram.setData(np.asarray(stats.histogram_edges),
+                                   np.asarray(stats.histogram_counts, dtype=np.float64))
+        self.compute_button.setEnabled(not self.is_running() and stats is None
+                                       and self._document.result is not None)
+        quantity = "|value|" if stats is not None and stats.quantity == "magnitude" else "value"
+        self.plot.setLabel("bottom", quantity)
+        if changed:
+            self.statisticsChanged.emit(stats)
+
+
+def _address(array: np.ndarray) -> int:
+    return int(array.__array_interface__["data"][0])
+
+
+def _texts(stats: Statistics | None, dtype: np.dtype | None) -> dict[str, str]:
+    """Label text of every field (``"—"`` when unknown)."""
+    if stats is None:
+        return {key: "—" for key, _title in _FIELDS}
+
+    def counted(n: int) -> str:
+        return f"{n:,}" if not n or not stats.count else f"{n:,} ({_percent(n, stats.count)})"
+
+    exact = dtype if stats.quantity == "value" else None
+    dtype_text = stats.dtype + (" (|z|)" if stats.quantity == "magnitude" else "")
+    return {
+        "dtype": dtype_text,
+        "count": f"{stats.count:,}",
+        "finite": counted(stats.finite_count),
+        "min": _extreme(stats.min, exact),
+        "max": _extreme(stats.max, exact),
+        "mean": _moment(stats.mean),
+        "std": _moment(stats.std),
+        "nan": counted(stats.nan_count),
+        "posinf": counted(stats.posinf_count),
+        "neginf": counted(stats.neginf_count),
+        "zeros": counted(stats.zero_count),
+        "subnormal": counted(stats.subnormal_count),
+    }
+
+
+def _extreme(value: int | float | None, dtype: np.dtype | None) -> str:
+    """A min / max exactly as the view's type prints it (they are values of the view)."""
+    if value is None:
+        return "—"
+    if isinstance(value, int):
+        return str(value)
+    if dtype is not None and dtype.kind not in "biuc":
+        try:
+            native = dtype.newbyteorder("=")
+            return format_value(np.asarray(value, dtype=np.float64).astype(native)[()], native)
+        except (TypeError, ValueError):
+            pass
+    return repr(float(value))
+
+
+def _percent(part: int, whole: int) -> str:
+    """``part`` of ``whole`` in percent, never rounded to 0% or 100% when it is neither."""
+    if part == whole:
+        return "100%"
+    share = 100.0 * part / whole
+    if share < 0.001:
+        return "<0.001%"
+    if share > 99.99:
+        return ">99.99%"
+    text = f"{share:.3g}"
+    return f"{share:.2f}%" if text == "100" else f"{text}%"
+
+
+def _moment(value: float | None) -> str:
+    return "—" if value is None else f"{value:.7g}"

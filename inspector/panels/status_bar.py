@@ -1,0 +1,96 @@
+"""Status bar: file name and size, dtype and byte order, shape, and the selected element.
+
+For the selection it shows the element's index in the view, its value, and the byte offset(s) of
+its bytes in its file, as computed by the engine (``PipelineResult.byte_offset``).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
+
+from core.pipeline.pipeline import PipelineResult
+from inspector.state.document import Document
+from core.text.number_format import format_value
+
+
+def human_size(nbytes: int) -> str:
+    """``1536`` -> ``'1.5 KiB'``; exact bytes below 1 KiB."""
+    size = float(nbytes)
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if size < 1024 or unit == "PiB":
+            return f"{nbytes} bytes" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{nbytes} bytes"
+
+
+def byte_order_name(dtype: np.dtype) -> str:
+    """'little-endian', 'big-endian' or 'single byte' for a numpy dtype."""
+    if dtype.itemsize == 1 or dtype.byteorder == "|":
+        return "single byte"
+    order = dtype.byteorder
+    if order == "=":
+        order = "<" if np.little_endian else ">"
+    return "little-endian" if order == "<" else "big-endian"
+
+
+class StatusBar(QStatusBar):
+    """Permanent labels kept current from the document's signals."""
+
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._document = document
+        self.file_label = QLabel()
+        self.type_label = QLabel()
+        self.shape_label = QLabel()
+        self.selection_label = QLabel()
+        for label in (self.file_label, self.type_label, self.shape_label):
+            self.addPermanentWidget(label)
+        self.addWidget(self.selection_label, 1)
+        document.filesChanged.connect(self._on_files_changed)
+        document.resultChanged.connect(self._on_result_changed)
+        document.selectionChanged.connect(self._on_selection_changed)
+        self._on_files_changed()
+
+    def _on_files_changed(self) -> None:
+        paths = self._document.paths
+        if not paths:
+            self.file_label.setText("no file")
+            return
+        sizes = []
+        for path in paths:
+            try:
+                sizes.append(os.stat(path).st_size)
+            except OSError:
+                sizes.append(0)
+        name = os.path.basename(paths[0]) + (f" + {len(paths) - 1} more" if len(paths) > 1 else "")
+        self.file_label.setText(f"{name} ({human_size(sum(sizes))})")
+        self.file_label.setToolTip("\n".join(paths))
+
+    def _on_result_changed(self, result: PipelineResult) -> None:
+        view = result.view
+        self.type_label.setText(f"{view.dtype.name} {byte_order_name(view.dtype)}")
+        self.shape_label.setText("shape (" + ", ".join(str(d) for d in view.shape) + ")")
+        self._on_selection_changed(self._document.selection)
+
+    def _on_selection_changed(self, index: tuple[int, ...] | None) -> None:
+        result = self._document.result
+        if result is None or index is None:
+            self.selection_label.setText("")
+            return
+        self.selection_label.setText(selection_text(result, index, self._document.paths))
+
+
+def selection_text(result: PipelineResult, index: tuple[int, ...], paths: tuple[str, ...] = ()) -> str:
+    """``[1, 2] = 0.25 at byte 72 of waves.bin`` for the element ``index`` of ``result.view``."""
+    try:
+        value = result.view[index]
+        file_index, offset, nbytes = result.byte_offset(index)
+    except (IndexError, ValueError) as error:
+        return f"[{', '.join(map(str, index))}]: {error}"
+    name = os.path.basename(paths[file_index]) if file_index < len(paths) else f"file {file_index}"
+    text = format_value(value, result.view.dtype, "auto")
+    where = f"bytes {offset}..{offset + nbytes - 1}" if nbytes > 1 else f"byte {offset}"
+    return f"[{', '.join(map(str, index))}] = {text}   {where} (0x{offset:x}) of {name}"

@@ -1,0 +1,4 @@
+"""The plot: a line for 1-d views, an image of the displayed plane otherwise (pyqtgraph).
+
+May import: ``core``, ``inspector.state``, ``inspector.widgets``.
+"""

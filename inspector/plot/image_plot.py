@@ -1,0 +1,380 @@
+"""An image of a 2-d plane held by reference, never handing pyqtgraph more than 1024 x 1024 pixels.
+
+- Levels come from a strided subsample of the whole plane (at most ``max_samples`` elements,
+  NaN/Inf ignored), as pyqtgraph's ``ImageItem.quickMinMax``; a HistogramLUTItem beside the image
+  shows the histogram of the displayed pixels and edits levels and colormap.
+- A plane larger than :data:`MAX_SIDE` along an axis is shown *strided*: the part of the plane
+  around the view is read with power-of-two strides so that at most ``MAX_SIDE`` samples per axis
+  are read; zooming in re-reads the visible part at finer strides (down to every element).
+  Strided images show every ``s``-th element, not a min/max (peaks can be missed).
+- View coordinates are element coordinates: element ``(row, col)`` covers
+  ``[col, col + 1) x [row, row + 1)``, row 0 at the top, whatever the stride; clicks map back to
+  true indices and readouts read the true element.
+- NaN pixels are transparent; ``+-inf`` saturate the colormap.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
+from PySide6.QtWidgets import QGraphicsRectItem, QVBoxLayout, QWidget
+
+from core.display.line_decimation import real_values
+
+#: Most samples read (and handed to pyqtgraph) along each image axis.
+MAX_SIDE = 1024  # device pixels of a typical plot dock; zooming in re-reads finer
+#: Planes whose sides differ by more than this ratio are shown with unlocked aspect.
+MAX_LOCKED_ASPECT = 8
+
+
+def image_values(block: np.ndarray, part: str = "abs") -> np.ndarray:
+    """A C-contiguous float copy of ``block`` for an ImageItem (exact: float32 or float64).
+
+    float16/bfloat16/float32, bool and ints of at most 16 bits become float32; everything else
+    float64 (int64/uint64 beyond 2**53 are rounded). Always copies, so the image never reads
+    from a memory-mapped file while painting.
+    """
+    values = real_values(block, part)
+    exact32 = values.dtype == np.float32 or (values.dtype.kind in "iub" and values.dtype.itemsize <= 2)
+    return np.array(values, dtype=np.float32 if exact32 else np.float64, order="C", copy=True)
+
+
+def subsample_strides(shape: tuple[int, int], max_samples: int) -> tuple[int, int]:
+    """Strides ``(sr, sc)`` so that ``plane[::sr, ::sc]`` has at most ``max_samples`` elements.
+
+    Doubles the stride of the axis with more samples left until the budget is met.
+    """
+    rows, cols = shape
+    sr = sc = 1
+    while -(-rows // sr) * -(-cols // sc) > max_samples:
+        if -(-rows // sr) >= -(-cols // sc):
+            sr *= 2
+        else:
+            sc *= 2
+    return sr, sc
+
+
+def estimate_levels(plane: np.ndarray, part: str = "abs", max_samples: int = 100_000) -> tuple[float, float]:
+    """Colour levels ``(low, high)`` from a strided subsample of a 2-d plane.
+
+    Reads at most ``max_samples`` elements; NaN and +-inf are ignored. A constant subsample
+    ``v`` gives ``(v - 0.5, v + 0.5)``; no finite sample gives ``(0.0, 1.0)``.
+    """
+    if plane.size == 0:
+        return 0.0, 1.0
+    sr, sc = subsample_strides(plane.shape, max_samples)
+    sample = real_values(plane[::sr, ::sc], part)
+    if sample.dtype.kind == "f":
+        sample = sample[np.isfinite(sample)]
+    if sample.size == 0:
+        return 0.0, 1.0
+    low, high = float(sample.min()), float(sample.max())
+    if low == high:
+        return low - 0.5, high + 0.5
+    return low, high
+
+
+class _FiniteHistogramImage(pg.ImageItem):
+    """ImageItem whose histogram ignores +-inf (pyqtgraph's fails on them) and NaN.
+
+    Integer-valued images (ints are shown as floats) get whole-number bins, as pyqtgraph does
+    for integer dtypes.
+    """
+
+    def getHistogram(self, bins="auto", step="auto", perChannel=False, targetImageSize=200, **kwargs):
+        if self.image is None or self.image.size == 0 or perChannel:
+            return super().getHistogram(bins, step, perChannel, targetImageSize, **kwargs)
+        rows, cols = self.image.shape[:2]
+        sr = max(1, math.ceil(rows / targetImageSize))
+        sc = max(1, math.ceil(cols / targetImageSize))
+        data = self.image[::sr, ::sc]
+        data = data[np.isfinite(data)]
+        if data.size == 0:
+            return None, None
+        low, high = float(data.min()), float(data.max())
+        if low == high:
+            high = low + 1
+        if np.array_equal(data, np.floor(data)):
+            # Integer-valued data: whole-number bins, or the histogram aliases into spikes.
+            step = max(1, math.ceil((high - low) / 500))
+            bins = np.arange(low, high + 1.01 * step, step)
+        else:
+            bins = np.linspace(low, high, 500)
+        counts, edges = np.histogram(data, bins=bins)
+        return edges[:-1], counts
+
+
+class ImagePlot(QWidget):
+    """Image of a 2-d plane with colormap, histogram/LUT, crosshair, selection marker and clicks.
+
+    Signals
+    -------
+    cellHovered(object)
+        ``(row, col)`` of the element under the mouse, or None outside the plane.
+    cellClicked(int, int)
+        ``row, col`` of the element the user clicked.
+    """
+
+    cellHovered = Signal(object)
+    cellClicked = Signal(int, int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._plane: np.ndarray | None = None
+        self._part = "abs"
+        self._window: tuple[int, int, int, int, int, int] | None = None  # r0, r1, c0, c1, sr, sc
+        self._marked: tuple[int, int] | None = None
+        self._hovered: tuple[int, int] | None = None
+
+        self._layout_widget = pg.GraphicsLayoutWidget()
+        self._plot_item = self._layout_widget.addPlot(row=0, col=0)
+        self._plot_item.setLabel("bottom", "column")
+        self._plot_item.setLabel("left", "row")
+        self._view_box = self._plot_item.getViewBox()
+        self._view_box.invertY(True)  # row 0 at the top, as in the table
+        self.image_item = _FiniteHistogramImage(axisOrder="row-major")
+        self.image_item.setAutoDownsample(True)
+        self.image_item.setNanPolicy("omit")  # one NaN must not blank a whole downsampled block
+        self._plot_item.addItem(self.image_item)
+        # An invisible item spanning the whole plane, so auto-range fits the plane, not the window.
+        self._extent = QGraphicsRectItem(0, 0, 1, 1)
+        self._extent.setPen(pg.mkPen(None))
+        self._plot_item.addItem(self._extent)
+        self.histogram = pg.HistogramLUTItem()
+        self.histogram.gradient.loadPreset("viridis")
+        self.histogram.setImageItem(self.image_item)
+        self._layout_widget.addItem(self.histogram, row=0, col=1)
+
+        dash = pg.mkPen("#dddddd", width=1, style=Qt.PenStyle.DashLine)
+        self._cross_v = pg.InfiniteLine(angle=90, movable=False, pen=dash)
+        self._cross_h = pg.InfiniteLine(angle=0, movable=False, pen=dash)
+        selected = pg.mkPen("#ff5252", width=2)
+        self.marker = pg.ScatterPlotItem(size=15, pen=selected, brush=None, symbol="s")
+        self._cell_outline = QGraphicsRectItem(0, 0, 1, 1)
+        outline_pen = pg.mkPen("#ff5252", width=2)
+        outline_pen.setCosmetic(True)
+        self._cell_outline.setPen(outline_pen)
+        for item in (self._cross_v, self._cross_h, self.marker, self._cell_outline):
+            item.setVisible(False)
+            self._plot_item.addItem(item, ignoreBounds=True)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self._layout_widget)
+
+        self._window_timer = QTimer(self)
+        self._window_timer.setSingleShot(True)
+        self._window_timer.setInterval(30)
+        self._window_timer.timeout.connect(self.refresh_window)
+        self._view_box.sigRangeChanged.connect(self._on_view_changed)
+        scene = self._layout_widget.scene()
+        scene.sigMouseMoved.connect(self._on_mouse_moved)
+        scene.sigMouseClicked.connect(self._on_mouse_clicked)
+
+    # ----------------------------------------------------------------------------- state
+    @property
+    def plane(self) -> np.ndarray | None:
+        """The 2-d plane shown (the caller's view, not a copy)."""
+        return self._plane
+
+    @property
+    def window(self) -> tuple[int, int, int, int, int, int] | None:
+        """``(row0, row1, col0, col1, row_stride, col_stride)`` of the displayed image:
+        ``image_item.image == plane[row0:row1:row_stride, col0:col1:col_stride]``."""
+        return self._window
+
+    @property
+    def plot_item(self) -> pg.PlotItem:
+        return self._plot_item
+
+    @property
+    def graphics_view(self) -> pg.GraphicsView:
+        """The QGraphicsView (for mapping scene positions to widget pixels)."""
+        return self._layout_widget
+
+    @property
+    def view_box(self) -> pg.ViewBox:
+        return self._view_box
+
+    def levels(self) -> tuple[float, float]:
+        low, high = self.image_item.getLevels()
+        return float(low), float(high)
+
+    def set_plane(self, plane: np.ndarray | None, part: str = "abs", keep_view: bool = False) -> None:
+        """Show the 2-d ``plane`` (held by reference; None clears).
+
+        Levels are re-estimated from the plane (:func:`estimate_levels`). ``keep_view`` keeps the
+        zoom (stepping through planes of equal shape); otherwise the whole plane is shown.
+
+        Raises
+        ------
+        ValueError
+            If ``plane`` is not 2-d or ``part`` is not a complex part name.
+        TypeError
+            If the dtype is not numeric.
+        """
+        if plane is not None:
+            if plane.ndim != 2:
+                raise ValueError(f"an image needs a 2-d plane, got shape {plane.shape}")
+            real_values(np.empty(0, dtype=plane.dtype), part)
+        self._plane = plane
+        self._part = part
+        self._window = None
+        self.mark(None)
+        if plane is None or plane.size == 0:
+            self.image_item.clear()
+            self._extent.setRect(0, 0, 1, 1)
+            return
+        rows, cols = plane.shape
+        self._extent.setRect(0, 0, cols, rows)
+        low, high = estimate_levels(plane, part)
+        if not keep_view:
+            ratio = max(rows, cols) / max(min(rows, cols), 1)
+            self._view_box.setAspectLocked(ratio <= MAX_LOCKED_ASPECT)
+            self._view_box.setRange(QRectF(0, 0, cols, rows), padding=0)
+        self.refresh_window(force=True)
+        self.image_item.setLevels((low, high))
+        self.histogram.setLevels(low, high)
+
+    def clear(self) -> None:
+        self.set_plane(None)
+
+    # ----------------------------------------------------------------------------- display
+    def visible_cells(self) -> tuple[int, int, int, int]:
+        """``(row0, row1, col0, col1)``: the elements in view, clamped to the plane."""
+        rows, cols = self._plane.shape
+        (x0, x1), (y0, y1) = self._view_box.viewRange()
+        r0, r1 = min(max(math.floor(y0), 0), rows), min(max(math.ceil(y1), 0), rows)
+        c0, c1 = min(max(math.floor(x0), 0), cols), min(max(math.ceil(x1), 0), cols)
+        return r0, max(r0, r1), c0, max(c0, c1)
+
+    def refresh_window(self, force: bool = False) -> None:
+        """Re-read the displayed image if the view needs another region or stride.
+
+        The stride along an axis is the smallest power of two that brings the visible extent to
+        at most :data:`MAX_SIDE` samples; the window is the visible range grown to
+        ``MAX_SIDE * stride`` (for panning without re-reading), aligned to the stride.
+        """
+        self._window_timer.stop()
+        plane = self._plane
+        if plane is None or plane.size == 0:
+            return
+        rows, cols = plane.shape
+        if rows <= MAX_SIDE and cols <= MAX_SIDE:
+            # Small planes are shown whole at stride 1; no zoom can need more.
+            window = (0, rows, 0, cols, 1, 1)
+        else:
+            r0, r1, c0, c1 = self.visible_cells()
+            if r1 <= r0 or c1 <= c0:
+                r0, r1, c0, c1 = 0, rows, 0, cols
+            rr0, rr1, sr = _window_axis(r0, r1, rows)
+            cc0, cc1, sc = _window_axis(c0, c1, cols)
+            current = self._window
+            if (
+                not force
+                and current is not None
+                and current[4:] == (sr, sc)
+                and current[0] <= r0 and r1 <= current[1]
+                and current[2] <= c0 and c1 <= current[3]
+            ):
+                return
+            window = (rr0, rr1, cc0, cc1, sr, sc)
+        if window == self._window and not force:
+            return
+        r0, r1, c0, c1, sr, sc = window
+        image = image_values(plane[r0:r1:sr, c0:c1:sc], self._part)
+        self._window = window
+        levels = self.image_item.getLevels() if self.image_item.image is not None else None
+        self.image_item.setImage(image, autoLevels=False, **({"levels": levels} if levels is not None else {}))
+        # Each displayed pixel covers sr x sc elements, so view coordinates stay element indices.
+        self.image_item.setRect(QRectF(c0, r0, image.shape[1] * sc, image.shape[0] * sr))
+
+    def cell_at(self, x: float, y: float) -> tuple[int, int] | None:
+        """``(row, col)`` of the element at view coordinates ``(x, y)``, or None outside."""
+        if self._plane is None:
+            return None
+        row, col = math.floor(y), math.floor(x)
+        rows, cols = self._plane.shape
+        return (row, col) if 0 <= row < rows and 0 <= col < cols else None
+
+    def mark(self, cell: tuple[int, int] | None, ensure_visible: bool = True) -> None:
+        """Outline element ``(row, col)`` (None removes the mark); pans to it if off-screen."""
+        plane = self._plane
+        if cell is None or plane is None or not (0 <= cell[0] < plane.shape[0] and 0 <= cell[1] < plane.shape[1]):
+            self._marked = None
+            self.marker.setVisible(False)
+            self._cell_outline.setVisible(False)
+            return
+        row, col = self._marked = (int(cell[0]), int(cell[1]))
+        self.marker.setData([col + 0.5], [row + 0.5])
+        self.marker.setVisible(True)
+        self._cell_outline.setRect(col, row, 1, 1)
+        self._cell_outline.setVisible(True)
+        if ensure_visible:
+            (x0, x1), (y0, y1) = self._view_box.viewRange()
+            if not (x0 <= col + 0.5 <= x1 and y0 <= row + 0.5 <= y1):
+                self._view_box.translateBy(x=col + 0.5 - (x0 + x1) / 2, y=row + 0.5 - (y0 + y1) / 2)
+
+    @property
+    def marked(self) -> tuple[int, int] | None:
+        return self._marked
+
+    # ----------------------------------------------------------------------------- handlers
+    def _on_view_changed(self, *args) -> None:
+        if self._plane is not None and max(self._plane.shape) > MAX_SIDE:
+            self._window_timer.start()
+
+    def _cell_at_scene(self, scene_pos) -> tuple[int, int] | None:
+        if not self._view_box.sceneBoundingRect().contains(scene_pos):
+            return None
+        point = self._view_box.mapSceneToView(scene_pos)
+        return self.cell_at(point.x(), point.y())
+
+    def _on_mouse_moved(self, scene_pos) -> None:
+        cell = self._cell_at_scene(scene_pos)
+        self._cross_v.setVisible(cell is not None)
+        self._cross_h.setVisible(cell is not None)
+        if cell is not None:
+            self._cross_v.setPos(cell[1] + 0.5)
+            self._cross_h.setPos(cell[0] + 0.5)
+        if cell != self._hovered:
+            self._hovered = cell
+            self.cellHovered.emit(cell)
+
+    def _on_mouse_clicked(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton or event.double():
+            return
+        cell = self._cell_at_scene(event.scenePos())
+        if cell is not None:
+            self.mark(cell, ensure_visible=False)
+            self.cellClicked.emit(*cell)
+
+    def leaveEvent(self, event) -> None:
+        self._cross_v.setVisible(False)
+        self._cross_h.setVisible(False)
+        if self._hovered is not None:
+            self._hovered = None
+            self.cellHovered.emit(None)
+        super().leaveEvent(event)
+
+
+def _window_axis(start: int, stop: int, size: int) -> tuple[int, int, int]:
+    """``(begin, end, stride)`` along one axis of length ``size`` for the visible ``[start, stop)``.
+
+    ``ceil((end - begin) / stride) <= MAX_SIDE``, ``begin % stride == 0`` and
+    ``begin <= start <= stop <= end``.
+    """
+    if size <= MAX_SIDE:
+        return 0, size, 1
+    visible = max(stop - start, 1)
+    # Two spare samples leave room for aligning ``begin`` down to a multiple of the stride.
+    stride = 1 << max(0, math.ceil(math.log2(visible / (MAX_SIDE - 2))))
+    span = min(MAX_SIDE * stride, size)
+    margin = (span - visible) // 2
+    begin = max(0, min(start - margin, size - span))
+    begin -= begin % stride  # so that a displayed pixel always covers the same elements
+    end = min(size, begin + span)
+    return begin, end, stride

@@ -1,0 +1,428 @@
+"""A line plot of a 1-d array that stays interactive on 10**8 points, memory-mapped or not.
+
+What is drawn depends only on the visible x-range ``[start, stop)`` and the plot width ``px``
+(as pyqtgraph's ``clipToView`` + ``peak`` downsampling and its ``examples/hdf5.py``):
+
+1. ``stop - start <= 4 * px``: the exact slice, one point per element (copied).
+2. A min/max pyramid is ready (arrays longer than :data:`PYRAMID_THRESHOLD`; built off the GUI
+   thread, chunked, cancelled when the array changes) and the range needs buckets of at least
+   its base bucket: :meth:`MinMaxPyramid.query` with at most ``px`` buckets, reading at most a
+   few hundred elements of the array.
+3. The array is short, or the range holds at most :data:`DIRECT_READ_LIMIT` elements (or fewer
+   than ``base_bucket * px`` once the pyramid is ready): that slice is read and peak-decimated to
+   ``px`` buckets.
+4. Otherwise (pyramid still building): a strided preview of about ``4 * px`` elements. It may
+   miss peaks; it is replaced as soon as the pyramid is ready.
+
+Cases 2 and 3 draw two points (min, max) per bucket, so every bucket's true extrema are drawn.
+NaN breaks the line (all-NaN buckets are NaN); ``+-inf`` are kept in the curve data, are not
+drawn as lines, and are marked by triangles at the top / bottom of the finite data.
+"""
+
+from __future__ import annotations
+
+import atexit
+import math
+import threading
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from core.display.line_decimation import MinMaxPyramid, peak_decimate, real_values
+
+#: Arrays longer than this get a min/max pyramid built on a worker thread.
+PYRAMID_THRESHOLD = 2_000_000
+#: Above this many bytes no overview is built (reading a 1 TiB file would take hours): the line
+#: shows a strided preview at screen resolution, and exact data once zoomed in.
+PYRAMID_MAX_BYTES = 16 << 30
+#: Largest visible range read and decimated on the GUI thread while no pyramid is available.
+DIRECT_READ_LIMIT = 1 << 20
+#: Visible ranges up to this many elements per pixel are drawn exactly.
+EXACT_PER_PIXEL = 4
+#: Plot width assumed before the widget has been laid out.
+DEFAULT_WIDTH_PX = 1000
+
+#: How often the GUI thread looks at a running pyramid build (ms).
+OVERVIEW_POLL_MS = 40
+
+_pool: QThreadPool | None = None
+_running: set[threading.Event] = set()
+_running_lock = threading.Lock()
+
+
+def _cancel_all_overviews() -> None:
+    """Ask every running pyramid build to stop (at quit, so no thread outlives the app)."""
+    with _running_lock:
+        for event in _running:
+            event.set()
+
+
+def _overview_pool() -> QThreadPool:
+    """The thread pool for pyramid builds, shared by all line plots (two threads)."""
+    global _pool
+    if _pool is None:
+        _pool = QThreadPool()
+        _pool.setMaxThreadCount(2)
+        atexit.register(_cancel_all_overviews)
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(_cancel_all_overviews)
+    return _pool
+
+
+class _OverviewBuild:
+    """One pyramid build: :meth:`run` goes on the pool; the GUI thread polls the attributes.
+
+    Plain Python on purpose: no Qt object crosses threads, so a plot deleted while its build
+    runs leaves nothing dangling; the worker just finishes (or stops at the next chunk).
+    """
+
+    def __init__(self, values: np.ndarray, part: str) -> None:
+        self.values = values
+        self.part = part
+        self.cancel = threading.Event()
+        self.done = threading.Event()
+        self.progress = 0.0
+        self.pyramid: MinMaxPyramid | None = None
+        self.error: str | None = None
+
+    def run(self) -> None:
+        with _running_lock:
+            _running.add(self.cancel)
+        try:
+            self.pyramid = MinMaxPyramid.build(
+                self.values, part=self.part, should_stop=self.cancel.is_set, progress=self._set_progress
+            )
+        except Exception as exc:  # noqa: BLE001 - a worker must report, not die silently
+            self.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            with _running_lock:
+                _running.discard(self.cancel)
+            self.values = None
+            self.done.set()
+
+    def _set_progress(self, fraction: float) -> None:
+        self.progress = fraction
+
+
+class _WindowedCurve(pg.PlotDataItem):
+    """A PlotDataItem holding only the visible part of a longer array.
+
+    Reports the full array's x extent to the ViewBox, so auto-range (the "A" button) zooms out
+    to the whole array although only the visible window is in the curve.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.full_length = 0
+
+    def dataBounds(self, ax, frac=1.0, orthoRange=None):
+        if ax == 0 and self.full_length > 0:
+            return 0.0, float(self.full_length - 1)
+        return super().dataBounds(ax, frac, orthoRange)
+
+
+class LinePlot(QWidget):
+    """Line plot of a 1-d array held by reference, with crosshair, selection marker and clicks.
+
+    Signals
+    -------
+    indexHovered(object)
+        Element index under the mouse (int), or None when the mouse leaves the data.
+    indexClicked(int)
+        Element index the user clicked (nearest element to the click's x).
+    overviewReady()
+        The min/max pyramid of the current array is built and in use.
+    """
+
+    indexHovered = Signal(object)
+    indexClicked = Signal(int)
+    overviewReady = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._values: np.ndarray | None = None
+        self._part = "abs"
+        self._build: _OverviewBuild | None = None
+        self._pyramid: MinMaxPyramid | None = None
+        self._marked: int | None = None
+        self._hovered: int | None = None
+
+        self._plot_widget = pg.PlotWidget()
+        self._plot_item = self._plot_widget.getPlotItem()
+        self._plot_item.showGrid(x=True, y=True, alpha=0.3)
+        self._plot_item.setLabel("bottom", "index")
+        self._plot_item.setLabel("left", "value")
+        self._view_box = self._plot_item.getViewBox()
+        self._view_box.setAutoVisible(y=True)
+
+        self.curve = _WindowedCurve(pen=pg.mkPen("#4fc3f7", width=1))
+        self._plot_item.addItem(self.curve)
+        self.inf_markers = pg.ScatterPlotItem(size=9, pen=None, brush=pg.mkBrush("#ff7043"))
+        self._plot_item.addItem(self.inf_markers, ignoreBounds=True)
+        dash = pg.mkPen("#bbbbbb", width=1, style=Qt.PenStyle.DashLine)
+        self._cross_v = pg.InfiniteLine(angle=90, movable=False, pen=dash)
+        self._cross_h = pg.InfiniteLine(angle=0, movable=False, pen=dash)
+        self.selection_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#ffd54f", width=1))
+        self.marker = pg.ScatterPlotItem(size=11, pen=pg.mkPen("#ffd54f", width=2), brush=None, symbol="o")
+        for item in (self._cross_v, self._cross_h, self.selection_line, self.marker):
+            item.setVisible(False)
+            self._plot_item.addItem(item, ignoreBounds=True)
+
+        self._status = QLabel()
+        self._status.setVisible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self._plot_widget)
+        layout.addWidget(self._status)
+
+        # Range changes arrive in bursts while the user drags: coalesce them into one refresh.
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(0)
+        self._refresh_timer.timeout.connect(self.refresh)
+        self._poll_timer = QTimer(self)
+        self._poll_timer.setInterval(OVERVIEW_POLL_MS)
+        self._poll_timer.timeout.connect(self._on_overview_poll)
+        self._view_box.sigXRangeChanged.connect(self._on_view_changed)
+        self._view_box.sigResized.connect(self._on_view_changed)
+        scene = self._plot_widget.scene()
+        scene.sigMouseMoved.connect(self._on_mouse_moved)
+        scene.sigMouseClicked.connect(self._on_mouse_clicked)
+
+    # ----------------------------------------------------------------------------- state
+    @property
+    def values(self) -> np.ndarray | None:
+        """The 1-d array shown (the caller's object, not a copy)."""
+        return self._values
+
+    @property
+    def pyramid(self) -> MinMaxPyramid | None:
+        """The min/max pyramid in use, or None (short array, or still building)."""
+        return self._pyramid
+
+    @property
+    def plot_item(self) -> pg.PlotItem:
+        return self._plot_item
+
+    @property
+    def graphics_view(self) -> pg.GraphicsView:
+        """The QGraphicsView (for mapping scene positions to widget pixels)."""
+        return self._plot_widget
+
+    @property
+    def view_box(self) -> pg.ViewBox:
+        return self._view_box
+
+    def status_text(self) -> str:
+        """Progress of the pyramid build ("" when idle)."""
+        return self._status.text() if self._status.isVisible() else ""
+
+    def set_values(self, values: np.ndarray | None, part: str = "abs", keep_view: bool = False) -> None:
+        """Show the 1-d array ``values`` (held by reference; None clears the plot).
+
+        Cancels a pyramid build of the previous array and, for arrays longer than
+        :data:`PYRAMID_THRESHOLD`, starts one for this array. ``keep_view`` keeps the x-range
+        (when stepping through lines of equal length); otherwise the whole array is shown.
+
+        Raises
+        ------
+        ValueError
+            If ``values`` is not 1-d or ``part`` is not a complex part name.
+        TypeError
+            If the dtype is not numeric.
+        """
+        if values is not None:
+            if values.ndim != 1:
+                raise ValueError(f"a line plot needs 1-d data, got shape {values.shape}")
+            real_values(np.empty(0, dtype=values.dtype), part)  # reject bad dtypes/parts now
+        self.cancel_overview()
+        self._values = values
+        self._part = part
+        self._pyramid = None
+        self._marked = None
+        self.selection_line.setVisible(False)
+        self.marker.setVisible(False)
+        self.curve.full_length = 0 if values is None else len(values)
+        if values is not None and len(values) > PYRAMID_THRESHOLD and values.nbytes <= PYRAMID_MAX_BYTES:
+            self._start_overview()
+        if not keep_view and values is not None and len(values):
+            # Set x now (auto-range applies lazily, at the next paint), then keep auto-ranging:
+            # x over _WindowedCurve's full extent, y over the visible data.
+            self._view_box.setXRange(0, max(len(values) - 1, 1), padding=0.02)
+            self._view_box.enableAutoRange(axis=pg.ViewBox.XYAxes)
+        self.refresh()
+
+    def clear(self) -> None:
+        self.set_values(None)
+
+    def cancel_overview(self) -> None:
+        """Stop building the pyramid of the current array (it will never be used)."""
+        if self._build is not None:
+            self._build.cancel.set()
+            self._build = None
+        self._poll_timer.stop()
+        self._status.setVisible(False)
+
+    # ----------------------------------------------------------------------------- display
+    def visible_range(self) -> tuple[int, int]:
+        """Element range ``[start, stop)`` covered by the view (clamped to the array)."""
+        n = 0 if self._values is None else len(self._values)
+        x0, x1 = self._view_box.viewRange()[0]
+        start = min(max(math.floor(x0), 0), n)
+        stop = min(max(math.ceil(x1) + 1, 0), n)
+        return start, max(start, stop)
+
+    def width_px(self) -> int:
+        """Plot width in pixels (:data:`DEFAULT_WIDTH_PX` before the first layout)."""
+        width = int(self._view_box.width())
+        return width if width >= 50 else DEFAULT_WIDTH_PX
+
+    def refresh(self) -> None:
+        """Recompute the curve for the current view (see the module docstring for the rules)."""
+        self._refresh_timer.stop()
+        values = self._values
+        if values is None or len(values) == 0:
+            self.curve.setData([], [])
+            self.inf_markers.setData([], [])
+            return
+        start, stop = self.visible_range()
+        count = stop - start
+        px = self.width_px()
+        if count == 0:
+            x, y = np.empty(0), np.empty(0)
+        elif count <= EXACT_PER_PIXEL * px:
+            x = np.arange(start, stop)
+            y = np.array(real_values(values[start:stop], self._part))  # a copy, not a file view
+        else:
+            bucket = self._pyramid.choose_bucket(count, px) if self._pyramid is not None else None
+            if bucket is not None:
+                x, y = self._pyramid.query(start, stop, bucket).curve()
+            elif self._pyramid is not None or len(values) <= PYRAMID_THRESHOLD or count <= DIRECT_READ_LIMIT:
+                x, y = peak_decimate(values[start:stop], -(-count // px), start, self._part).curve()
+            else:
+                stride = -(-count // (EXACT_PER_PIXEL * px))
+                x = np.arange(start, stop, stride)
+                y = np.array(real_values(values[start:stop:stride], self._part))
+        self.curve.setData(x, y)
+        if self._view_box.autoRangeEnabled()[1]:
+            # Fit y now rather than at the next paint: PlotDataItem clips the drawn (and
+            # getData) values to 1e6 view heights, measured against the current y-range.
+            self._view_box.updateAutoRange()
+        self._update_inf_markers(x, y)
+        if self._marked is not None:
+            self._place_marker(self._marked)
+
+    def _update_inf_markers(self, x: np.ndarray, y: np.ndarray) -> None:
+        """Triangles where the curve is +-inf, at the top / bottom of its finite values."""
+        if y.dtype.kind != "f" or not np.isinf(y).any():
+            self.inf_markers.setData([], [])
+            return
+        finite = y[np.isfinite(y)]
+        top, bottom = (float(finite.max()), float(finite.min())) if finite.size else (1.0, -1.0)
+        up, down = np.unique(x[y == np.inf]), np.unique(x[y == -np.inf])
+        self.inf_markers.setData(
+            x=np.concatenate([up, down]),
+            y=np.concatenate([np.full(len(up), top), np.full(len(down), bottom)]),
+            symbol=["t1"] * len(up) + ["t"] * len(down),
+        )
+
+    def index_at(self, x: float) -> int | None:
+        """Nearest element index to view coordinate ``x``, or None outside the data."""
+        if self._values is None or len(self._values) == 0:
+            return None
+        index = math.floor(x + 0.5)
+        return index if 0 <= index < len(self._values) else None
+
+    def value_at(self, index: int) -> float:
+        """The plotted (real) value of element ``index``: reads one element."""
+        return float(real_values(self._values[index : index + 1], self._part)[0])
+
+    def mark(self, index: int | None, ensure_visible: bool = True) -> None:
+        """Mark element ``index`` (None removes the mark); pans to it if it is off-screen."""
+        self._marked = index
+        if index is None or self._values is None or not 0 <= index < len(self._values):
+            self._marked = None
+            self.selection_line.setVisible(False)
+            self.marker.setVisible(False)
+            return
+        if ensure_visible:
+            x0, x1 = self._view_box.viewRange()[0]
+            if not x0 <= index <= x1:
+                half = (x1 - x0) / 2
+                self._view_box.setXRange(index - half, index + half, padding=0)
+        self._place_marker(index)
+
+    def _place_marker(self, index: int) -> None:
+        value = self.value_at(index)
+        self.selection_line.setPos(index)
+        self.selection_line.setVisible(True)
+        if math.isfinite(value):
+            self.marker.setData([index], [value])
+            self.marker.setVisible(True)
+        else:
+            self.marker.setVisible(False)
+
+    # ----------------------------------------------------------------------------- handlers
+    def _start_overview(self) -> None:
+        self._build = _OverviewBuild(self._values, self._part)
+        self._status.setText("building overview…")
+        self._status.setVisible(True)
+        _overview_pool().start(self._build.run)
+        self._poll_timer.start()
+
+    def _on_overview_poll(self) -> None:
+        build = self._build
+        if build is None:
+            self._poll_timer.stop()
+            return
+        if not build.done.is_set():
+            self._status.setText(f"building overview… {build.progress:.0%} (peaks may be missing until done)")
+            return
+        self._poll_timer.stop()
+        self._build = None
+        if build.pyramid is None:
+            self._status.setText(f"overview failed ({build.error}); showing a strided preview")
+            return
+        self._pyramid = build.pyramid
+        self._status.setVisible(False)
+        self.refresh()
+        self.overviewReady.emit()
+
+    def _on_view_changed(self, *args) -> None:
+        self._refresh_timer.start()
+
+    def _on_mouse_moved(self, scene_pos) -> None:
+        index = None
+        if self._view_box.sceneBoundingRect().contains(scene_pos):
+            index = self.index_at(self._view_box.mapSceneToView(scene_pos).x())
+        self._set_hovered(index)
+
+    def _set_hovered(self, index: int | None) -> None:
+        """Move the crosshair to element ``index`` (snapped to its value) or hide it."""
+        value = math.nan if index is None else self.value_at(index)
+        self._cross_v.setVisible(index is not None)
+        self._cross_h.setVisible(math.isfinite(value))
+        if index is not None:
+            self._cross_v.setPos(index)
+        if math.isfinite(value):
+            self._cross_h.setPos(value)
+        if index != self._hovered:
+            self._hovered = index
+            self.indexHovered.emit(index)
+
+    def _on_mouse_clicked(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton or event.double():
+            return
+        if not self._view_box.sceneBoundingRect().contains(event.scenePos()):
+            return
+        index = self.index_at(self._view_box.mapSceneToView(event.scenePos()).x())
+        if index is not None:
+            self.mark(index, ensure_visible=False)
+            self.indexClicked.emit(index)
+
+    def leaveEvent(self, event) -> None:
+        self._set_hovered(None)
+        super().leaveEvent(event)

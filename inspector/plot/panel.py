@@ -1,0 +1,370 @@
+"""The plot beside the table: a line for 1-d data, an image (or a line) of the displayed plane.
+
+:class:`PlotPanel` only *reads* the array it is given (held by reference) and shares the
+:class:`~inspector.state.display_axes.DisplayAxes` model with the table: the image shows exactly
+``DisplayAxes.plane(array)``; selecting an element in another plane moves the model
+(``DisplayAxes.locate``) and both widgets follow its ``changed`` signal.
+
+Modes (:attr:`PlotPanel.mode`):
+
+- ``"empty"``: no array, or no element (a zero-length axis).
+- ``"scalar"``: 0-d data; the value is shown as text.
+- ``"line"``: 1-d data, or N-d data in "line along axis k" mode. The line runs along axis ``k``
+  through the *anchor* element: the non-displayed axes at ``DisplayAxes.indices``, the
+  displayed axes at the selected element (or 0 before any selection).
+- ``"image"``: N-d data (N >= 2) in "image (rows x cols)" mode, the default.
+
+Complex data is plotted as one real number per element, chosen in a small combo:
+``abs`` (magnitude, the default: phase-independent, what FFT outputs usually need), ``re`` or
+``im``. The readout always shows the full complex value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from inspector.state.display_axes import DisplayAxes, normalize_index
+from inspector.plot.image_plot import ImagePlot
+from core.display.line_decimation import COMPLEX_PARTS, real_values
+from inspector.plot.line_plot import LinePlot
+
+_IMAGE_MODE = -1  # combo item data for "image"; line modes store the axis
+
+
+def configure_pyqtgraph() -> None:
+    """Global pyqtgraph options for the app; call once at start-up (and in tests).
+
+    Images are row-major (``image[row, col]``, as numpy prints them).
+    """
+    pg.setConfigOptions(imageAxisOrder="row-major")
+
+
+class PlotPanel(QWidget):
+    """Line or image plot of the current view, with readout and element selection.
+
+    Parameters
+    ----------
+    display_axes : DisplayAxes, optional
+        The display state shared with the table; a private one is made when None.
+    parent : QWidget, optional
+
+    Signals
+    -------
+    elementSelected(object)
+        Full N-d index tuple of the element the user clicked. Not emitted by
+        :meth:`select_element`.
+    """
+
+    elementSelected = Signal(object)
+
+    def __init__(self, display_axes: DisplayAxes | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._axes = display_axes if display_axes is not None else DisplayAxes(self)
+        self._array: np.ndarray | None = None
+        self._version = 0  # bumps on set_array: a new array never reuses the old display
+        self._part = "abs"
+        self._line_axis: int | None = None  # None: image of the plane (N >= 2)
+        self._mode = "empty"
+        self._shown_key: tuple | None = None
+        self._line_anchor: tuple[int, ...] = ()
+        self._selected: tuple[int, ...] | None = None
+        self._hovered: tuple[int, ...] | None = None
+
+        self._mode_combo = QComboBox()
+        self._mode_combo.setObjectName("plot_mode_combo")
+        self._mode_combo.setToolTip("Plot the displayed plane as an image, or a line along one axis")
+        self._part_label = QLabel("complex:")
+        self._part_combo = QComboBox()
+        self._part_combo.setObjectName("complex_part_combo")
+        self._part_combo.addItems(COMPLEX_PARTS)
+        self._part_combo.setToolTip("abs: magnitude, re: real part, im: imaginary part")
+        toolbar = QHBoxLayout()
+        toolbar.setContentsMargins(0, 0, 0, 0)
+        toolbar.addWidget(self._mode_combo)
+        toolbar.addWidget(self._part_label)
+        toolbar.addWidget(self._part_combo)
+        toolbar.addStretch(1)
+
+        self.line_plot = LinePlot()
+        self.image_plot = ImagePlot()
+        self._message = QLabel()
+        self._message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._stack = QStackedWidget()
+        for page in (self._message, self.line_plot, self.image_plot):
+            self._stack.addWidget(page)
+        self._readout = QLabel()
+        self._readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(toolbar)
+        layout.addWidget(self._stack, 1)
+        layout.addWidget(self._readout)
+
+        self._axes.changed.connect(self._on_axes_changed)
+        self._mode_combo.currentIndexChanged.connect(self._on_mode_chosen)
+        self._part_combo.currentTextChanged.connect(self._on_part_chosen)
+        self.line_plot.indexHovered.connect(self._on_line_hovered)
+        self.line_plot.indexClicked.connect(self._on_line_clicked)
+        self.image_plot.cellHovered.connect(self._on_cell_hovered)
+        self.image_plot.cellClicked.connect(self._on_cell_clicked)
+        self._render()
+
+    # ----------------------------------------------------------------------------- state
+    @property
+    def display_axes(self) -> DisplayAxes:
+        return self._axes
+
+    @property
+    def mode(self) -> str:
+        """``"empty"``, ``"scalar"``, ``"line"`` or ``"image"``."""
+        return self._mode
+
+    @property
+    def curve(self) -> pg.PlotDataItem:
+        """The line's PlotDataItem; ``curve.getData()`` is what is drawn (visible window only)."""
+        return self.line_plot.curve
+
+    @property
+    def image_item(self) -> pg.ImageItem:
+        """The ImageItem; ``.image`` is the displayed (possibly strided) part of the plane."""
+        return self.image_plot.image_item
+
+    @property
+    def line_axis(self) -> int | None:
+        """Axis the line runs along in N-d line mode; None in image mode."""
+        return self._line_axis
+
+    @property
+    def selected_index(self) -> tuple[int, ...] | None:
+        """Full index of the marked element, or None."""
+        return self._selected
+
+    @property
+    def complex_part(self) -> str:
+        return self._part
+
+    def readout_text(self) -> str:
+        """The readout line: the element under the mouse, else the selected one."""
+        return self._readout.text()
+
+    def set_array(self, array: np.ndarray | None) -> None:
+        """Plot ``array`` (held by reference, never copied whole); None clears the panel.
+
+        If the shared :class:`DisplayAxes` has another shape it is ``reset`` to this one (reset
+        is idempotent, so the table may reset it too). The selection is kept if it still fits.
+
+        Raises
+        ------
+        TypeError
+            If the dtype is not numeric (strings, structured, object).
+        """
+        if array is not None:
+            if not isinstance(array, np.ndarray):
+                array = np.asarray(array)
+            real_values(np.empty(0, dtype=array.dtype))  # reject unplottable dtypes up front
+        old_ndim = None if self._array is None else self._array.ndim
+        self._array = array
+        self._version += 1
+        if self._selected is not None and (array is None or not _fits(self._selected, array.shape)):
+            self._selected = None
+        self._hovered = None
+        if array is not None and array.dtype.kind != "c":
+            self._set_part_silently("abs")
+        if array is None or array.ndim != old_ndim:
+            self._rebuild_mode_combo()
+        if array is not None and self._axes.shape != array.shape:
+            self._axes.reset(array.shape)  # emits changed -> _render, unless nothing changed
+        self._render()
+
+    def set_line_axis(self, axis: int | None) -> None:
+        """N-d data: plot a line along ``axis``, or the image of the plane (None)."""
+        index = self._mode_combo.findData(_IMAGE_MODE if axis is None else int(axis))
+        if index < 0:
+            raise ValueError(f"no line along axis {axis} for {self._axes.ndim}-d data")
+        self._mode_combo.setCurrentIndex(index)  # -> _on_mode_chosen
+
+    def set_complex_part(self, part: str) -> None:
+        """Plot ``"abs"``, ``"re"`` or ``"im"`` of complex data."""
+        if part not in COMPLEX_PARTS:
+            raise ValueError(f"complex part must be one of {COMPLEX_PARTS}, got {part!r}")
+        self._part_combo.setCurrentText(part)  # -> _on_part_chosen
+
+    def select_element(self, index: tuple) -> None:
+        """Mark element ``index`` (a full N-d index; negative values count from the end).
+
+        Shows the plane holding it (``DisplayAxes.locate``), or in line mode the line through
+        it, and pans to it if it is off-screen. Does not emit :attr:`elementSelected`.
+
+        Raises
+        ------
+        ValueError
+            If ``index`` has the wrong length or nothing is shown.
+        IndexError
+            If a value is out of range for its axis.
+        """
+        if self._array is None:
+            raise ValueError("select_element: no array is shown; call set_array first")
+        index = normalize_index(index, self._array.shape)
+        self._selected = index
+        self._axes.locate(index)  # may emit changed -> _render
+        self._render()
+
+    # ----------------------------------------------------------------------------- rendering
+    def _render(self) -> None:
+        """Show what the array and DisplayAxes say, re-reading data only when the view changed."""
+        array = self._array
+        if array is not None and self._axes.shape != array.shape:
+            return  # the shared model describes another array for now; set_array will follow
+        if array is None or array.size == 0:
+            self._show_message("empty", "no data" if array is None else f"empty array, shape {array.shape}")
+        elif array.ndim == 0:
+            self._show_message("scalar", _format_value(array[()]))
+        elif array.ndim >= 2 and self._line_axis is None:
+            self._render_image(array)
+        else:
+            self._render_line(array)
+        is_complex = array is not None and array.dtype.kind == "c"
+        self._part_label.setVisible(is_complex)
+        self._part_combo.setVisible(is_complex)
+        self._mode_combo.setVisible(array is not None and array.ndim >= 2)
+        self._update_readout()
+
+    def _show_message(self, mode: str, text: str) -> None:
+        self._mode = mode
+        self._shown_key = None
+        self.line_plot.clear()
+        self.image_plot.clear()
+        self._message.setText(text)
+        self._stack.setCurrentWidget(self._message)
+
+    def _render_image(self, array: np.ndarray) -> None:
+        plane = self._axes.plane(array)
+        if plane.size == 0:
+            self._show_message("empty", f"no element in this plane, shape {array.shape}")
+            return
+        axes = self._axes
+        key = ("image", self._version, axes.row_axis, axes.col_axis, axes.indices, self._part)
+        if key != self._shown_key:
+            same_shape = self._mode == "image" and self.image_plot.plane is not None and self.image_plot.plane.shape == plane.shape
+            if self._mode == "line":
+                self.line_plot.clear()
+            self.image_plot.set_plane(plane, self._part, keep_view=same_shape)
+            self._shown_key = key
+        self._mode = "image"
+        self._stack.setCurrentWidget(self.image_plot)
+        cell = None
+        if self._selected is not None and all(self._selected[a] == axes.indices[a] for a in axes.fixed_axes()):
+            cell = (self._selected[axes.row_axis], self._selected[axes.col_axis])
+        self.image_plot.mark(cell)
+
+    def _render_line(self, array: np.ndarray) -> None:
+        axis = 0 if array.ndim == 1 else self._line_axis
+        anchor = list(self._selected) if self._selected is not None else [0] * array.ndim
+        for a in self._axes.fixed_axes():
+            anchor[a] = self._axes.indices[a]
+        anchor[axis] = 0
+        self._line_anchor = tuple(anchor)
+        key = ("line", self._version, axis, self._line_anchor, self._part)
+        if key != self._shown_key:
+            line = array[tuple(slice(None) if a == axis else i for a, i in enumerate(anchor))]
+            same_length = self._mode == "line" and self.line_plot.values is not None and len(self.line_plot.values) == len(line)
+            if self._mode == "image":
+                self.image_plot.clear()
+            self.line_plot.set_values(line, self._part, keep_view=same_length)
+            self.line_plot.plot_item.setLabel("bottom", "index" if array.ndim == 1 else f"index along axis {axis}")
+            self._shown_key = key
+        self._mode = "line"
+        self._stack.setCurrentWidget(self.line_plot)
+        self.line_plot.mark(None if self._selected is None else self._selected[axis])
+
+    def _line_index(self, i: int) -> tuple[int, ...]:
+        """Full index of element ``i`` of the plotted line."""
+        axis = 0 if self._array.ndim == 1 else self._line_axis
+        index = list(self._line_anchor)
+        index[axis] = int(i)
+        return tuple(index)
+
+    def _update_readout(self) -> None:
+        index = self._hovered if self._hovered is not None else self._selected
+        array = self._array
+        if self._mode == "scalar":
+            self._readout.setText(f"index () value {_format_value(array[()])}")
+        elif index is None or array is None or not _fits(index, array.shape):
+            self._readout.setText("")
+        else:
+            prefix = "" if index == self._hovered else "selected "
+            self._readout.setText(f"{prefix}index {index} value {_format_value(array[index])}")
+
+    def _rebuild_mode_combo(self) -> None:
+        ndim = 0 if self._array is None else self._array.ndim
+        self._mode_combo.blockSignals(True)
+        self._mode_combo.clear()
+        if ndim >= 2:
+            self._mode_combo.addItem("image (rows × cols)", _IMAGE_MODE)
+            for axis in range(ndim):
+                self._mode_combo.addItem(f"line along axis {axis}", axis)
+        self._mode_combo.setCurrentIndex(0)
+        self._mode_combo.blockSignals(False)
+        self._line_axis = None
+
+    def _set_part_silently(self, part: str) -> None:
+        self._part = part
+        self._part_combo.blockSignals(True)
+        self._part_combo.setCurrentText(part)
+        self._part_combo.blockSignals(False)
+
+    # ----------------------------------------------------------------------------- handlers
+    def _on_axes_changed(self) -> None:
+        self._render()
+
+    def _on_mode_chosen(self, combo_index: int) -> None:
+        data = self._mode_combo.itemData(combo_index)
+        self._line_axis = None if data is None or data == _IMAGE_MODE else int(data)
+        self._render()
+
+    def _on_part_chosen(self, part: str) -> None:
+        self._part = part
+        self._render()
+
+    def _on_line_hovered(self, i: int | None) -> None:
+        self._hovered = None if i is None else self._line_index(i)
+        self._update_readout()
+
+    def _on_line_clicked(self, i: int) -> None:
+        self._selected = self._line_index(i)
+        self._update_readout()
+        self.elementSelected.emit(self._selected)
+
+    def _on_cell_hovered(self, cell: tuple[int, int] | None) -> None:
+        self._hovered = None if cell is None else self._axes.full_index(*cell)
+        self._update_readout()
+
+    def _on_cell_clicked(self, row: int, col: int) -> None:
+        self._selected = self._axes.full_index(row, col)
+        self._update_readout()
+        self.elementSelected.emit(self._selected)
+
+    def closeEvent(self, event) -> None:
+        self.line_plot.cancel_overview()
+        super().closeEvent(event)
+
+
+def _fits(index: tuple[int, ...], shape: tuple[int, ...]) -> bool:
+    return len(index) == len(shape) and all(0 <= i < d for i, d in zip(index, shape))
+
+
+def _format_value(value) -> str:
+    """A numpy scalar as the shortest text that round-trips (complex shown whole)."""
+    return str(value)

@@ -1,0 +1,4 @@
+"""The slice editor: a ``SliceSpec`` as an expression, a grid and five mask integers.
+
+May import: ``core``, ``inspector.state``, ``inspector.widgets``.
+"""

@@ -1,0 +1,342 @@
+"""Table model of a :class:`core.slicing.spec.SliceSpec`: one row per entry, editable in place.
+
+The model is a *view* of a spec, never its owner (as napari's Qt widgets only read their
+model): an edit builds the new spec and announces it with :attr:`SliceEntriesModel.specEdited`;
+the owner (the :class:`inspector.slice_editor.editor.SliceEditor`) decides what to do with it and
+calls :meth:`SliceEntriesModel.set_spec`. Values the engine refuses (not an integer, outside
+int64) are announced with :attr:`SliceEntriesModel.editRejected` and leave the spec unchanged.
+
+The editing helpers below (:func:`with_value`, :func:`with_bit`, :func:`insert_entry`,
+:func:`remove_entry`, :func:`swap_entries`) only move numbers and bits around; what those
+numbers *mean* is the engine's business (:meth:`SliceSpec.analyze`).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QRect, Qt, Signal
+from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionButton
+
+from core.errors import SliceError
+from core.slicing.expr import format_item
+from core.slicing.spec import SliceSpec
+
+__all__ = [
+    "CENTERED_CHECK_COLUMNS",
+    "CheckBoxDelegate",
+    "SliceEntriesModel",
+    "insert_entry",
+    "remove_entry",
+    "swap_entries",
+    "with_bit",
+    "with_mask",
+    "with_value",
+]
+
+#: (header, SliceSpec field) of the integer columns.
+VALUE_COLUMNS = (("begin", "begin"), ("end", "end"), ("stride", "strides"))
+#: (header, SliceSpec mask) of the check-box columns.
+MASK_COLUMNS = (
+    ("begin mask", "begin_mask"),
+    ("end mask", "end_mask"),
+    ("ellipsis", "ellipsis_mask"),
+    ("new axis", "new_axis_mask"),
+    ("shrink", "shrink_axis_mask"),
+)
+_MASK_FIELDS = tuple(mask for _, mask in MASK_COLUMNS)
+KIND_COLUMN = 0
+_FIRST_VALUE = 1
+_FIRST_MASK = _FIRST_VALUE + len(VALUE_COLUMNS)
+#: Columns drawn by :class:`CheckBoxDelegate`.
+CENTERED_CHECK_COLUMNS = tuple(range(_FIRST_MASK, _FIRST_MASK + len(MASK_COLUMNS)))
+_KIND_TEXT = {"range": "range", "index": "index", "ellipsis": "ellipsis", "new_axis": "new axis"}
+
+
+# ------------------------------------------------------------------------- spec editing
+
+
+def _signed32(pattern: int) -> int:
+    """A 32-bit pattern as the int32 TensorFlow reads (bit 31 set -> negative)."""
+    pattern &= 0xFFFFFFFF
+    return pattern - (1 << 32) if pattern >> 31 else pattern
+
+
+def _replace(spec: SliceSpec, **changes) -> SliceSpec:
+    fields = {
+        "begin": spec.begin,
+        "end": spec.end,
+        "strides": spec.strides,
+        **{mask: getattr(spec, mask) for mask in _MASK_FIELDS},
+    }
+    fields.update(changes)
+    return SliceSpec(**fields)
+
+
+def with_value(spec: SliceSpec, field: str, i: int, value: int) -> SliceSpec:
+    """``spec`` with ``field`` (``"begin"``, ``"end"`` or ``"strides"``) of entry ``i`` set.
+
+    Raises
+    ------
+    SliceError
+        When ``value`` is outside int64 (the spec's own validation).
+    """
+    values = list(getattr(spec, field))
+    values[i] = value
+    return _replace(spec, **{field: tuple(values)})
+
+
+def with_mask(spec: SliceSpec, mask: str, value: int) -> SliceSpec:
+    """``spec`` with the whole ``mask`` (e.g. ``"begin_mask"``) replaced by ``value``.
+
+    Raises
+    ------
+    SliceError
+        When ``value`` is outside int32 (the spec's own validation).
+    """
+    return _replace(spec, **{mask: value})
+
+
+def with_bit(spec: SliceSpec, mask: str, i: int, on: bool) -> SliceSpec:
+    """``spec`` with bit ``i`` of ``mask`` set (``on``) or cleared; nothing else changes."""
+    pattern = getattr(spec, mask) & 0xFFFFFFFF
+    pattern = pattern | (1 << i) if on else pattern & ~(1 << i)
+    return _replace(spec, **{mask: _signed32(pattern)})
+
+
+def _insert_bit(mask: int, i: int, on: bool) -> int:
+    pattern = mask & 0xFFFFFFFF
+    low = pattern & ((1 << i) - 1)
+    return _signed32(low | ((pattern >> i) << (i + 1)) | (int(on) << i))
+
+
+def _remove_bit(mask: int, i: int) -> int:
+    pattern = mask & 0xFFFFFFFF
+    low = pattern & ((1 << i) - 1)
+    return _signed32(low | ((pattern >> (i + 1)) << i))
+
+
+def insert_entry(spec: SliceSpec, i: int) -> SliceSpec:
+    """``spec`` with a full-range entry (``:``, both masks set) inserted before entry ``i``.
+
+    Mask bits from ``i`` upwards move up by one, those beyond the spec included (so they stay
+    beyond it); a bit pushed past bit 31 is lost.
+
+    Raises
+    ------
+    SliceError
+        When the spec already has 31 entries (TensorFlow's 32-bit masks).
+    """
+    masks = {mask: _insert_bit(getattr(spec, mask), i, False) for mask in _MASK_FIELDS}
+    masks["begin_mask"] = _insert_bit(spec.begin_mask, i, True)
+    masks["end_mask"] = _insert_bit(spec.end_mask, i, True)
+    return SliceSpec(
+        spec.begin[:i] + (0,) + spec.begin[i:],
+        spec.end[:i] + (0,) + spec.end[i:],
+        spec.strides[:i] + (1,) + spec.strides[i:],
+        **masks,
+    )
+
+
+def remove_entry(spec: SliceSpec, i: int) -> SliceSpec:
+    """``spec`` without entry ``i``; mask bits above ``i`` move down by one."""
+    return SliceSpec(
+        spec.begin[:i] + spec.begin[i + 1 :],
+        spec.end[:i] + spec.end[i + 1 :],
+        spec.strides[:i] + spec.strides[i + 1 :],
+        **{mask: _remove_bit(getattr(spec, mask), i) for mask in _MASK_FIELDS},
+    )
+
+
+def swap_entries(spec: SliceSpec, i: int, j: int) -> SliceSpec:
+    """``spec`` with entries ``i`` and ``j`` (values and mask bits) exchanged."""
+
+    def swapped(values: tuple[int, ...]) -> tuple[int, ...]:
+        out = list(values)
+        out[i], out[j] = out[j], out[i]
+        return tuple(out)
+
+    masks = {}
+    for mask in _MASK_FIELDS:
+        pattern = getattr(spec, mask) & 0xFFFFFFFF
+        bi, bj = pattern >> i & 1, pattern >> j & 1
+        pattern &= ~((1 << i) | (1 << j))
+        masks[mask] = _signed32(pattern | (bi << j) | (bj << i))
+    return SliceSpec(swapped(spec.begin), swapped(spec.end), swapped(spec.strides), **masks)
+
+
+def _parse_int(text: str, what: str) -> int:
+    cleaned = str(text).strip().replace("_", "")
+    try:
+        return int(cleaned)
+    except ValueError:
+        raise SliceError(
+            f"{what} {str(text)!r} is not an integer (type a whole number such as -1 or 5)",
+            field="slice",
+        ) from None
+
+
+# ------------------------------------------------------------------------- the model
+
+
+class SliceEntriesModel(QAbstractTableModel):
+    """Rows are the spec's entries; columns: kind, begin, end, stride and the five mask bits.
+
+    - *kind* is read-only and is what :meth:`SliceSpec.entry_kind` says after TensorFlow's
+      precedence (``range``, ``index``, ``ellipsis``, ``new axis``); its tool tip shows the
+      item as an index expression would write it, when one can.
+    - begin / end / stride are edited as text (``Qt.EditRole`` is a ``str``), so the default
+      delegate gives a line edit and any int64 is reachable (a spin box stops at 2**31 - 1).
+    - The mask columns are check boxes (``Qt.CheckStateRole``).
+
+    Signals
+    -------
+    specEdited(object)
+        A user edit produced this new :class:`SliceSpec` (the model itself is unchanged until
+        :meth:`set_spec`).
+    editRejected(str)
+        A user edit was refused; the argument is the reason.
+    """
+
+    specEdited = Signal(object)
+    editRejected = Signal(str)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._spec = SliceSpec.full()
+
+    def spec(self) -> SliceSpec:
+        """The spec shown."""
+        return self._spec
+
+    def set_spec(self, spec: SliceSpec) -> None:
+        """Show ``spec``; keeps the view's scroll position when only values change."""
+        old = self._spec
+        self._spec = spec
+        if len(old) != len(spec):
+            self.beginResetModel()
+            self.endResetModel()
+        elif len(spec):
+            self.dataChanged.emit(
+                self.index(0, 0), self.index(len(spec) - 1, self.columnCount() - 1)
+            )
+
+    # ------------------------------------------------------------------ Qt overrides
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 (Qt API)
+        return 0 if parent.isValid() else len(self._spec)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else 1 + len(VALUE_COLUMNS) + len(MASK_COLUMNS)
+
+    def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Vertical:
+            return str(section)
+        if section == KIND_COLUMN:
+            return "kind"
+        if section < _FIRST_MASK:
+            return VALUE_COLUMNS[section - _FIRST_VALUE][0]
+        return MASK_COLUMNS[section - _FIRST_MASK][0]
+
+    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+        base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.column() == KIND_COLUMN:
+            return base
+        if index.column() < _FIRST_MASK:
+            return base | Qt.ItemFlag.ItemIsEditable
+        return base | Qt.ItemFlag.ItemIsUserCheckable
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        row, column = index.row(), index.column()
+        if column == KIND_COLUMN:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return _KIND_TEXT[self._spec.entry_kind(row)]
+            if role == Qt.ItemDataRole.ToolTipRole:
+                item = format_item(self._spec, row)
+                if item is None:
+                    return "no index-expression item produces this entry (masks only)"
+                return f"as an item: {item}"
+            return None
+        if column < _FIRST_MASK:
+            field = VALUE_COLUMNS[column - _FIRST_VALUE][1]
+            if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+                return str(getattr(self._spec, field)[row])
+            if role == Qt.ItemDataRole.TextAlignmentRole:
+                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return None
+        mask = MASK_COLUMNS[column - _FIRST_MASK][1]
+        if role == Qt.ItemDataRole.CheckStateRole:
+            on = getattr(self._spec, mask) >> row & 1
+            return Qt.CheckState.Checked if on else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"bit {row} of {mask}"
+        return None
+
+    def setData(self, index: QModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if not index.isValid():
+            return False
+        row, column = index.row(), index.column()
+        try:
+            if _FIRST_VALUE <= column < _FIRST_MASK and role == Qt.ItemDataRole.EditRole:
+                header, field = VALUE_COLUMNS[column - _FIRST_VALUE]
+                number = _parse_int(value, f"{header} of entry {row}")
+                new = with_value(self._spec, field, row, number)
+            elif column >= _FIRST_MASK and role == Qt.ItemDataRole.CheckStateRole:
+                on = Qt.CheckState(value) == Qt.CheckState.Checked
+                new = with_bit(self._spec, MASK_COLUMNS[column - _FIRST_MASK][1], row, on)
+            else:
+                return False
+        except SliceError as error:
+            self.editRejected.emit(error.message)
+            return False
+        if new != self._spec:
+            self.specEdited.emit(new)
+        return True
+
+
+class CheckBoxDelegate(QStyledItemDelegate):
+    """Draws a check state centred in its cell and toggles it on a click anywhere in the cell
+    (a bigger target than the style's small indicator) or on Space."""
+
+    def paint(self, painter, option, index) -> None:
+        state = index.data(Qt.ItemDataRole.CheckStateRole)
+        if state is None:
+            super().paint(painter, option, index)
+            return
+        style = option.widget.style() if option.widget else QApplication.style()
+        # Background and selection as for any item, without text or indicator.
+        self.initStyleOption(option, index)
+        option.features &= ~option.ViewItemFeature.HasCheckIndicator
+        option.text = ""
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, option.widget)
+        box = QStyleOptionButton()
+        size = style.pixelMetric(QStyle.PixelMetric.PM_IndicatorWidth, None, option.widget)
+        box.rect = QRect(0, 0, size, size)
+        box.rect.moveCenter(option.rect.center())
+        box.state = QStyle.StateFlag.State_Enabled | (
+            QStyle.StateFlag.State_On
+            if Qt.CheckState(state) == Qt.CheckState.Checked
+            else QStyle.StateFlag.State_Off
+        )
+        style.drawPrimitive(QStyle.PrimitiveElement.PE_IndicatorCheckBox, box, painter)
+
+    def editorEvent(self, event, model, option, index) -> bool:
+        state = index.data(Qt.ItemDataRole.CheckStateRole)
+        if state is None or not index.flags() & Qt.ItemFlag.ItemIsUserCheckable:
+            return False
+        kind = event.type()
+        if kind == QEvent.Type.MouseButtonRelease:
+            if event.button() != Qt.MouseButton.LeftButton:
+                return False
+        elif kind == QEvent.Type.MouseButtonDblClick:
+            return True  # swallow: a double click must not open an editor or toggle twice
+        elif kind == QEvent.Type.KeyPress:
+            if event.key() not in (Qt.Key.Key_Space, Qt.Key.Key_Select):
+                return False
+        else:
+            return False
+        checked = Qt.CheckState(state) == Qt.CheckState.Checked
+        new = Qt.CheckState.Unchecked if checked else Qt.CheckState.Checked
+        return model.setData(index, new.value, Qt.ItemDataRole.CheckStateRole)

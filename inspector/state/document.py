@@ -1,0 +1,253 @@
+"""The open document: files, decode parameters, slice, the last good result and the selection.
+
+The single source of truth of the GUI (napari's model/view split): widgets call the ``set_*``
+methods and listen to the signals; they never talk to each other. All semantics live in
+:mod:`core`; this class only runs the pipeline and keeps the last good result when a change is
+invalid, so a typo never blanks the screen.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import replace
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Signal
+
+from core.errors import CoreError, SourceError
+from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
+
+
+class Document(QObject):
+    """Files + decode parameters + slice text -> :class:`PipelineResult`.
+
+    Signals
+    -------
+    filesChanged()
+        Other files were opened (or the files were closed).
+    resultChanged(object)
+        A new good :class:`PipelineResult` (the view changed).
+    errorChanged(object)
+        The current :class:`CoreError` (or ``None`` when the settings are valid again). While
+        an error is shown, :attr:`result` stays the last good one.
+    selectionChanged(object)
+        The selected element's index into ``result.view`` (a tuple) or ``None``.
+    """
+
+    filesChanged = Signal()
+    resultChanged = Signal(object)
+    errorChanged = Signal(object)
+    selectionChanged = Signal(object)
+    paramsChanged = Signal(object)
+    sliceChanged = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._pipeline: Pipeline | None = None
+        self._paths: tuple[str, ...] = ()
+        self._params = DecodeParams()
+        self._slice_text = ""
+        self._slice_spec = None
+        self._result: PipelineResult | None = None
+        self._error: CoreError | None = None
+        self._selection: tuple[int, ...] | None = None
+        # Widgets keep reading the last good view (paints, hover readouts, timers). If a file
+        # shrinks under its map, those reads would hit pages past its end and kill the app with
+        # SIGBUS. So before the GUI thread handles any event (an application event filter) and
+        # on an idle poll, one fstat per file checks for a shrink; the pages past the new end
+        # are then swapped for zero pages (FileSource.protect_shrunk) and the user is told.
+        self._shrink_timer = QTimer(self)
+        self._shrink_timer.setInterval(SHRINK_POLL_MS)
+        self._shrink_timer.timeout.connect(self._on_shrink_poll)
+        self._filtering = False
+
+    # ------------------------------------------------------------------ read-only state
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return self._paths
+
+    @property
+    def pipeline(self) -> Pipeline | None:
+        return self._pipeline
+
+    @property
+    def params(self) -> DecodeParams:
+        return self._params
+
+    @property
+    def slice_text(self) -> str:
+        return self._slice_text
+
+    @property
+    def result(self) -> PipelineResult | None:
+        """The last good result (kept while the current settings are invalid)."""
+        return self._result
+
+    @property
+    def error(self) -> CoreError | None:
+        return self._error
+
+    @property
+    def selection(self) -> tuple[int, ...] | None:
+        return self._selection
+
+    # ------------------------------------------------------------------ edits
+    def open_files(
+        self, paths: Sequence[str | os.PathLike], params: DecodeParams | None = None, slice_text: str = ""
+    ) -> bool:
+        """Map ``paths`` (read-only) and decode them with ``params``; False if they cannot be opened.
+
+        A file that cannot be opened keeps the previous document on screen and reports the
+        :class:`core.errors.SourceError` through :attr:`errorChanged`.
+        """
+        try:
+            pipeline = Pipeline([os.fspath(p) for p in paths])
+        except CoreError as error:
+            self._set_error(error)
+            return False
+        except OSError as error:  # belt and braces: the engine wraps these in SourceError
+            self._set_error(CoreError(f"{error.strerror or error}: {error.filename}", field="files"))
+            return False
+        if self._pipeline is not None:
+            self._pipeline.close()
+        self._pipeline = pipeline
+        self._shrink_timer.start()
+        app = QCoreApplication.instance()
+        if app is not None and not self._filtering:
+            app.installEventFilter(self)
+            self._filtering = True
+        self._paths = tuple(os.fspath(p) for p in paths)
+        self._params = params if params is not None else DecodeParams()
+        self._slice_text = slice_text
+        self._slice_spec = None
+        self._result = None
+        self._selection = None
+        self.filesChanged.emit()
+        self.paramsChanged.emit(self._params)
+        self.sliceChanged.emit(self._slice_text)
+        self._slice_spec = self._parse_slice(slice_text)
+        self._rerun()
+        return True
+
+    def close_files(self) -> None:
+        self._shrink_timer.stop()
+        app = QCoreApplication.instance()
+        if app is not None and self._filtering:
+            app.removeEventFilter(self)
+            self._filtering = False
+        if self._pipeline is not None:
+            self._pipeline.close()
+        self._pipeline = None
+        self._paths = ()
+        self._result = None
+        self._selection = None
+        self.filesChanged.emit()
+
+    def set_params(self, params: DecodeParams) -> None:
+        """Adopt new decode parameters (live); invalid ones report an error and keep the view."""
+        if params == self._params:
+            return
+        self._params = params
+        self.paramsChanged.emit(params)
+        self._rerun()
+
+    def update_params(self, **changes: object) -> None:
+        """Change some decode parameters, e.g. ``update_params(dtype="float32")``."""
+        self.set_params(replace(self._params, **changes))
+
+    def set_slice_text(self, text: str) -> None:
+        """Adopt a slice expression (live); a syntax error reports and keeps the view."""
+        if text == self._slice_text and self._error is None:
+            return
+        self._slice_text = text
+        self.sliceChanged.emit(text)
+        spec = self._parse_slice(text)
+        if spec is _INVALID:
+            return
+        self._slice_spec = spec
+        self._rerun()
+
+    def reload(self) -> None:
+        """Re-map the same files (after they changed on disk) with the current settings."""
+        if self._paths:
+            self.open_files(self._paths, self._params, self._slice_text)
+
+    def select(self, index: tuple[int, ...] | None) -> None:
+        """Select an element of ``result.view`` (``None`` clears the selection)."""
+        index = None if index is None else tuple(int(i) for i in index)
+        if index == self._selection:
+            return
+        self._selection = index
+        self.selectionChanged.emit(index)
+
+    def bytes_at(self, file_index: int, offset: int, nbytes: int) -> bytes:
+        """Up to ``nbytes`` bytes of file ``file_index`` from ``offset`` (fewer at the end).
+
+        The file size is checked first, so a file that shrank on disk raises
+        :class:`core.errors.SourceError` instead of touching unmapped pages (SIGBUS).
+        """
+        if self._pipeline is None:
+            return b""
+        source = self._pipeline.source
+        source.check_unchanged()
+        data = source.data(file_index)
+        return bytes(data[max(offset, 0) : max(offset, 0) + max(nbytes, 0)])
+
+    # ------------------------------------------------------------------ internals
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        """Before every event of the GUI thread: protect the maps of files that shrank."""
+        # While Python tears this object down, Qt may still call the filter: attributes can
+        # already be gone then.
+        if getattr(self, "_pipeline", None) is not None:
+            self._on_shrink_poll()
+        return False
+
+    def _on_shrink_poll(self) -> None:
+        if self._pipeline is None:
+            return
+        message = self._pipeline.source.protect_shrunk()
+        if message and (self._error is None or self._error.message != message):
+            self._set_error(SourceError(message, field="files"))
+
+    def _parse_slice(self, text: str):
+        if not text.strip():
+            return None
+        from core.slicing.expr import parse_slice
+
+        try:
+            return parse_slice(text)
+        except CoreError as error:
+            self._set_error(error)
+            return _INVALID
+
+    def _rerun(self) -> None:
+        if self._pipeline is None:
+            return
+        if self._slice_spec is _INVALID:
+            return
+        try:
+            result = self._pipeline.run(self._params, self._slice_spec)
+        except CoreError as error:
+            self._set_error(error)
+            return
+        self._result = result
+        if self._selection is not None and not _index_in(self._selection, result.view.shape):
+            self._selection = None
+            self.selectionChanged.emit(None)
+        self._set_error(None)
+        self.resultChanged.emit(result)
+
+    def _set_error(self, error: CoreError | None) -> None:
+        if error is None and self._error is None:
+            return
+        self._error = error
+        self.errorChanged.emit(error)
+
+
+_INVALID = object()
+#: How often the open files are checked for shrinking (see ``Document.__init__``).
+SHRINK_POLL_MS = 250
+
+
+def _index_in(index: tuple[int, ...], shape: tuple[int, ...]) -> bool:
+    return len(index) == len(shape) and all(0 <= i < d for i, d in zip(index, shape))

@@ -1,0 +1,468 @@
+"""Qt table model over the plane of an N-d array that a :class:`DisplayAxes` puts on screen.
+
+Like silx's ``ArrayTableModel`` it maps a table cell to a full element index and reads one
+element per :meth:`ArrayTableModel.data` call, but it holds the array *by reference* (a
+read-only ``np.memmap`` of a huge file stays on disk), emits ``dataChanged`` instead of a
+reset when only values change, and pages sections so that more than ``2**31 - 1`` rows
+(Qt's ``int`` limit) remain reachable.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor
+
+from inspector.state.display_axes import DisplayAxes
+from core.text.number_format import FORMATS, classify_value, describe_special, format_value
+
+SPECIAL_COLORS: dict[str, QColor] = {
+    "nan": QColor("#d62728"),
+    "inf": QColor("#9467bd"),
+    "-inf": QColor("#9467bd"),
+    "subnormal": QColor("#1f77b4"),
+    "-0": QColor("#b35900"),
+}
+"""Text colour of special values (see :func:`core.text.number_format.classify_value`)."""
+
+
+def subsample(plane: np.ndarray, budget: int) -> np.ndarray:
+    """A strided *view* of ``plane`` (0-, 1- or 2-d) with at most ``budget`` elements.
+
+    Both axes are strided in proportion to their length (as pyqtgraph's ``quickMinMax``), so a
+    1 x 10**9 plane keeps its single row and strides along the columns.
+    """
+    if plane.ndim == 0 or plane.size <= budget:
+        return plane
+    if plane.ndim == 1:
+        return plane[:: math.ceil(plane.shape[0] / budget)]
+    n_rows, n_cols = plane.shape
+    keep_rows = min(n_rows, max(1, math.isqrt(budget * n_rows // n_cols)))
+    keep_cols = max(1, budget // keep_rows)
+    return plane[:: math.ceil(n_rows / keep_rows), :: math.ceil(n_cols / keep_cols)]
+
+
+def estimate_levels(plane: np.ndarray, budget: int = 100_000) -> tuple[float, float] | None:
+    """(min, max) of the finite values of a strided subsample of ``plane``, or ``None``.
+
+    Never scans more than ``budget`` elements (copies at most that many into float64).
+    Complex values are measured by magnitude. ``None`` when there is no finite value.
+    """
+    sample = np.asarray(subsample(plane, budget))
+    if sample.size == 0 or sample.dtype.kind in "OSUM" or sample.dtype.fields is not None:
+        return None
+    try:
+        values = np.abs(sample) if sample.dtype.kind == "c" else sample
+        values = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return None
+    return float(finite.min()), float(finite.max())
+
+
+_ROOT = QModelIndex()
+_CELL_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
+_HORIZONTAL = Qt.Orientation.Horizontal
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
+_BACKGROUND = int(Qt.ItemDataRole.BackgroundRole)
+_ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
+_RIGHT_ALIGNED = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+
+def _dtype_label(dtype: np.dtype) -> str:
+    """``"float32"``, or ``"float32, big-endian"`` when the bytes are not in native order."""
+    order = {"<": "little", ">": "big"}.get(dtype.byteorder)
+    if order is None or dtype.itemsize == 1:
+        return dtype.name
+    return f"{dtype.name}, {order}-endian"
+
+
+def _viridis_lut() -> list[QColor]:
+    import pyqtgraph as pg
+
+    table = pg.colormap.get("viridis").getLookupTable(nPts=256, alpha=False)
+    return [QColor(int(r), int(g), int(b)) for r, g, b in table]
+
+
+class ArrayTableModel(QAbstractTableModel):
+    """Read-only table of the plane of ``array`` chosen by a :class:`DisplayAxes`.
+
+    Rules
+    -----
+    - 0-d: one cell (row header ``"()"``, column header ``"value"``); 1-d: one column
+      (``"value"``) with the element index as row header; N-d: the plane of
+      :meth:`DisplayAxes.plane` (rows = ``row_axis``, columns = ``col_axis``).
+    - Headers are the *true* indices along the row / column axis, whatever the page.
+    - Paging: at most ``max_rows`` rows and ``max_cols`` columns are exposed at once. The page
+      starts at :attr:`row_offset` / :attr:`col_offset` (multiples of the page size);
+      :meth:`show_cell` and :meth:`set_offsets` move it. Model row ``r`` is plane row
+      ``row_offset + r``.
+    - Same array shape and display axes (new values or dtype, another fixed index) ->
+      ``dataChanged`` over the page, so scroll position and selection survive. Anything else
+      (array shape, row/column axis, page) -> model reset, back to the first page.
+    - Special values (NaN, +-inf, subnormal, -0) get a :data:`SPECIAL_COLORS` foreground, a
+      tooltip sentence and :attr:`SpecialRole`; they get no heat-map background.
+    - Heat map: background from viridis over levels estimated by :func:`estimate_levels`
+      (a strided subsample, never a full scan); text black or white for contrast.
+
+    Parameters
+    ----------
+    display_axes : DisplayAxes, optional
+        Shared display state; a private one is created if omitted.
+    parent : QObject, optional
+    max_rows, max_cols : int
+        Page sizes (both must be >= 1 and <= 2**31 - 1).
+    """
+
+    ValueRole = int(Qt.ItemDataRole.UserRole)
+    """The element as indexing the array returns it (a numpy scalar)."""
+    SpecialRole = ValueRole + 1
+    """``classify_value`` of the element: ``"nan"``, ``"inf"``, ... or ``None``."""
+    FullIndexRole = ValueRole + 2
+    """The element's full N-d index tuple."""
+
+    MAX_ROWS = 1_000_000
+    MAX_COLS = 100_000
+    HEAT_SAMPLE = 100_000
+    TSV_MAX_CELLS = 1_000_000
+
+    def __init__(
+        self,
+        display_axes: DisplayAxes | None = None,
+        parent: QObject | None = None,
+        *,
+        max_rows: int = MAX_ROWS,
+        max_cols: int = MAX_COLS,
+    ) -> None:
+        super().__init__(parent)
+        if not (1 <= max_rows < 2**31 and 1 <= max_cols < 2**31):
+            raise ValueError(f"page sizes must be in [1, 2**31 - 1], got {max_rows}, {max_cols}")
+        self._axes = display_axes if display_axes is not None else DisplayAxes(self)
+        self._max_rows, self._max_cols = int(max_rows), int(max_cols)
+        self._array: np.ndarray = np.empty((0, 0))
+        self._plane: np.ndarray = self._array
+        self._key: tuple = ()
+        self._row_offset = self._col_offset = 0
+        self._fmt, self._decimals = "auto", 6
+        self._heat = False
+        self._levels: tuple[float, float] | None = None
+        self._lut: list[QColor] | None = None
+        self._setting_array = False
+        self._cell_key: tuple[int, int] | None = None  # last cell read by data()
+        self._cell_cache: tuple = ()
+        self._axes.changed.connect(self._on_axes_changed)
+
+    # ------------------------------------------------------------------------ properties
+    @property
+    def display_axes(self) -> DisplayAxes:
+        return self._axes
+
+    @property
+    def array(self) -> np.ndarray:
+        """The array given to :meth:`set_array` (the same object, never a copy)."""
+        return self._array
+
+    @property
+    def plane(self) -> np.ndarray:
+        """The displayed plane: a view of :attr:`array` (0-, 1- or 2-d)."""
+        return self._plane
+
+    @property
+    def plane_shape(self) -> tuple[int, int]:
+        """(rows, columns) of the whole plane, all pages together (0-d: (1, 1))."""
+        if self._plane.ndim == 0:
+            return 1, 1
+        if self._plane.ndim == 1:
+            return self._plane.shape[0], 1
+        return self._plane.shape[0], self._plane.shape[1]
+
+    @property
+    def row_offset(self) -> int:
+        return self._row_offset
+
+    @property
+    def col_offset(self) -> int:
+        return self._col_offset
+
+    @property
+    def page_size(self) -> tuple[int, int]:
+        """(max_rows, max_cols) exposed to Qt at once."""
+        return self._max_rows, self._max_cols
+
+    @property
+    def number_format(self) -> tuple[str, int]:
+        """(format name, decimals) used for display, tooltips and TSV."""
+        return self._fmt, self._decimals
+
+    @property
+    def heat_map(self) -> bool:
+        return self._heat
+
+    @property
+    def heat_levels(self) -> tuple[float, float] | None:
+        """Levels of the heat map (estimated from a subsample), ``None`` when off or unknown."""
+        return self._levels if self._heat else None
+
+    # ------------------------------------------------------------------------ setters
+    def set_array(self, array: np.ndarray) -> None:
+        """Show ``array`` (kept by reference) through the display axes.
+
+        Resets the display axes to the new shape (they keep their choices when ndim is
+        unchanged). Same plane shape and axes as before -> ``dataChanged``; else a reset.
+        """
+        array = array if isinstance(array, np.ndarray) else np.asarray(array)
+        self._cell_key = None
+        self._array = array
+        self._setting_array = True
+        try:
+            self._axes.reset(array.shape)
+        finally:
+            self._setting_array = False
+        self._sync()
+
+    def set_number_format(self, fmt: str, decimals: int | None = None) -> None:
+        """Change the text format (one of ``FORMATS``) and, optionally, the decimals.
+
+        Raises
+        ------
+        ValueError
+            If ``fmt`` is unknown or ``decimals`` negative.
+        """
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown number format {fmt!r}; expected one of {', '.join(FORMATS)}")
+        decimals = self._decimals if decimals is None else int(decimals)
+        if decimals < 0:
+            raise ValueError(f"decimals must be >= 0, got {decimals}")
+        if (fmt, decimals) != (self._fmt, self._decimals):
+            self._cell_key = None
+            self._fmt, self._decimals = fmt, decimals
+            self._emit_page_changed([Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole])
+
+    def set_heat_map(self, enabled: bool) -> None:
+        """Colour cell backgrounds by value (levels from a subsample of the plane)."""
+        enabled = bool(enabled)
+        if enabled == self._heat:
+            return
+        self._heat = enabled
+        if enabled and self._lut is None:
+            self._lut = _viridis_lut()
+        self._levels = estimate_levels(self._plane, self.HEAT_SAMPLE) if enabled else None
+        self._emit_page_changed([Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole])
+
+    def set_offsets(self, row_offset: int, col_offset: int) -> None:
+        """Move the page so that it starts at the page containing (row_offset, col_offset)."""
+        n_rows, n_cols = self.plane_shape
+        row = min(max(int(row_offset), 0), max(n_rows - 1, 0))
+        col = min(max(int(col_offset), 0), max(n_cols - 1, 0))
+        rows_start = row - row % self._max_rows
+        cols_start = col - col % self._max_cols
+        if (rows_start, cols_start) != (self._row_offset, self._col_offset):
+            self._cell_key = None
+            self.beginResetModel()
+            self._row_offset, self._col_offset = rows_start, cols_start
+            self.endResetModel()
+
+    # ------------------------------------------------------------------------ mapping
+    def show_cell(self, row: int, col: int) -> QModelIndex:
+        """Switch to the page holding plane cell (row, col) and return its model index.
+
+        Raises
+        ------
+        IndexError
+            If the cell is outside the plane.
+        """
+        n_rows, n_cols = self.plane_shape
+        if not (0 <= row < n_rows and 0 <= col < n_cols):
+            raise IndexError(f"cell ({row}, {col}) is outside the {n_rows} x {n_cols} plane")
+        self.set_offsets(row, col)
+        return self.index(row - self._row_offset, col - self._col_offset)
+
+    def cell(self, index: QModelIndex) -> tuple[int, int]:
+        """Plane (row, col) of a model index on the current page."""
+        return self._row_offset + index.row(), self._col_offset + index.column()
+
+    def element_index(self, index: QModelIndex) -> tuple[int, ...]:
+        """Full N-d index of the element in model cell ``index`` (``()`` for 0-d)."""
+        row, col = self.cell(index)
+        return self._axes.full_index(row, col)
+
+    def value_at(self, row: int, col: int):
+        """The element in plane cell (row, col) (one element read, as a numpy scalar)."""
+        if self._plane.ndim == 0:
+            return self._plane[()]
+        if self._plane.ndim == 1:
+            return self._plane[row]
+        return self._plane[row, col]
+
+    def selection_text(self, top: int, left: int, bottom: int, right: int) -> str:
+        """Tab-separated text of plane cells ``top..bottom`` x ``left..right`` (inclusive).
+
+        Formatted like the display; rows end with ``"\\n"`` except the last one.
+
+        Raises
+        ------
+        ValueError
+            If the rectangle holds more than ``TSV_MAX_CELLS`` cells.
+        """
+        cells = (bottom - top + 1) * (right - left + 1)
+        if cells > self.TSV_MAX_CELLS:
+            raise ValueError(
+                f"selection has {cells:,} cells; copying is limited to "
+                f"{self.TSV_MAX_CELLS:,}: select fewer rows or columns"
+            )
+        dtype, fmt, decimals = self._array.dtype, self._fmt, self._decimals
+        return "\n".join(
+            "\t".join(format_value(self.value_at(r, c), dtype, fmt, decimals)
+                      for c in range(left, right + 1))
+            for r in range(top, bottom + 1)
+        )
+
+    # ------------------------------------------------------------------------ Qt overrides
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
+        if parent.isValid():
+            return 0
+        return max(0, min(self._max_rows, self.plane_shape[0] - self._row_offset))
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
+        if parent.isValid():
+            return 0
+        return max(0, min(self._max_cols, self.plane_shape[1] - self._col_offset))
+
+    def index(self, row: int, column: int, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> QModelIndex:
+        # Skips QAbstractTableModel's hasIndex(), which calls rowCount/columnCount in Python for
+        # every cell; a table has no children, so only the bounds matter.
+        if parent.isValid() or row < 0 or column < 0:
+            return QModelIndex()
+        shape = self.plane_shape
+        if row >= min(self._max_rows, shape[0] - self._row_offset) or column >= min(
+            self._max_cols, shape[1] - self._col_offset
+        ):
+            return QModelIndex()
+        return self.createIndex(row, column)
+
+    def flags(self, index):
+        return _CELL_FLAGS if index.isValid() else _NO_FLAGS
+
+    def data(self, index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        # PySide6 enum attribute lookups cost microseconds: compare plain ints (a hot path).
+        role = int(role)
+        if role == _ALIGNMENT:
+            return _RIGHT_ALIGNED
+        if role == self.FullIndexRole:
+            return self.element_index(index)
+        if role not in self._VALUE_ROLES:
+            return None
+        # A view asks for several roles of one cell in a row: read and classify it once.
+        row, col = self._row_offset + index.row(), self._col_offset + index.column()
+        dtype = self._array.dtype
+        if self._cell_key == (row, col):
+            value, special, text = self._cell_cache
+        else:
+            value = self.value_at(row, col)
+            special, text = classify_value(value, dtype), None
+            self._cell_key, self._cell_cache = (row, col), (value, special, None)
+        if role == _DISPLAY:
+            if text is None:
+                text = format_value(value, dtype, self._fmt, self._decimals)
+                self._cell_cache = (value, special, text)
+            return text
+        if role == self.ValueRole:
+            return value
+        if role == self.SpecialRole:
+            return special
+        if role == _TOOLTIP:
+            text = format_value(value, dtype, self._fmt, self._decimals)
+            tip = f"{self._index_text(row, col)} = {text}  ({_dtype_label(dtype)})"
+            sentence = describe_special(value, dtype) if special else None
+            return f"{tip}\n{sentence}" if sentence else tip
+        if special is not None:
+            return SPECIAL_COLORS[special] if role == _FOREGROUND else None
+        background = self._heat_color(value)
+        if background is None:
+            return None
+        if role == _BACKGROUND:
+            return background
+        # Rec. 709 luma: dark text on light colours, light text on dark ones.
+        luma = 0.2126 * background.redF() + 0.7152 * background.greenF() + 0.0722 * background.blueF()
+        return QColor(Qt.GlobalColor.black if luma > 0.5 else Qt.GlobalColor.white)
+
+    _VALUE_ROLES = frozenset(
+        int(r) for r in (
+            Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
+            Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.BackgroundRole,
+        )
+    ) | {ValueRole, SpecialRole}
+
+    def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        role = int(role)
+        if role != _DISPLAY and role != _TOOLTIP:
+            return None
+        ndim = self._axes.ndim
+        if orientation == _HORIZONTAL:
+            if ndim < 2:
+                return "value"
+            axis, true_index = self._axes.col_axis, self._col_offset + section
+        else:
+            if ndim == 0:
+                return "()"
+            axis, true_index = self._axes.row_axis, self._row_offset + section
+        if role == _TOOLTIP:
+            return f"axis {axis}, index {true_index}"
+        return str(true_index)
+
+    # ------------------------------------------------------------------------ internals
+    def _index_text(self, row: int, col: int) -> str:
+        index = self._axes.full_index(row, col)
+        return "[" + ", ".join(str(i) for i in index) + "]"
+
+    def _heat_color(self, value) -> QColor | None:
+        if not self._heat or self._levels is None or self._lut is None:
+            return None
+        try:
+            x = abs(complex(value)) if self._array.dtype.kind == "c" else float(value)
+        except (TypeError, ValueError):
+            return None
+        lo, hi = self._levels
+        t = 0.5 if hi <= lo else (x - lo) / (hi - lo)
+        return self._lut[int(round(min(max(t, 0.0), 1.0) * (len(self._lut) - 1)))]
+
+    def _emit_page_changed(self, roles: list) -> None:
+        rows, cols = self.rowCount(), self.columnCount()
+        if rows and cols:
+            self.dataChanged.emit(self.index(0, 0), self.index(rows - 1, cols - 1), roles)
+
+    def _on_axes_changed(self) -> None:
+        # While set_array resets the axes, or when a shared DisplayAxes was reset for an
+        # array this model has not been given yet, the state does not describe our array.
+        if self._setting_array or self._axes.shape != self._array.shape:
+            return
+        self._sync()
+
+    def _sync(self) -> None:
+        """Recompute the plane; ``dataChanged`` if only values can have changed, else reset."""
+        if self._axes.shape != self._array.shape:
+            return
+        plane = self._axes.plane(self._array)
+        if type(plane) is not np.ndarray:
+            plane = plane.view(np.ndarray)  # np.memmap's Python-level __getitem__ costs per cell
+        self._cell_key = None  # a moved fixed index shows other values in the same cells
+        key = (self._array.shape, self._axes.row_axis, self._axes.col_axis)
+        if key == self._key:
+            self._plane = plane
+            self._levels = estimate_levels(plane, self.HEAT_SAMPLE) if self._heat else None
+            self._emit_page_changed([])
+            return
+        self.beginResetModel()
+        self._plane, self._key = plane, key
+        self._row_offset = self._col_offset = 0
+        self._levels = estimate_levels(plane, self.HEAT_SAMPLE) if self._heat else None
+        self.endResetModel()

@@ -1,0 +1,236 @@
+"""StatisticsPanel on documents opened on temporary files: numbers against numpy, cancel with a
+responsive event loop, the cache, and files that change on disk while the panel is open."""
+
+import os
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt, QTimer
+
+from core.pipeline.pipeline import DecodeParams
+from inspector.state.background_task import shutdown_tasks
+from inspector.state.document import Document
+from inspector.panels.statistics_panel import StatisticsPanel
+
+
+@pytest.fixture(autouse=True)
+def _no_leftover_tasks(qtbot):
+    yield
+    assert shutdown_tasks(10_000)
+    qtbot.wait(1)  # deliver the queued outcomes while the widgets still exist
+
+
+def sample_values():
+    rng = np.random.default_rng(8)
+    x = rng.normal(3.0, 2.0, 5000).astype(np.float32)
+    x[[5, 17, 900]] = np.nan
+    x[[1, 2]] = np.inf
+    x[3] = -np.inf
+    x[[10, 11, 12]] = 0.0
+    x[20] = -0.0
+    x[[30, 31]] = np.float32(1e-40)  # subnormal in float32
+    x[40] = np.float32(-123.5)  # the finite minimum
+    return x
+
+
+def open_document(qtbot, path, **params):
+    document = Document()
+    assert document.open_files([str(path)], DecodeParams(**params))
+    return document
+
+
+def make_panel(qtbot, document, **kwargs):
+    panel = StatisticsPanel(document, **kwargs)
+    qtbot.addWidget(panel)
+    return panel
+
+
+def test_statistics_equal_numpy(qtbot, tmp_path):
+    x = sample_values()
+    path = tmp_path / "data.bin"
+    x.tofile(path)
+    document = open_document(qtbot, path, dtype="float32")
+    panel = make_panel(qtbot, document)  # 5,000 values: computed without pressing Compute
+    qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
+    stats = panel.statistics
+    finite = x[np.isfinite(x)].astype(np.float64)
+    assert stats.count == 5000
+    assert stats.nan_count == 3 and stats.posinf_count == 2 and stats.neginf_count == 1
+    assert stats.finite_count == finite.size == 4994
+    assert stats.zero_count == 4 and stats.subnormal_count == 2
+    assert stats.min == -np.inf and stats.max == np.inf  # nanmin / nanmax rules
+    assert stats.mean == pytest.approx(finite.mean(), rel=1e-12)
+    assert stats.std == pytest.approx(finite.std(), rel=1e-12)
+    counts, edges = np.histogram(finite, bins=64, range=(finite.min(), finite.max()))
+    assert stats.histogram_counts == tuple(counts)
+    xs, ys = panel.histogram.getData()
+    np.testing.assert_allclose(xs, edges)
+    np.testing.assert_array_equal(ys, counts)
+    # what the labels say
+    labels = {key: label.text() for key, label in panel.value_labels.items()}
+    assert labels["count"] == "5,000"
+    assert labels["nan"] == "3 (0.06%)"
+    assert labels["min"] == "-inf" and labels["max"] == "inf"
+    assert labels["subnormal"] == "2 (0.04%)"
+    assert labels["mean"] == f"{finite.mean():.7g}"
+    assert panel.status_text() == "5,000 values"
+    assert not panel.is_running()
+
+
+def test_min_max_are_shown_as_values_of_the_view_type(qtbot, tmp_path):
+    path = tmp_path / "be.bin"
+    np.array([0.1, 2.5, -7.25], dtype=">f4").tofile(path)
+    document = open_document(qtbot, path, dtype="float32", little_endian=False)
+    panel = make_panel(qtbot, document)
+    qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
+    assert panel.value_labels["min"].text() == "-7.25"
+    assert panel.value_labels["max"].text() == "2.5"
+    assert panel.value_labels["dtype"].text() == "float32"
+
+
+def test_big_view_waits_for_compute_and_cancel_keeps_the_gui_responsive(qtbot, tmp_path):
+    path = tmp_path / "big.bin"
+    with open(path, "wb") as f:
+        f.truncate(512 << 20)  # sparse: 128 Mi float32 zeros, no disk used
+    document = open_document(qtbot, path, dtype="float32")
+    started = []
+    panel = make_panel(qtbot, document, chunk_elements=1 << 15)
+    panel.computationStarted.connect(started.append)
+    assert panel.statistics is None and not panel.is_running() and started == []
+    assert panel.status_text().startswith("The view has 134,217,728 values: press Compute")
+
+    ticks = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start(5)
+    progress = []
+    assert panel.compute_button.isEnabled()
+    qtbot.mouseClick(panel.compute_button, Qt.MouseButton.LeftButton)
+    task = started[0]
+    task.progressChanged.connect(lambda done, total: progress.append((done, total)))
+    assert panel.is_running() and started == [task]
+    qtbot.waitUntil(lambda: len(ticks) >= 5 and bool(progress), timeout=10_000)
+    assert panel.is_running()  # the event loop ran while the worker works
+    assert progress[-1][1] == 2 * 134_217_728
+    assert panel.status_text().startswith("Computing 134,217,728 values…")
+    with qtbot.waitSignal(task.cancelled, timeout=10_000):
+        panel.cancel()
+    timer.stop()
+    assert panel.statistics is None
+    assert not panel.is_running()
+    assert panel.status_text() == "Cancelled (press Compute to start again)"
+    assert task.state == "cancelled"
+
+
+def test_returning_to_a_previous_setting_uses_the_cache(qtbot, tmp_path):
+    x = sample_values()
+    path = tmp_path / "data.bin"
+    x.tofile(path)
+    document = open_document(qtbot, path, dtype="float32")
+    started = []
+    panel = make_panel(qtbot, document)
+    panel.computationStarted.connect(started.append)
+    qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
+    first = panel.statistics
+
+    with qtbot.waitSignal(panel.statisticsChanged, timeout=5000,
+                          check_params_cb=lambda s: s is not None):
+        document.set_slice_text("[:100]")
+    assert panel.statistics.count == 100 and len(started) == 1
+
+    with qtbot.waitSignal(panel.statisticsChanged, timeout=5000,
+                          check_params_cb=lambda s: s is not None):
+        document.update_params(dtype="int32")
+    assert panel.statistics.dtype == "int32"
+    assert panel.statistics.min == int(x[:100].view(np.int32).min())
+    assert len(started) == 2
+
+    document.update_params(dtype="float32")  # back to the [:100] float32 view: cached
+    assert len(started) == 2
+    assert panel.statistics.count == 100 and panel.statistics.dtype == "float32"
+    assert panel.status_text() == "100 values (cached)"
+    document.set_slice_text("")
+    assert len(started) == 2
+    assert panel.statistics is first
+    document.set_slice_text("[...]")  # the same view through another text
+    document.set_slice_text("[::")  # an invalid edit: the document keeps the last good view
+    assert document.error is not None
+    assert panel.compute() is None and len(started) == 2
+    assert panel.statistics is first
+    assert not panel.is_running()
+
+
+def test_a_new_view_cancels_the_old_computation(qtbot, tmp_path):
+    path = tmp_path / "big.bin"
+    with open(path, "wb") as f:
+        f.truncate(64 << 20)
+    document = open_document(qtbot, path, dtype="float32")
+    panel = make_panel(qtbot, document, chunk_elements=1 << 12)  # 16 Mi values: not automatic
+    old_task = panel.compute()
+    assert panel.is_running()
+    document.set_slice_text("[:1000]")
+    with qtbot.waitSignal(old_task.cancelled, timeout=10_000):
+        pass
+    qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
+    assert panel.statistics.count == 1000 and panel.statistics.zero_count == 1000
+
+
+def test_file_truncated_mid_session_gives_an_error_not_a_crash(qtbot, tmp_path):
+    x = sample_values()
+    path = tmp_path / "data.bin"
+    x.tofile(path)
+    document = open_document(qtbot, path, dtype="float32")
+    panel = make_panel(qtbot, document)
+    qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
+
+    os.truncate(path, 400)  # 100 float32 values left; pages past them would SIGBUS
+    assert panel.compute() is None  # cached for the old file, but the file changed: refused
+    assert panel.statistics is None
+    assert panel.status_text() == (f"Error: '{path}' changed on disk since it was opened "
+                                   "(size 20000 -> 400 bytes) (reload it)")
+    document.set_slice_text("[:10]")  # the document refuses to decode the changed file too
+    assert document.error is not None and panel.statistics is None
+
+    document.reload()
+    qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
+    assert panel.statistics.count == 10
+    assert panel.statistics.mean == pytest.approx(float(x[:10][np.isfinite(x[:10])].mean()))
+
+
+def test_file_modified_during_the_computation_reports_an_error(qtbot, tmp_path):
+    path = tmp_path / "big.bin"
+    with open(path, "wb") as f:
+        f.truncate(256 << 20)
+    document = open_document(qtbot, path, dtype="float32")
+    panel = make_panel(qtbot, document, chunk_elements=1 << 14)
+    task = panel.compute()
+    qtbot.waitUntil(lambda: panel.progress_bar.value() > 0, timeout=10_000)
+    with qtbot.waitSignal(task.failed, timeout=10_000):
+        os.utime(path, ns=(0, 0))  # same size, new mtime: the check before the next block fails
+    assert panel.statistics is None and not panel.is_running()
+    assert panel.status_text() == (f"Error: '{path}' changed on disk since it was opened "
+                                   "(it was modified) (reload it)")
+
+
+def test_closing_the_files_clears_the_panel(qtbot, tmp_path):
+    path = tmp_path / "data.bin"
+    sample_values().tofile(path)
+    document = open_document(qtbot, path, dtype="float32")
+    panel = make_panel(qtbot, document)
+    qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
+    document.close_files()
+    assert panel.statistics is None
+    assert panel.status_text() == "No file open"
+    assert panel.value_labels["mean"].text() == "—"
+
+
+def test_complex_views_show_magnitudes(qtbot, tmp_path):
+    path = tmp_path / "c.bin"
+    np.array([3 + 4j, -5 + 12j, 0j], dtype=np.complex64).tofile(path)
+    document = open_document(qtbot, path, dtype="complex64")
+    panel = make_panel(qtbot, document)
+    qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
+    assert panel.statistics.quantity == "magnitude"
+    assert (panel.statistics.min, panel.statistics.max) == (0.0, 13.0)
+    assert panel.value_labels["dtype"].text() == "complex64 (|z|)"
+    assert panel.value_labels["max"].text() == "13.0"

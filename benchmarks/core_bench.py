@@ -130,7 +130,7 @@ def slice_rows(size: int, repeats: int) -> list[Row]:
 def tensorflow_rows(nbytes: int, repeats: int) -> list[Row]:
     """tf.io.decode_raw and tf.strided_slice on the same bytes, when TensorFlow is installed."""
     try:
-        import tensorflow as tf  # noqa: F401
+        import tensorflow as tf
     except ImportError:
         return [Row("tf.io.decode_raw / tf.strided_slice", None, None, "", "baseline", None,
                     note="skipped, TensorFlow not installed")]

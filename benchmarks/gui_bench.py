@@ -211,8 +211,8 @@ def event_loop_rows(nbytes: int) -> list[Row]:
     from PySide6.QtWidgets import QApplication
 
     from core.pipeline.pipeline import DecodeParams
-    from inspector.state.document import Document
     from inspector.panels.statistics_panel import StatisticsPanel
+    from inspector.state.document import Document
 
     app = QApplication.instance() or QApplication([])
     with temp_dir() as tmp:

@@ -1,11 +1,11 @@
 """tensor-inspector's engine: exact ``tf.io.decode_raw``, ``tf.strided_slice`` and TFLite
 ``TensorBuffer`` semantics on read-only memory-mapped files. Pure Python + numpy; never Qt.
 
-The normative rules are in the project's SPEC (sections cited in each module).
+The rules are written down in docs/semantics.md (sections cited in each module).
 """
 
-from core.dtypes.data_type import DataType
 from core.decode.decode_raw import decode_raw
+from core.dtypes.data_type import DataType
 from core.dtypes.table import ENGINE_TYPES, is_tf_decode_type, resolve_dtype
 from core.errors import (
     BudgetError,
@@ -16,10 +16,10 @@ from core.errors import (
     SourceError,
     TensorBufferError,
 )
+from core.files.sources import FileSource, open_source
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.slicing.expr import format_slice, parse_slice
 from core.slicing.spec import SliceSpec
-from core.files.sources import FileSource, open_source
 from core.slicing.strided_slice import strided_slice
 from core.tflite.tensor_buffer import TensorBuffer
 

@@ -20,10 +20,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.budget import check_copy_budget
+from core.decode.reshape import parse_shape
 from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
 from core.errors import CoreError
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
-from core.decode.reshape import parse_shape
 
 __all__ = [
     "OneLineErrorParser", "CliArgumentParser", "add_pipeline_options", "params_from_args", "build_parser",

@@ -1,4 +1,4 @@
-"""Error types of the engine (SPEC, "Errors").
+"""Error types of the engine (docs/semantics.md, "Errors").
 
 Every engine error is a :class:`CoreError` (a ``ValueError``); the only exception is an element
 index out of range, which is a plain ``IndexError``. Messages follow TensorFlow's wording where
@@ -34,11 +34,11 @@ class CoreError(ValueError):
 
 
 class DecodeError(CoreError):
-    """``tf.io.decode_raw`` refused its input (SPEC section 2)."""
+    """``tf.io.decode_raw`` refused its input (docs/semantics.md §2)."""
 
 
 class SourceError(CoreError):
-    """A file cannot serve as a source: missing, unreadable, not a regular file, bad offset... (SPEC 3)."""
+    """A file cannot serve as a source: missing, unreadable, not a regular file, bad offset... (docs/semantics.md §3)."""
 
 
 class ShapeError(CoreError):
@@ -46,11 +46,11 @@ class ShapeError(CoreError):
 
 
 class SliceError(CoreError):
-    """``tf.strided_slice`` refused the spec, or a slice expression does not parse (SPEC 4, 5)."""
+    """``tf.strided_slice`` refused the spec, or a slice expression does not parse (docs/semantics.md §4, §5)."""
 
 
 class TensorBufferError(CoreError):
-    """TFLite Support's ``IllegalArgumentException`` / ``IllegalStateException`` (SPEC 6)."""
+    """TFLite Support's ``IllegalArgumentException`` / ``IllegalStateException`` (docs/semantics.md §6)."""
 
 
 class BudgetError(CoreError):

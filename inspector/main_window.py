@@ -16,20 +16,20 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVB
 from core.errors import CoreError
 from core.pipeline.pipeline import DecodeParams
 from core.slicing.expr import format_slice
-from inspector.state.background_task import shutdown_tasks
-from inspector.panels.code_export import copy_snippet_message
 from inspector.bytes.data_inspector import DataInspector
+from inspector.bytes.hex_view import HexView
+from inspector.panels.code_export import copy_snippet_message
 from inspector.panels.decode_panel import DecodePanel
-from inspector.state.display_axes import DisplayAxes
-from inspector.state.document import Document
 from inspector.panels.export_dialog import export_current_view
 from inspector.panels.file_watch_banner import FileWatchBanner
-from inspector.bytes.hex_view import HexView
-from inspector.plot.panel import PlotPanel
-from inspector.state.settings_store import SettingsStore
-from inspector.slice_editor.editor import SliceEditor
 from inspector.panels.statistics_panel import StatisticsPanel
 from inspector.panels.status_bar import StatusBar
+from inspector.plot.panel import PlotPanel
+from inspector.slice_editor.editor import SliceEditor
+from inspector.state.background_task import shutdown_tasks
+from inspector.state.display_axes import DisplayAxes
+from inspector.state.document import Document
+from inspector.state.settings_store import SettingsStore
 from inspector.table.panel import TablePanel
 
 
@@ -158,11 +158,11 @@ class MainWindow(QMainWindow):
         if paths:
             self.open_paths(paths)
 
-    def dragEnterEvent(self, event) -> None:  # noqa: N802 (Qt override)
+    def dragEnterEvent(self, event) -> None:
         if event.mimeData().hasUrls():
             event.acceptProposedAction()
 
-    def dropEvent(self, event) -> None:  # noqa: N802 (Qt override)
+    def dropEvent(self, event) -> None:
         paths = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
         if paths:
             event.acceptProposedAction()
@@ -262,7 +262,7 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         self._needs_default_layout = state is None or not self.restoreState(state)
 
-    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         if self._needs_default_layout:
             self._needs_default_layout = False
@@ -279,7 +279,7 @@ class MainWindow(QMainWindow):
         if self.document.paths:
             self.settings.set_decode_settings(self.document.paths, self.document.params, self.document.slice_text)
 
-    def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+    def closeEvent(self, event) -> None:
         self._save_decode_settings()
         self.settings.set_window_state(self.saveGeometry(), self.saveState())
         self.statistics_panel.cancel()

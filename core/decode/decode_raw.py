@@ -1,4 +1,4 @@
-"""``tf.io.decode_raw``, bit for bit (SPEC section 2).
+"""``tf.io.decode_raw``, bit for bit (docs/semantics.md §2).
 
 Every element of the input (a string tensor, see :mod:`core.decode.inputs`) is a run of bytes that
 is reinterpreted as numbers of ``out_type``. The output shape is the input shape plus one

@@ -1,4 +1,4 @@
-"""Normalise ``decode_raw``'s ``input_bytes`` into input elements (SPEC section 2).
+"""Normalise ``decode_raw``'s ``input_bytes`` into input elements (docs/semantics.md §2).
 
 TF's ``decode_raw`` takes a string tensor. We accept what ``tf.constant`` turns into one, plus a
 zero-copy form for memory-mapped files:

@@ -1,7 +1,7 @@
-"""Element types of :class:`core.tflite.tensor_buffer.TensorBuffer` (SPEC sections 1 and 6).
+"""Element types of :class:`core.tflite.tensor_buffer.TensorBuffer` (docs/semantics.md §1 and §6).
 
-TFLite Support's Java ``DataType`` enum, widened to every numeric type of SPEC section 1 plus
-``uint32`` and ``uint64`` (SPEC 6, "Extension"). ``STRING`` exists, as in TFLite, but no buffer
+TFLite Support's Java ``DataType`` enum, widened to every numeric type of docs/semantics.md §1 plus
+``uint32`` and ``uint64`` (docs/semantics.md §6, "Extension"). ``STRING`` exists, as in TFLite, but no buffer
 can hold it: asking for its numpy dtype raises a clear error.
 
 Names accepted by :meth:`DataType.parse` (and by ``DataType(...)``), case-insensitively, with an
@@ -51,7 +51,7 @@ _TABLE = {
 
 
 class DataType(enum.Enum):
-    """Element type of a TensorBuffer (SPEC 6; TFLite's ``org.tensorflow.lite.DataType``).
+    """Element type of a TensorBuffer (docs/semantics.md §6; TFLite's ``org.tensorflow.lite.DataType``).
 
     The value of each member is its numpy name (``DataType.FLOAT32.value == "float32"``).
     ``DataType(x)`` accepts everything :meth:`parse` accepts.

@@ -1,4 +1,4 @@
-"""The type table of ``decode_raw`` (SPEC section 1).
+"""The type table of ``decode_raw`` (docs/semantics.md §1).
 
 TensorFlow names and their numpy equivalents:
 
@@ -160,7 +160,7 @@ def _lookup(out_type: Any) -> tuple[str | None, str]:
 def resolve_dtype(
     out_type: Any, *, extended_types: bool = False, padded: bool = False
 ) -> np.dtype:
-    """Return the native-byte-order numpy dtype for a decode_raw ``out_type`` (SPEC section 1).
+    """Return the native-byte-order numpy dtype for a decode_raw ``out_type`` (docs/semantics.md §1).
 
     Parameters
     ----------
@@ -247,7 +247,7 @@ def check_padded_type(dtype: np.dtype) -> None:
 
     ``decode_raw`` with ``fixed_length`` runs TF's ``DecodePaddedRaw`` op, whose attr list lacks
     bool and the complex types. (TF 2.21 also lacks a CPU kernel for half: a TF defect that we
-    do not reproduce, SPEC section 2.) The extended types remain allowed.
+    do not reproduce, docs/semantics.md §2.) The extended types remain allowed.
 
     Raises
     ------

@@ -1,4 +1,4 @@
-"""Export the current view to ``.npy``, raw ``.bin`` or ``.csv`` in bounded memory (issue #8).
+"""Export the current view to ``.npy``, raw ``.bin`` or ``.csv`` in bounded memory.
 
 The view (typically a strided view of a read-only memory map) is written block by block
 (:func:`core.scan.statistics.iter_blocks`, C order): each block is converted, if asked, and written,
@@ -43,16 +43,17 @@ import math
 import os
 import sys
 import tempfile
-from typing import IO, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import IO
 
 import numpy as np
 
 from core.budget import elements_per_chunk
-from core.tflite.conversions import convert_to
 from core.dtypes.data_type import DataType
 from core.errors import CoreError
 from core.files.safe_open import sequential_access
 from core.scan.statistics import Cancelled, iter_blocks
+from core.tflite.conversions import convert_to
 
 __all__ = ["ExportError", "FORMATS", "CSV_WARNING_VALUES", "csv_size_warning", "export_view"]
 

@@ -1,4 +1,4 @@
-"""Copy as code: numpy and TensorFlow source that reproduces the current view (issue #8).
+"""Copy as code: numpy and TensorFlow source that reproduces the current view.
 
 Both functions first run :class:`core.pipeline.pipeline.Pipeline` with the given parameters, so a snippet
 is only produced for a state the app can show (otherwise the pipeline's ``CoreError`` is raised),
@@ -229,7 +229,7 @@ def numpy_snippet(paths: str | os.PathLike | Sequence[str | os.PathLike], params
 
 
 def _numpy_view_as(plan: _Plan) -> list[str]:
-    """numpy lines applying TensorBuffer.create_from's rules (SPEC 6) for "view as"."""
+    """numpy lines applying TensorBuffer.create_from's rules (docs/semantics.md §6) for "view as"."""
     if plan.view_as is None:
         return []
     target = DataType.parse(plan.view_as)

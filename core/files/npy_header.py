@@ -1,4 +1,4 @@
-"""Read the header of a ``.npy`` file, never unpickling anything (SPEC section 3).
+"""Read the header of a ``.npy`` file, never unpickling anything (docs/semantics.md §3).
 
 Format (numpy's ``NEP 1``): the magic ``\\x93NUMPY``, a major and a minor version byte, the header
 length (``uint16`` little-endian for version 1, ``uint32`` for versions 2 and 3), then the header:

@@ -1,6 +1,6 @@
 """Open files safely for mapping: stat first, never a FIFO or device, read-only, change checks.
 
-Rules (SPEC section 3, see :mod:`core.files.sources` for how a source uses them):
+Rules (docs/semantics.md §3, see :mod:`core.files.sources` for how a source uses them):
 
 - ``os.stat`` is checked *before* opening: a FIFO would block ``open`` (and a reader), a device
   such as ``/dev/zero`` never ends, a directory cannot be read; all are refused unopened. The

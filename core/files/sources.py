@@ -1,4 +1,4 @@
-"""File sources: files mapped read-only into ``decode_raw`` input elements (SPEC section 3).
+"""File sources: files mapped read-only into ``decode_raw`` input elements (docs/semantics.md §3).
 
 A :class:`FileSource` opens one or more files once, memory-maps each one read-only
 (``mmap.ACCESS_READ``; files are never opened for writing) and describes, through
@@ -35,8 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import SourceError
-from core.files.safe_open import FileInfo, describe_change, open_mapped, release, zero_fill_past
 from core.files.npy_header import NpyHeader
+from core.files.safe_open import FileInfo, describe_change, open_mapped, release, zero_fill_past
 
 __all__ = ["FileInfo", "FileSource", "SourceLayout", "open_source"]
 
@@ -326,7 +326,7 @@ def _data_range(info: FileInfo, offset: int | None) -> tuple[int, int]:
 
 def open_source(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
                 offset: int | None = None, record_size: int | None = None) -> FileSource:
-    """Open and memory-map files read-only as a source of ``decode_raw`` elements (SPEC 3).
+    """Open and memory-map files read-only as a source of ``decode_raw`` elements (docs/semantics.md §3).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Map elements of a pipeline's view back to bytes of its files, and back (SPEC section 7).
+"""Map elements of a pipeline's view back to bytes of its files, and back (docs/semantics.md §7).
 
 Every array a pipeline yields is a numpy view of one buffer, so the address of ``view[i, j]``
 (``view``'s data pointer plus ``sum(index * strides)``) tells where its bytes are:

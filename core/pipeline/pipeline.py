@@ -1,4 +1,4 @@
-"""The pipeline: files -> decode_raw -> target shape -> slice, with byte offsets (SPEC section 7).
+"""The pipeline: files -> decode_raw -> target shape -> slice, with byte offsets (docs/semantics.md §7).
 
 The GUI, the command line, tests and benchmarks all go through :class:`Pipeline`: it holds the
 opened files, and :meth:`Pipeline.run` turns a :class:`DecodeParams` (plus an optional slice
@@ -29,15 +29,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.budget import check_copy_budget
-from core.pipeline.byte_map import ByteMap, address_of, buffer_range_contains
-from core.tflite.tensor_buffer import TensorBuffer
-from core.pipeline.view_as import view_as, view_as_name
 from core.decode.decode_raw import check_fixed_length, decode_raw
+from core.decode.reshape import parse_shape, resolve_shape
 from core.dtypes.table import check_padded_type, engine_name, resolve_dtype
 from core.errors import CoreError, DecodeError
-from core.pipeline.steps import copy_reason, decode_step, source_step
-from core.decode.reshape import parse_shape, resolve_shape
 from core.files.sources import FileSource, SourceLayout, open_source
+from core.pipeline.byte_map import ByteMap, address_of, buffer_range_contains
+from core.pipeline.steps import copy_reason, decode_step, source_step
+from core.pipeline.view_as import view_as, view_as_name
+from core.tflite.tensor_buffer import TensorBuffer
 
 __all__ = ["DecodeParams", "Pipeline", "PipelineResult"]
 
@@ -62,7 +62,7 @@ class DecodeParams:
         Target shape (one -1 allowed; text such as ``"4,-1"`` is parsed); None: the ``.npy``
         header's shape when it fits, else the decode output shape.
     view_as
-        TensorBuffer "view as" type (SPEC 6): the view's values as ``TensorBuffer.create_from``
+        TensorBuffer "view as" type (docs/semantics.md §6): the view's values as ``TensorBuffer.create_from``
         into that :class:`~core.dtypes.data_type.DataType` would give them (e.g. ``"uint8"`` to see
         what a TFLite model's UINT8 input receives). None: as decoded.
     extended_types
@@ -280,7 +280,7 @@ class Pipeline:
         else:
             view = np.asarray(slice_spec.apply(tensor))  # a numpy scalar becomes a 0-d copy
             steps.append(f"slice: {tensor.shape} -> {tuple(view.shape)}")
-        buffer = TensorBuffer.wrap(tensor)  # by reference: no copy (SPEC 6 and 7)
+        buffer = TensorBuffer.wrap(tensor)  # by reference: no copy (docs/semantics.md §6 and §7)
         byte_map = self._byte_map(in_map, decoded, layout, element_bytes, view)
         sliced = view
         if params.view_as is not None:

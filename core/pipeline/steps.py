@@ -1,4 +1,4 @@
-"""The human-readable lines of :attr:`core.pipeline.pipeline.PipelineResult.steps` (SPEC section 7).
+"""The human-readable lines of :attr:`core.pipeline.pipeline.PipelineResult.steps` (docs/semantics.md §7).
 
 One line per step (source, decode, reshape, slice) so that the GUI, the command line (``--steps``)
 and bug reports describe a run the same way: shapes, where the data starts, trailing bytes, and

@@ -1,4 +1,4 @@
-"""The pipeline's "view as" step: a TensorBuffer ``create_from`` into another type (SPEC 6, 7).
+"""The pipeline's "view as" step: a TensorBuffer ``create_from`` into another type (docs/semantics.md §6, §7).
 
 ``create_from`` converts element by element, so converting the sliced view gives exactly the
 values of converting the whole tensor and then slicing; only the view is copied (budget-checked),
@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from core.budget import check_copy_budget
-from core.tflite.conversions import convert_array
 from core.dtypes.data_type import DataType
 from core.errors import TensorBufferError
+from core.tflite.conversions import convert_array
 
 
 def view_as_name(name: str) -> str:

@@ -1,4 +1,4 @@
-"""Statistics of the current view, computed in bounded memory (issue #8).
+"""Statistics of the current view, computed in bounded memory.
 
 :func:`compute_statistics` scans a view of any size (typically a strided view of a read-only
 memory map larger than RAM) in *blocks*: :func:`iter_blocks` cuts the array into views of at most
@@ -36,8 +36,8 @@ Rules
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 import ml_dtypes
 import numpy as np
@@ -53,7 +53,7 @@ Progress = Callable[[int, int], None]
 _BYTES_PER_VALUE = 40
 
 
-class Cancelled(Exception):
+class Cancelled(Exception):  # noqa: N818 (a signal to stop, not an error)
     """The user cancelled a long operation (statistics, export) between two blocks."""
 
 

@@ -1,4 +1,4 @@
-"""What a strided slice does to a shape, explained per dimension (SPEC sections 4, 5).
+"""What a strided slice does to a shape, explained per dimension (docs/semantics.md §4, §5).
 
 :func:`analyze` runs the strided-slice pipeline on a shape alone (no data), so a GUI can show
 live feedback while the user types a slice: the output shape, where each output dimension comes
@@ -9,11 +9,11 @@ are ignored; a shrink ignores its begin/end masks, its end and strides > 1...).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
-from core.slicing.validate import SparseSpec, bit, set_bits
 from core.slicing.strided_slice import NEW_AXIS, SlicePlan, plan_strided_slice
+from core.slicing.validate import SparseSpec, bit, set_bits
 
 __all__ = ["InputDim", "OutputDim", "SliceAnalysis", "analyze", "explain"]
 

@@ -1,4 +1,4 @@
-"""Slice expressions: ``parse_slice(text)`` and ``format_slice(spec)`` (SPEC section 5).
+"""Slice expressions: ``parse_slice(text)`` and ``format_slice(spec)`` (docs/semantics.md §5).
 
 Grammar (whitespace -- space, tab, newline, CR, FF, VT -- is allowed between any two tokens)::
 

@@ -1,4 +1,4 @@
-"""A slice spec as source code for TensorFlow, numpy and TF Java (SPEC sections 4, 5).
+"""A slice spec as source code for TensorFlow, numpy and TF Java (docs/semantics.md §4, §5).
 
 These functions only *print* code; nothing here evaluates anything.
 

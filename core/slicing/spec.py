@@ -1,4 +1,4 @@
-"""The slice spec: a frozen, validated ``tf.strided_slice`` argument set (SPEC sections 4, 5).
+"""The slice spec: a frozen, validated ``tf.strided_slice`` argument set (docs/semantics.md §4, §5).
 
 :class:`SliceSpec` holds ``begin``, ``end``, ``strides`` and the five masks exactly as
 ``tf.strided_slice`` takes them (bit ``i`` of a mask refers to entry ``i``). It is validated at
@@ -14,15 +14,16 @@ takes every dimension.
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from core.errors import SliceError
 from core.slicing.analysis import SliceAnalysis, analyze
-from core.slicing.validate import MASK_NAMES, SparseSpec, bit, read_sparse_spec
 from core.slicing.strided_slice import strided_slice
+from core.slicing.validate import MASK_NAMES, SparseSpec, bit, read_sparse_spec
 
 __all__ = ["SliceSpec"]
 
@@ -82,12 +83,12 @@ class SliceSpec:
     # ---------------------------------------------------------------- construction helpers
 
     @classmethod
-    def full(cls) -> "SliceSpec":
+    def full(cls) -> SliceSpec:
         """The empty spec: the whole tensor, whatever its rank (``x[...]``, ``x[()]``)."""
         return cls()
 
     @classmethod
-    def from_index(cls, key: Any) -> "SliceSpec":
+    def from_index(cls, key: Any) -> SliceSpec:
         """The spec TensorFlow's ``x[key]`` builds (its ``_slice_helper``).
 
         ``key`` is one item or a tuple of items: an integer ``i`` -> begin ``i``, end ``i+1``,

@@ -1,4 +1,4 @@
-"""``tf.strided_slice`` with TensorFlow's exact semantics, as a numpy view (SPEC section 4).
+"""``tf.strided_slice`` with TensorFlow's exact semantics, as a numpy view (docs/semantics.md §4).
 
 The code mirrors TensorFlow's ``ValidateStridedSliceOp``
 (``tensorflow/core/util/strided_slice_op.cc``) step by step, so that it can be checked against
@@ -26,8 +26,9 @@ TensorFlow's text followed by the fix in parentheses.
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -262,7 +263,7 @@ def canonicalize(dense: DenseSpec, shape: tuple[int, ...]) -> tuple[CanonicalDim
             continue
         low, high = (0, size) if stride > 0 else (-1, size - 1)
 
-        def canonical(x: int, masked: bool, is_end: bool) -> int:
+        def canonical(x: int, masked: bool, is_end: bool, stride=stride, size=size, low=low, high=high) -> int:
             if masked:
                 # begin -> start of the walk, end -> past its finish, for either direction
                 if stride > 0:

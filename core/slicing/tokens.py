@@ -1,4 +1,4 @@
-"""Tokens of slice expressions, and the syntax error a GUI can underline (SPEC section 5).
+"""Tokens of slice expressions, and the syntax error a GUI can underline (docs/semantics.md §5).
 
 The tokenizer is lazy (the parser in :mod:`core.slicing.expr` pulls one token at a time), so the
 first error in reading order is the one reported, and it never fails: a character that starts no

@@ -1,4 +1,4 @@
-"""Step 1 of ``tf.strided_slice``: validate the sparse spec (SPEC section 4).
+"""Step 1 of ``tf.strided_slice``: validate the sparse spec (docs/semantics.md §4).
 
 Mirrors the first checks of TensorFlow's ``ValidateStridedSliceOp``
 (``tensorflow/core/util/strided_slice_op.cc``): begin, end and strides are 1-D of equal length
@@ -15,8 +15,9 @@ TensorFlow's 32-bit pattern (so a negative mask sets bit 31).
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

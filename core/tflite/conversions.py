@@ -1,4 +1,4 @@
-"""Element conversions of TensorBuffer: TFLite's rules, generalised (SPEC section 6).
+"""Element conversions of TensorBuffer: TFLite's rules, generalised (docs/semantics.md §6).
 
 One rule serves ``load_array``, ``create_from``, ``get_int_array``, ``get_float_array`` and the
 pipeline's "view as": **a value keeps its exact value until it is stored in the target type**,
@@ -21,14 +21,14 @@ and storing follows TFLite Support:
   imaginary part is +0.0; complex to complex rounds each part.
 * **complex source, real target**: the real part is taken, then the float rule applies (like
   numpy's ``astype``; the imaginary part is dropped without a warning).
-* BOOL sources count as the integers 0 and 1 (any nonzero byte is True, as in SPEC 2).
+* BOOL sources count as the integers 0 and 1 (any nonzero byte is True, as in docs/semantics.md §2).
 
 Which values are "ints" and which are "floats" is decided by their numpy dtype, which is how
 :meth:`TensorBuffer.load_array` tells Java's ``loadArray(int[])`` from ``loadArray(float[])``.
 
 For FLOAT32 and UINT8 these are exactly TFLite's results. ``create_from`` in TFLite routes every
 pair except FLOAT32 -> FLOAT32 through ``getIntArray()`` (int32); for FLOAT32 -> UINT8 that equals
-the direct rule above (SPEC 6). For the extension types the direct rule is used: it differs
+the direct rule above (docs/semantics.md §6). For the extension types the direct rule is used: it differs
 from a literal int32 detour only for targets wider than int32 (INT64, UINT32, UINT64), where
 1e20 becomes the target's maximum instead of 2147483647, and for integer sources wider than
 int32, whose values are not saturated at int32 on the way.
@@ -61,7 +61,7 @@ def convert_array(
 
     This is ``TensorBuffer.create_from(buffer_of(values), target)`` without the buffer: the
     conversion is elementwise, so applying it to a sliced view equals slicing the converted
-    whole (SPEC 6, 7: "view as" on just the visible part).
+    whole (docs/semantics.md §6, §7: "view as" on just the visible part).
 
     Parameters
     ----------
@@ -93,7 +93,7 @@ def convert_array(
             f"DataType of the values as source, or values.view() them as {source.value})",
             field="view_as",
         )
-    target.numpy_dtype  # raises the clear error for STRING
+    target.numpy_dtype  # raises the clear error for STRING  # noqa: B018
     if source is target and not copy:
         return values
     return convert_to(values, target)
@@ -128,7 +128,7 @@ def convert_to(values: np.ndarray, target: DataType | str) -> np.ndarray:
     out_dtype = target.numpy_dtype
     values = np.asarray(values)
     source = DataType.parse(values.dtype)
-    source.numpy_dtype  # STRING -> clear error
+    source.numpy_dtype  # STRING -> clear error  # noqa: B018
     if not values.dtype.isnative:
         values = values.astype(values.dtype.newbyteorder("="))
     if source is DataType.BOOL:

@@ -1,4 +1,4 @@
-"""Exceptions of the TensorBuffer port (SPEC section 6, "Errors").
+"""Exceptions of the TensorBuffer port (docs/semantics.md §6, "Errors").
 
 TFLite Support throws ``IllegalArgumentException`` and ``IllegalStateException``; here they are
 :class:`IllegalArgumentError` and :class:`IllegalStateError`, both :class:`core.errors.

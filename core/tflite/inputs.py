@@ -1,4 +1,4 @@
-"""Argument checks of :class:`core.tflite.tensor_buffer.TensorBuffer`: shapes and byte buffers (SPEC 6).
+"""Argument checks of :class:`core.tflite.tensor_buffer.TensorBuffer`: shapes and byte buffers (docs/semantics.md §6).
 
 Split from :mod:`core.tflite.tensor_buffer` to keep each module small. Both functions validate
 without side effects, so a failed ``load_*`` call changes nothing.
@@ -16,13 +16,13 @@ from core.tflite.errors import IllegalArgumentError
 
 __all__ = ["ShapeLike", "check_shape", "byte_view"]
 
-ShapeLike = Union[Sequence[int], int]
+ShapeLike = Union[Sequence[int], int]  # noqa: UP007 (a runtime alias: | needs 3.10 types)
 
 
 def check_shape(shape: ShapeLike | None) -> tuple[int, ...]:
     """Validate a TensorBuffer shape and return it as a tuple of Python ints.
 
-    A bare int ``n`` means ``(n,)``; ``()`` is a scalar; zeros are allowed (SPEC 6).
+    A bare int ``n`` means ``(n,)``; ``()`` is a scalar; zeros are allowed (docs/semantics.md §6).
 
     Raises
     ------

@@ -1,4 +1,4 @@
-"""TFLite Support's ``TensorBuffer`` in Python, extended to every numeric type (SPEC section 6).
+"""TFLite Support's ``TensorBuffer`` in Python, extended to every numeric type (docs/semantics.md §6).
 
 A TensorBuffer is a shape plus storage of one :class:`~core.dtypes.data_type.DataType` (a numpy array
 in that shape; C-contiguous unless :meth:`TensorBuffer.wrap` was given a strided view).
@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from core.budget import check_copy_budget
-from core.tflite.conversions import as_value_array, convert_to
 from core.dtypes.data_type import DataType
+from core.tflite.conversions import as_value_array, convert_to
 from core.tflite.errors import IllegalArgumentError, IllegalStateError
 from core.tflite.inputs import ShapeLike, byte_view, check_shape
 
@@ -38,7 +38,7 @@ __all__ = ["TensorBuffer", "IllegalArgumentError", "IllegalStateError"]
 
 
 class TensorBuffer:
-    """A typed, shaped buffer with TFLite Support's loading and conversion rules (SPEC 6).
+    """A typed, shaped buffer with TFLite Support's loading and conversion rules (docs/semantics.md §6).
 
     Create one with :meth:`create_fixed_size`, :meth:`create_dynamic`, :meth:`create_from` or
     :meth:`wrap`; the constructor is private.
@@ -132,7 +132,7 @@ class TensorBuffer:
 
     @classmethod
     def wrap(cls, array: np.ndarray, *, fixed: bool = False) -> TensorBuffer:
-        """A buffer over an existing typed ndarray, zero copy (extension, SPEC 6 and 7).
+        """A buffer over an existing typed ndarray, zero copy (extension, docs/semantics.md §6 and §7).
 
         The array is held by reference in its own shape, layout and byte order (a big-endian
         ``>f4`` view of a memory map stays one); the data type comes from its dtype. A writable
@@ -164,7 +164,7 @@ class TensorBuffer:
                 "a list, or load_buffer for bytes)"
             )
         data_type = DataType.parse(array.dtype)
-        data_type.numpy_dtype  # STRING -> clear error
+        data_type.numpy_dtype  # STRING -> clear error  # noqa: B018
         return cls._make(data_type, np.asarray(array), not fixed)
 
     # ----------------------------------------------------------------------- properties

@@ -299,7 +299,7 @@ class HexView(QAbstractScrollArea):
     def _total_width(self) -> int:
         return int(2 * _MARGIN + (self._ascii_col(BYTES_PER_ROW - 1) + 1) * self._char_width) + 1
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+    def sizeHint(self) -> QSize:
         frame = 2 * self.frameWidth()
         width = self._total_width() + self.verticalScrollBar().sizeHint().width()
         return QSize(width + frame, 20 * self._row_height + frame)
@@ -359,7 +359,7 @@ class HexView(QAbstractScrollArea):
         self.verticalScrollBar().setSliderPosition(self._value_for_top(self._top_row))
         self.viewport().update()
 
-    def wheelEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def wheelEvent(self, event) -> None:
         delta = event.angleDelta().y()
         if delta == 0:
             super().wheelEvent(event)
@@ -371,7 +371,7 @@ class HexView(QAbstractScrollArea):
         self._set_top_row(self._top_row - rows)
         event.accept()
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def keyPressEvent(self, event) -> None:
         # QAbstractScrollArea turns arrows and pages into triggerAction (so into rows, via
         # _on_vertical_action) but has no Home/End.
         ends = {Qt.Key.Key_Home: _Action.SliderToMinimum, Qt.Key.Key_End: _Action.SliderToMaximum}
@@ -380,18 +380,18 @@ class HexView(QAbstractScrollArea):
         else:
             super().keyPressEvent(event)
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._update_scrollbars()
 
-    def changeEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def changeEvent(self, event) -> None:
         super().changeEvent(event)
         if event.type() == event.Type.FontChange:
             self._update_metrics()
             self._update_scrollbars()
 
     # ------------------------------------------------------------------ mouse
-    def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def mousePressEvent(self, event) -> None:
         offset = self.offset_at(event.position().toPoint())
         if event.button() != Qt.MouseButton.LeftButton or offset is None:
             super().mousePressEvent(event)
@@ -400,13 +400,13 @@ class HexView(QAbstractScrollArea):
         self._selection = (offset, offset)
         self.viewport().update()
 
-    def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def mouseMoveEvent(self, event) -> None:
         offset = self.offset_at(event.position().toPoint())
         if self._anchor is not None and offset is not None:
             self._selection = (min(self._anchor, offset), max(self._anchor, offset))
             self.viewport().update()
 
-    def mouseReleaseEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def mouseReleaseEvent(self, event) -> None:
         if self._anchor is None or self._selection is None:
             super().mouseReleaseEvent(event)
             return
@@ -439,7 +439,7 @@ class HexView(QAbstractScrollArea):
         hexes += ["  "] * (BYTES_PER_ROW - len(hexes))
         return f"{offset}  {' '.join(hexes[:8])}  {' '.join(hexes[8:])}  {ascii_}"
 
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def paintEvent(self, event) -> None:
         self._refresh_mapping()  # before any read: pages past a new end would SIGBUS
         painter = QPainter(self.viewport())
         palette, rh, width = self.palette(), self._row_height, self.viewport().width()

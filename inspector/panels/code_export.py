@@ -1,4 +1,4 @@
-"""Copy as code: numpy or TensorFlow source that reproduces the document's view (issue #8).
+"""Copy as code: numpy or TensorFlow source that reproduces the document's view.
 
 Thin glue over :mod:`core.export.code_snippets`: it passes the document's files, *current* decode
 parameters and slice text, and its open pipeline (so the files are not opened a second time).
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from PySide6.QtGui import QGuiApplication
 
-from core.export.code_snippets import numpy_snippet, tensorflow_snippet
 from core.errors import CoreError
+from core.export.code_snippets import numpy_snippet, tensorflow_snippet
 from inspector.state.document import Document
 
 __all__ = ["SNIPPET_KINDS", "SnippetError", "numpy_snippet_for", "tensorflow_snippet_for",

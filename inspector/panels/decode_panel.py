@@ -20,11 +20,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.decode.shape_suggestions import suggest_shapes
 from core.dtypes.data_type import DataType
 from core.dtypes.table import ENGINE_TYPES, is_tf_decode_type
 from core.errors import CoreError
 from core.pipeline.pipeline import DecodeParams, PipelineResult
-from core.decode.shape_suggestions import suggest_shapes
 from inspector.state.document import Document
 from inspector.widgets.int_field import IntField
 

@@ -1,4 +1,4 @@
-"""Export the current view to ``.npy``, raw ``.bin`` or ``.csv`` (issue #8).
+"""Export the current view to ``.npy``, raw ``.bin`` or ``.csv``.
 
 Two layers:
 
@@ -41,9 +41,9 @@ from PySide6.QtWidgets import (
 from core.dtypes.data_type import DataType
 from core.errors import CoreError
 from core.export.arrays import CSV_WARNING_VALUES, FORMATS, csv_size_warning, export_view
+from inspector.panels.status_bar import byte_order_name, human_size
 from inspector.state.background_task import BackgroundTask, error_text
 from inspector.state.document import Document
-from inspector.panels.status_bar import byte_order_name, human_size
 
 __all__ = ["ExportController", "ExportDialog", "export_current_view"]
 

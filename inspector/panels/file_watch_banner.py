@@ -1,4 +1,4 @@
-"""A banner that says when an open file changed on disk, with *Reload* and *Dismiss* (issue #8).
+"""A banner that says when an open file changed on disk, with *Reload* and *Dismiss*.
 
 A :class:`QFileSystemWatcher` watches the document's files and their folders; every event
 (debounced, writers emit many) compares ``os.stat`` of each path with the :class:`FileInfo`

@@ -1,4 +1,4 @@
-"""Statistics of the current view (issue #8): counts, extremes, moments and a histogram.
+"""Statistics of the current view: counts, extremes, moments and a histogram.
 
 The numbers come from :func:`core.scan.statistics.compute_statistics`, run on a worker thread by a
 :class:`~inspector.state.background_task.BackgroundTask` over the view (a view of the read-only memory
@@ -45,9 +45,9 @@ from PySide6.QtWidgets import (
 from core.errors import CoreError
 from core.pipeline.pipeline import PipelineResult
 from core.scan.statistics import Statistics, compute_statistics
+from core.text.number_format import format_value
 from inspector.state.background_task import BackgroundTask, error_text
 from inspector.state.document import Document
-from core.text.number_format import format_value
 
 __all__ = ["StatisticsPanel", "AUTO_COMPUTE_LIMIT"]
 

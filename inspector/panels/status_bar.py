@@ -12,8 +12,8 @@ import numpy as np
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from core.pipeline.pipeline import PipelineResult
-from inspector.state.document import Document
 from core.text.number_format import format_value
+from inspector.state.document import Document
 
 
 def human_size(nbytes: int) -> str:

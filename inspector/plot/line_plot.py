@@ -95,7 +95,7 @@ class _OverviewBuild:
             self.pyramid = MinMaxPyramid.build(
                 self.values, part=self.part, should_stop=self.cancel.is_set, progress=self._set_progress
             )
-        except Exception as exc:  # noqa: BLE001 - a worker must report, not die silently
+        except Exception as exc:
             self.error = f"{type(exc).__name__}: {exc}"
         finally:
             with _running_lock:

@@ -33,10 +33,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.state.display_axes import DisplayAxes, normalize_index
-from inspector.plot.image_plot import ImagePlot
 from core.display.line_decimation import COMPLEX_PARTS, real_values
+from inspector.plot.image_plot import ImagePlot
 from inspector.plot.line_plot import LinePlot
+from inspector.state.display_axes import DisplayAxes, normalize_index
 
 _IMAGE_MODE = -1  # combo item data for "image"; line modes store the axis
 

@@ -29,7 +29,8 @@ Outcomes: exactly one of :attr:`BackgroundTask.succeeded` (the result),
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 
@@ -41,7 +42,7 @@ __all__ = ["BackgroundTask", "task_pool", "shutdown_tasks", "wait_for_tasks", "e
 Progress = Callable[[int, int], None]
 Work = Callable[[Progress, Callable[[], bool]], Any]
 
-_LIVE: set["BackgroundTask"] = set()
+_LIVE: set[BackgroundTask] = set()
 _POOL: QThreadPool | None = None
 
 
@@ -115,7 +116,7 @@ class _Runnable(QRunnable):
         self._left_emit = left_emit
         self._last_permille = -1
 
-    def run(self) -> None:  # noqa: D401 - Qt override
+    def run(self) -> None:
         relay = self._relay
         try:
             if self._cancel_flag.is_set():
@@ -125,7 +126,7 @@ class _Runnable(QRunnable):
                 kind = "succeeded"
         except Cancelled:
             kind, value = "cancelled", None
-        except BaseException as error:  # noqa: BLE001 - every outcome must reach the GUI
+        except BaseException as error:
             kind, value = "failed", error  # its __traceback__ stays available for logs
         try:
             relay.outcome.emit(kind, value)

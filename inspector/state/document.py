@@ -194,7 +194,7 @@ class Document(QObject):
         return bytes(data[max(offset, 0) : max(offset, 0) + max(nbytes, 0)])
 
     # ------------------------------------------------------------------ internals
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Before every event of the GUI thread: protect the maps of files that shrank."""
         # While Python tears this object down, Qt may still call the filter: attributes can
         # already be gone then.

@@ -15,8 +15,8 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
-from inspector.state.display_axes import DisplayAxes
 from core.text.number_format import FORMATS, classify_value, describe_special, format_value
+from inspector.state.display_axes import DisplayAxes
 
 SPECIAL_COLORS: dict[str, QColor] = {
     "nan": QColor("#d62728"),

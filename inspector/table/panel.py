@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from inspector.table.axes_bar import AxesBar
-from inspector.state.display_axes import DisplayAxes, normalize_index
 from core.text.number_format import FORMATS
+from inspector.state.display_axes import DisplayAxes, normalize_index
+from inspector.table.axes_bar import AxesBar
 from inspector.table.model import ArrayTableModel
 
 _ERROR_STYLE = "color: #d62728;"

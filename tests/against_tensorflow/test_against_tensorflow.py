@@ -1,4 +1,4 @@
-"""Differential tests: the engine against real TensorFlow (SPEC sections 2, 4, 5).
+"""Differential tests: the engine against real TensorFlow (docs/semantics.md §2, §4, §5).
 
 Skipped when TensorFlow is not importable (the project's own environment and CI never install
 it). To run them, use an environment that has TensorFlow, numpy, ml_dtypes and pytest::
@@ -25,13 +25,13 @@ failing, so one run lists them all (``TF_DIFF_SCALE`` multiplies the case counts
 (a) and (b) also check the GUI helpers against TF: ``SliceSpec.analyze`` (output shape and the
 source of every output element) and ``SliceSpec.from_index``.
 
-Deliberate deviations (SPEC is normative): TF 2.21 has no CPU kernel for ``half`` with
-``fixed_length``; SPEC says we decode it like any other type, so the reference for that case is
+Deliberate deviations (docs/semantics.md is normative): TF 2.21 has no CPU kernel for ``half`` with
+``fixed_length``; docs/semantics.md says we decode it like any other type, so the reference for that case is
 TF's ``uint16`` result bitcast to ``half``. ``bool`` output: TF keeps the raw byte (so a ``2`` is
 True), we normalise to 0/1; compared as "nonzero". A type TF's Python layer cannot even turn
-into a DType (``np.datetime64``, ``"FLOAT"``) raises TypeError there; SPEC 2 gives every unknown
+into a DType (``np.datetime64``, ``"FLOAT"``) raises TypeError there; docs/semantics.md §2 gives every unknown
 type the attr message (part (d) checks just that for such types), and our type names are
-case-insensitive with optional ``tf.``/``np.`` prefixes (SPEC 1 aliases; not generated here).
+case-insensitive with optional ``tf.``/``np.`` prefixes (docs/semantics.md §1 aliases; not generated here).
 
 Not covered, on purpose: inputs of rank > 8. TF's CPU StridedSlice kernel raises
 ``Unimplemented: Unhandled input dimensions 9`` there unless its identity / aligned-dim-0 fast
@@ -174,7 +174,7 @@ def test_strided_slice_matches_tensorflow():
         try:
             got = strided_slice(x, begin, end, strides, **masks)
             ours = None
-        except Exception as error:  # noqa: BLE001 -- compared below
+        except Exception as error:
             ours = error
         if theirs is None and ours is None:
             if got.shape != expected.shape or not np.array_equal(got, expected):
@@ -256,7 +256,7 @@ def tf_index_spec(idx) -> SliceSpec | Exception:
     function = tf.function(lambda t: t[idx])
     try:
         graph = function.get_concrete_function(tf.TensorSpec(None, tf.float32)).graph
-    except Exception as error:  # noqa: BLE001 -- TF refused the index
+    except Exception as error:
         return error
     ops = [op for op in graph.get_operations() if op.type == "StridedSlice"]
     assert len(ops) == 1, [op.type for op in graph.get_operations()]
@@ -277,7 +277,7 @@ def test_parse_slice_matches_tensorflow_indexing():
         expected = tf_index_spec(idx)
         try:
             got = parse_slice(text)
-        except Exception as error:  # noqa: BLE001 -- compared below
+        except Exception as error:
             got = error
         what = f"#{case} {text!r} (TF index {idx!r})"
         if isinstance(expected, Exception):
@@ -393,7 +393,7 @@ def bits(array: np.ndarray) -> np.ndarray:
 def tf_decode(tf_input, out_type, little_endian, fixed_length):
     dtype = tf.as_dtype(out_type)
     if fixed_length is not None and out_type == "half":
-        # SPEC 2: TF 2.21 lacks the CPU kernel; the reference is uint16 bitcast to half.
+        # docs/semantics.md §2: TF 2.21 lacks the CPU kernel; the reference is uint16 bitcast to half.
         raw = tf.io.decode_raw(tf_input, tf.uint16, little_endian, fixed_length)
         return tf.bitcast(raw, tf.half).numpy()
     return tf.io.decode_raw(tf_input, dtype, little_endian, fixed_length).numpy()
@@ -415,7 +415,7 @@ def test_decode_raw_matches_tensorflow():
         try:
             got = decode_raw(ours_input, out_type, little_endian, fixed_length)
             ours = None
-        except Exception as error:  # noqa: BLE001 -- compared below
+        except Exception as error:
             ours = error
         if theirs is None and ours is None:
             if got.shape != expected.shape:
@@ -454,7 +454,7 @@ def out_type_spellings():
         yield dtype.name
         try:
             numpy_type = dtype.as_numpy_dtype
-        except Exception:  # noqa: BLE001, S112 -- tf.resource, tf.variant have none
+        except Exception:
             continue
         yield numpy_type
     yield from (np.longlong, np.ulonglong, np.intc, np.object_, np.str_, np.bytes_)
@@ -474,13 +474,13 @@ def test_decode_raw_out_type_matches_tensorflow():
             try:
                 got = decode_raw(b"\x01" * 16, out_type, fixed_length=fixed_length)
                 ours = None
-            except Exception as error:  # noqa: BLE001 -- compared below
+            except Exception as error:
                 ours = error
             what = f"{out_type!r} fixed_length={fixed_length}"
             if isinstance(theirs, tf.errors.NotFoundError) and ours is None:
-                continue  # SPEC 2: half with fixed_length has no TF CPU kernel; we decode it
+                continue  # docs/semantics.md §2: half with fixed_length has no TF CPU kernel; we decode it
             if isinstance(theirs, TypeError):
-                # TF's Python layer cannot convert it to a DType at all; SPEC 2 prescribes the
+                # TF's Python layer cannot convert it to a DType at all; docs/semantics.md §2 prescribes the
                 # attr message for every unknown type.
                 if ours is None or not str(ours).startswith("Value for attr 'out_type' of "):
                     failures.append(f"{what}: TF refused ({theirs}), ours gave {ours!r}")

@@ -19,16 +19,25 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pytest
 
 import core.budget
-from core import (BudgetError, CoreError, DecodeError, DecodeParams, Pipeline, ShapeError,
-                  SliceError, SourceError, parse_slice)
+from core import (
+    BudgetError,
+    CoreError,
+    DecodeError,
+    DecodeParams,
+    Pipeline,
+    ShapeError,
+    SliceError,
+    SourceError,
+    parse_slice,
+)
 from core.cli import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -122,8 +122,8 @@ def test_a_full_gui_session_never_writes_its_files(qtbot, tmp_path, sources, mon
 
     # Statistics of the view, when the statistics panel is there.
     try:
-        from inspector.state.background_task import shutdown_tasks
         from inspector.panels.statistics_panel import StatisticsPanel
+        from inspector.state.background_task import shutdown_tasks
     except ImportError:
         StatisticsPanel = None
     if StatisticsPanel is not None:

@@ -1,4 +1,4 @@
-"""Property tests: numpy basic indexing is the oracle for every expressible spec (SPEC 4, 5).
+"""Property tests: numpy basic indexing is the oracle for every expressible spec (docs/semantics.md §4, §5).
 
 Random shapes (rank 0-4, zero-size dimensions included) and random index expressions; each spec is
 built twice (``SliceSpec.from_index`` on the index tuple, and ``parse_slice`` on its text with a
@@ -44,7 +44,7 @@ def int_text(value, sign_space):
 def items(draw):
     """``(index item, text)`` pairs."""
     kind = draw(st.sampled_from(["int", "int", "slice", "slice", "slice", "ellipsis", "newaxis"]))
-    space = lambda: draw(SPACES)  # noqa: E731 - a tiny local helper reads better here
+    space = lambda: draw(SPACES)
     if kind == "int":
         value = draw(st.integers(-6, 6))
         return value, int_text(value, space())

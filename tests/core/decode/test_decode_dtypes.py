@@ -1,4 +1,4 @@
-"""The type table (SPEC section 1): names, aliases, extended types, GUI helpers."""
+"""The type table (docs/semantics.md §1): names, aliases, extended types, GUI helpers."""
 
 from __future__ import annotations
 

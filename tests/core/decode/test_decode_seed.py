@@ -59,5 +59,5 @@ def test_seed_hex_values_of_the_endianness_examples():
 
 
 def test_spec_padding_example_pads_before_swapping():
-    # SPEC section 2: "123", uint16, fixed_length 4, big-endian -> [12594, 13056]
+    # docs/semantics.md §2: "123", uint16, fixed_length 4, big-endian -> [12594, 13056]
     assert decode_raw("123", "uint16", little_endian=False, fixed_length=4).tolist() == [12594, 13056]

@@ -1,4 +1,4 @@
-"""DataType: names, aliases, sizes and the STRING refusal (SPEC sections 1 and 6)."""
+"""DataType: names, aliases, sizes and the STRING refusal (docs/semantics.md §1 and §6)."""
 
 from __future__ import annotations
 

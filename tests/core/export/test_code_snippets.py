@@ -6,8 +6,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from core.export.code_snippets import numpy_snippet, tensorflow_snippet
 from core.errors import CoreError
+from core.export.code_snippets import numpy_snippet, tensorflow_snippet
 from core.pipeline.pipeline import DecodeParams, Pipeline
 from core.slicing.expr import parse_slice
 

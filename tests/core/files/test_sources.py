@@ -1,4 +1,4 @@
-"""File sources (SPEC section 3): mapping, layouts, bad files, files changed under the map."""
+"""File sources (docs/semantics.md §3): mapping, layouts, bad files, files changed under the map."""
 
 from __future__ import annotations
 

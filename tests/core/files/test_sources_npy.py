@@ -9,8 +9,8 @@ import pytest
 
 from core.errors import SourceError
 from core.files.npy_header import parse_npy_header
-from core.pipeline.pipeline import DecodeParams, Pipeline
 from core.files.sources import open_source
+from core.pipeline.pipeline import DecodeParams, Pipeline
 
 
 @pytest.fixture(autouse=True)

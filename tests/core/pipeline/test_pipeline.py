@@ -1,4 +1,4 @@
-"""Pipeline.run (SPEC section 7): defaults, steps, zero copy, errors with fields, changed files."""
+"""Pipeline.run (docs/semantics.md §7): defaults, steps, zero copy, errors with fields, changed files."""
 
 from __future__ import annotations
 

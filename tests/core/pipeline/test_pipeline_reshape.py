@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.errors import ShapeError
 from core.decode.reshape import apply_target_shape, format_shape, parse_shape, resolve_shape
+from core.errors import ShapeError
 
 
 @pytest.mark.parametrize(("text", "shape"), [

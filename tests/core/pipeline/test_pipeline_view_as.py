@@ -1,4 +1,4 @@
-"""The pipeline's "view as" step: TensorBuffer.create_from applied to the sliced view (SPEC 6, 7)."""
+"""The pipeline's "view as" step: TensorBuffer.create_from applied to the sliced view (docs/semantics.md §6, §7)."""
 
 import subprocess
 import sys
@@ -9,7 +9,7 @@ import pytest
 from core import DecodeParams, Pipeline, TensorBuffer, parse_slice
 from core.errors import TensorBufferError
 
-# Hand-derived from SPEC 6: float -> UINT8 clamps to [0, 255] then truncates toward zero;
+# Hand-derived from docs/semantics.md §6: float -> UINT8 clamps to [0, 255] then truncates toward zero;
 # NaN -> 0, +Inf -> 255, -Inf -> 0.
 FLOATS = np.array([254.9, 255.5, -0.5, np.nan, np.inf, -np.inf, 300.0, 1.99], dtype=">f4")
 AS_UINT8 = [254, 255, 0, 0, 255, 0, 255, 1]

@@ -1,4 +1,4 @@
-"""core.slicing.expr: the slice expression grammar and its canonical formatting (SPEC section 5)."""
+"""core.slicing.expr: the slice expression grammar and its canonical formatting (docs/semantics.md §5)."""
 
 from __future__ import annotations
 

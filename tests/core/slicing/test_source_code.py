@@ -1,4 +1,4 @@
-"""core.slicing.source_code: a spec as TensorFlow, numpy and TF Java source text (SPEC sections 4, 5)."""
+"""core.slicing.source_code: a spec as TensorFlow, numpy and TF Java source text (docs/semantics.md §4, §5)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""core.slicing.spec.SliceSpec and its shape-only analysis (SPEC sections 4, 5).
+"""core.slicing.spec.SliceSpec and its shape-only analysis (docs/semantics.md §4, §5).
 
-The analysis cases are golden: derived by hand from SPEC section 4, reasoning in comments.
+The analysis cases are golden: derived by hand from docs/semantics.md §4, reasoning in comments.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """core.slicing.strided_slice: TensorFlow's strided slice, organised like TF's StridedSliceChecker.
 
 Numpy basic indexing is the oracle wherever an index expression expresses the spec; the mask-only
-combinations and every error message are hand-derived golden cases (SPEC section 4), with the
+combinations and every error message are hand-derived golden cases (docs/semantics.md §4), with the
 reasoning in a comment.
 """
 

@@ -1,4 +1,4 @@
-"""Conversion tables of TensorBuffer (SPEC section 6), every value derived by hand.
+"""Conversion tables of TensorBuffer (docs/semantics.md §6), every value derived by hand.
 
 Sources: Java's ``loadArray(float[])`` (float32 values), ``loadArray(int[])`` (integers),
 ``createFrom`` from FLOAT32, UINT8 and extension types, and the two readers
@@ -12,8 +12,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from core.tflite.conversions import as_value_array, convert_array, convert_to
 from core.dtypes.data_type import DataType
+from core.tflite.conversions import as_value_array, convert_array, convert_to
 from core.tflite.tensor_buffer import IllegalArgumentError, TensorBuffer
 
 NAN, INF = float("nan"), float("inf")

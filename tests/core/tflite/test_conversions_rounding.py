@@ -1,4 +1,4 @@
-"""Round-to-nearest and truncation rules checked against exact rational arithmetic (SPEC 6).
+"""Round-to-nearest and truncation rules checked against exact rational arithmetic (docs/semantics.md §6).
 
 The oracle rounds a Python ``Fraction`` to a binary format by the book (ties to even, gradual
 underflow, overflow to infinity), so it is independent of numpy and ml_dtypes, whose
@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.tflite.conversions import convert_to, round_to_odd_float32
 from core.dtypes.data_type import DataType
+from core.tflite.conversions import convert_to, round_to_odd_float32
 
 # significand bits (with the implicit one), minimum normal exponent, maximum exponent
 FORMATS = {

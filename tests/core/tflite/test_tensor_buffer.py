@@ -1,8 +1,8 @@
-"""TensorBuffer: the seed examples, factories, shapes and loading rules (SPEC section 6).
+"""TensorBuffer: the seed examples, factories, shapes and loading rules (docs/semantics.md §6).
 
 The seeds are TFLite Support's Java ``TensorBuffer`` page (seeds 000 and 001). Their dynamic
 example quotes ``The size of byte buffer and the shape do not match.`` for a wrong-length
-``loadArray``; the real message (SPEC 6) is ``The size of the array to be loaded does not match
+``loadArray``; the real message (docs/semantics.md §6) is ``The size of the array to be loaded does not match
 the specified shape.``
 """
 

@@ -1,4 +1,4 @@
-"""load_buffer / wrap: by reference, shared both ways, copy-on-write (SPEC section 6).
+"""load_buffer / wrap: by reference, shared both ways, copy-on-write (docs/semantics.md §6).
 
 Every promise is observed through the caller's own memory: ``np.shares_memory``, the caller's
 bytes after a write, and the hash of a memory-mapped file.

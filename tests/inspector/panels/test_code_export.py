@@ -7,7 +7,12 @@ from PySide6.QtGui import QGuiApplication
 from core.errors import CoreError
 from core.pipeline.pipeline import DecodeParams
 from inspector.panels.code_export import (
-    SnippetError, copy_snippet, copy_snippet_message, numpy_snippet_for, tensorflow_snippet_for)
+    SnippetError,
+    copy_snippet,
+    copy_snippet_message,
+    numpy_snippet_for,
+    tensorflow_snippet_for,
+)
 from inspector.state.document import Document
 from resources import DEFAULT_SAMPLE, resource_path, sample_settings
 

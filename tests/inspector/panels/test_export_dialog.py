@@ -9,9 +9,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from core.pipeline.pipeline import DecodeParams
+from inspector.panels.export_dialog import ExportController, ExportDialog, export_current_view
 from inspector.state.background_task import shutdown_tasks
 from inspector.state.document import Document
-from inspector.panels.export_dialog import ExportController, ExportDialog, export_current_view
 
 
 @pytest.fixture(autouse=True)

@@ -8,8 +8,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from core.pipeline.pipeline import DecodeParams
-from inspector.state.document import Document
 from inspector.panels.file_watch_banner import FileWatchBanner
+from inspector.state.document import Document
 
 VALUES = np.arange(100, dtype=np.float32)  # 400 bytes
 

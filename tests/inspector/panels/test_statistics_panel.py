@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 
 from core.pipeline.pipeline import DecodeParams
+from inspector.panels.statistics_panel import StatisticsPanel
 from inspector.state.background_task import shutdown_tasks
 from inspector.state.document import Document
-from inspector.panels.statistics_panel import StatisticsPanel
 
 
 @pytest.fixture(autouse=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from inspector.plot import line_plot as line_plot_module
 from core.display.line_decimation import peak_decimate
+from inspector.plot import line_plot as line_plot_module
 from inspector.plot.line_plot import EXACT_PER_PIXEL, PYRAMID_THRESHOLD, LinePlot
 from inspector.plot.panel import PlotPanel, configure_pyqtgraph
 

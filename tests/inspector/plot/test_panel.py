@@ -8,8 +8,8 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtWidgets import QComboBox
 
-from inspector.state.display_axes import DisplayAxes
 from inspector.plot.panel import PlotPanel, configure_pyqtgraph
+from inspector.state.display_axes import DisplayAxes
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 
 from core.errors import SliceError
 from core.slicing.expr import parse_slice
+from core.slicing.feedback import describe, highlight_html
 from core.slicing.spec import SliceSpec
 from inspector.slice_editor.entries_model import (
     SliceEntriesModel,
@@ -16,7 +17,6 @@ from inspector.slice_editor.entries_model import (
     with_mask,
     with_value,
 )
-from core.slicing.feedback import describe, highlight_html
 
 
 def test_insert_entry_adds_a_full_range_and_shifts_later_bits():

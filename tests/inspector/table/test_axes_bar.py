@@ -5,8 +5,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDoubleSpinBox, QSpinBox
 
-from inspector.table.axes_bar import AxesBar
 from inspector.state.display_axes import DisplayAxes
+from inspector.table.axes_bar import AxesBar
 
 
 @pytest.fixture

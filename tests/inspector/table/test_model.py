@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from inspector.state.display_axes import DisplayAxes
 from core.text.number_format import format_value
+from inspector.state.display_axes import DisplayAxes
 from inspector.table.model import (
     SPECIAL_COLORS,
     ArrayTableModel,

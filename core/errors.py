@@ -55,3 +55,8 @@ class TensorBufferError(CoreError):
 
 class BudgetError(CoreError):
     """An operation would copy more bytes than the memory budget allows."""
+
+
+class ExportError(CoreError):
+    """An output (export, screenshot) cannot be written: bad format or destination, or the
+    destination refused writes."""

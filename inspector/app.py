@@ -45,6 +45,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
 
+    if args.screenshot:
+        from core.files.output import check_destination
+
+        try:
+            check_destination(args.screenshot, args.files)
+        except CoreError as error:
+            print(f"error: --screenshot: {error}", file=sys.stderr)
+            return 2
     problem = _display_problem(args.screenshot)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
@@ -76,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         base_slice = ""
     window.open_paths(paths, merge_params(base, cli_params), slice_text if slice_text is not None else base_slice)
     window.show()
-    status = _screenshot(app, window, args.screenshot) if args.screenshot else app.exec()
+    status = _screenshot(app, window, args.screenshot, paths) if args.screenshot else app.exec()
     # pyqtgraph's graphics items must be deleted while Qt is still alive, not by the
     # interpreter's final teardown (which can segfault).
     window.deleteLater()
@@ -85,19 +93,35 @@ def main(argv: list[str] | None = None) -> int:
     return status
 
 
-def _screenshot(app, window, path: str) -> int:
-    """Let pending work settle, render the window to ``path`` and close."""
-    from PySide6.QtCore import QElapsedTimer
+def _screenshot(app, window, path: str, inspected: list[str]) -> int:
+    """Let pending work settle, render the window to ``path`` (PNG) and close.
+
+    The file is written by :func:`core.files.output.write_atomically`: never onto an inspected
+    file (through any link), never to a FIFO or device, and an existing file is only replaced
+    once the new image is complete.
+    """
+    from PySide6.QtCore import QBuffer, QByteArray, QElapsedTimer, QIODevice
+
+    from core.files.output import write_atomically
 
     timer = QElapsedTimer()
     timer.start()
     while timer.elapsed() < 400:
         app.processEvents()
-    if not window.grab().save(path):
-        print(f"error: cannot write the screenshot to {path} (check the directory exists and is writable)", file=sys.stderr)
-        window.close()
-        return 2
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.WriteOnly)
+    saved = window.grab().save(buffer, "PNG")
+    buffer.close()
     window.close()
+    if not saved:
+        print("error: the window could not be rendered as PNG", file=sys.stderr)
+        return 2
+    try:
+        write_atomically(path, lambda out: out.write(bytes(data)), inspected)
+    except CoreError as error:
+        print(f"error: --screenshot: {error}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -25,10 +25,10 @@ Rules
   ``csv_decimals`` fixed decimals; NaN / Inf as ``nan``, ``inf``, ``-inf``; bools as 1 / 0;
   complex numbers as Python writes them, ``(1+2j)``. :func:`csv_size_warning` says when a CSV
   would be too big to be a good idea.
-* **Safety**: data goes to a temporary file in the destination's directory, renamed onto
-  ``path`` (``os.replace``) only when complete; on cancellation or any error the temporary file
-  is removed and ``path`` is untouched. ``path`` may not be one of ``source_paths`` (the files
-  the view reads), nor a directory.
+* **Safety**: the rules of :mod:`core.files.output`: ``path`` may not be one of
+  ``source_paths`` (the files the view reads, through any link), nor a directory, FIFO or
+  device; data goes to a temporary file renamed onto ``path`` only when complete, so a
+  cancellation or error leaves ``path`` untouched.
 * **Memory**: blocks of ``chunk_elements`` values, fewer when that would exceed the copy budget
   (:func:`core.budget.elements_per_chunk`): a huge view streams, it is never refused for size.
 * ``progress(done, total)`` after each block (``total = view.size``); ``cancelled()`` before each
@@ -42,7 +42,6 @@ import io
 import math
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterable
 from typing import IO
 
@@ -50,7 +49,8 @@ import numpy as np
 
 from core.budget import elements_per_chunk
 from core.dtypes.data_type import DataType
-from core.errors import CoreError
+from core.errors import ExportError
+from core.files.output import check_destination, write_atomically
 from core.files.safe_open import sequential_access
 from core.scan.statistics import Cancelled, iter_blocks
 from core.tflite.conversions import convert_to
@@ -60,10 +60,6 @@ __all__ = ["ExportError", "FORMATS", "CSV_WARNING_VALUES", "csv_size_warning", "
 FORMATS = ("npy", "bin", "csv")
 CSV_WARNING_VALUES = 10**7
 _CSV_BYTES_PER_VALUE = 128
-
-
-class ExportError(CoreError):
-    """The export cannot be done: bad format or destination, or the destination refused writes."""
 
 
 def csv_size_warning(view: np.ndarray, limit: int = CSV_WARNING_VALUES) -> str | None:
@@ -155,7 +151,7 @@ def export_view(
         )
     if little_endian is None:
         little_endian = _is_little(view.dtype)
-    _check_destination(path, source_paths)
+    check_destination(path, source_paths)
     # Blocks stay within the copy budget (core.budget): a CSV value costs a Python str and its
     # share of the joined text (~100 bytes); a binary one its converted and byte-swapped copies.
     per_value = _CSV_BYTES_PER_VALUE if fmt == "csv" else view.dtype.itemsize + 2 * target_dtype.itemsize
@@ -185,7 +181,7 @@ def export_view(
                 values = values.byteswap()
             out.write(np.ascontiguousarray(values).reshape(-1).view(np.uint8).data)
 
-    return _write_atomically(path, write)
+    return write_atomically(path, write, source_paths)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -215,77 +211,6 @@ def _npy_header(shape: tuple[int, ...], dtype: np.dtype, little_endian: bool) ->
         buffer = io.BytesIO()
         np.lib.format.write_array_header_2_0(buffer, header)
     return buffer.getvalue()
-
-
-def _check_destination(path: str, source_paths: Iterable[str | os.PathLike]) -> None:
-    if os.path.isdir(path):
-        raise ExportError(f"{path} is a directory (choose a file name inside it)", field="path")
-    if not os.path.exists(path):
-        return
-    for source in source_paths:
-        try:
-            same = os.path.samefile(path, source)
-        except OSError:
-            continue
-        if same:
-            raise ExportError(
-                f"{path} is the file being inspected; exporting onto it would destroy the data "
-                "it shows (choose another file name)",
-                field="path",
-            )
-
-
-def _write_atomically(path: str, write: Callable[[IO[bytes]], None]) -> int:
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.",
-                                    suffix=".part")
-    except OSError as exc:
-        raise ExportError(f"Cannot write in {directory}: {exc.strerror} (choose a folder you can "
-                          "write to)", field="path") from exc
-    try:
-        with os.fdopen(fd, "wb") as out:
-            write(out)
-            written = out.tell()
-        os.chmod(temp, _new_file_mode(path))
-        os.replace(temp, path)
-    except OSError as exc:
-        _remove(temp)
-        raise ExportError(f"Cannot write {path}: {exc.strerror or exc} (check the free space "
-                          "and permissions, or choose another location)", field="path") from exc
-    except BaseException:
-        _remove(temp)
-        raise
-    return written
-
-
-def _remove(temp: str) -> None:
-    try:
-        os.unlink(temp)
-    except OSError:
-        pass
-
-
-def _new_file_mode(path: str) -> int:
-    """Mode of the replaced file, or what ``open()`` would give a new one (0o666 & ~umask)."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        pass
-    return 0o666 & ~_umask()
-
-
-def _umask() -> int:
-    try:  # Linux >= 4.7 tells it without changing it (os.umask would, for the whole process)
-        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    umask = os.umask(0o022)  # elsewhere reading it means setting it: restore at once
-    os.umask(umask)
-    return umask
 
 
 def _mebibytes(nbytes: int) -> str:

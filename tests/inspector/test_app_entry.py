@@ -52,3 +52,57 @@ def test_bad_option_exits_2_with_one_error_line(args, tmp_path):
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr
+
+
+# --screenshot never writes onto what it inspects, never to a FIFO, and replaces atomically.
+def _victim(tmp_path, name="victim.bin"):
+    victim = tmp_path / name
+    victim.write_bytes(bytes(range(256)) * 4)
+    return victim
+
+
+def test_screenshot_onto_the_inspected_file_is_refused_and_the_file_is_unchanged(tmp_path):
+    victim = _victim(tmp_path)
+    out = run_gui(str(victim), "--screenshot", str(victim), tmp_path=tmp_path)
+    assert out.returncode == 2
+    assert out.stderr.strip().startswith("error: --screenshot:")
+    assert "file being inspected" in out.stderr
+    assert victim.read_bytes() == bytes(range(256)) * 4
+
+
+def test_screenshot_through_a_symlink_to_the_inspected_file_is_refused(tmp_path):
+    victim = _victim(tmp_path)
+    link = tmp_path / "link.png"
+    link.symlink_to(victim)
+    out = run_gui(str(victim), "--screenshot", str(link), tmp_path=tmp_path)
+    assert out.returncode == 2 and "file being inspected" in out.stderr
+    assert victim.read_bytes() == bytes(range(256)) * 4
+
+
+def test_screenshot_onto_an_inspected_png_is_refused(tmp_path):
+    shot = tmp_path / "shot.png"
+    out = run_gui("--screenshot", str(shot), tmp_path=tmp_path)
+    assert out.returncode == 0, out.stderr
+    before = shot.read_bytes()
+    out = run_gui(str(shot), "--dtype", "uint8", "--screenshot", str(shot), tmp_path=tmp_path)
+    assert out.returncode == 2 and "file being inspected" in out.stderr
+    assert shot.read_bytes() == before
+
+
+def test_screenshot_to_a_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "pipe.png"
+    os.mkfifo(fifo)
+    out = run_gui("--screenshot", str(fifo), tmp_path=tmp_path, timeout=60)
+    assert out.returncode == 2
+    assert "not a regular file" in out.stderr
+
+
+def test_screenshot_replaces_an_existing_png_and_leaves_no_temporary_file(tmp_path):
+    shot = tmp_path / "shot.png"
+    shot.write_bytes(b"old")
+    os.chmod(shot, 0o640)
+    out = run_gui("--screenshot", str(shot), tmp_path=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert shot.read_bytes()[:8] == PNG_MAGIC
+    assert os.stat(shot).st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "config") == ["shot.png"]

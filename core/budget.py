@@ -42,16 +42,22 @@ def parse_byte_count(text: str) -> int:
     """Parse ``"4294967296"``, ``"4GiB"``, ``"4 G"``, ``"1.5GB"`` into a byte count.
 
     Single letters (``K``, ``M``, ``G``, ``T``) are binary units; ``KB``/``MB``... are decimal.
+    Only ASCII digits count (a look-alike digit from another script is refused, not guessed), and
+    the result must stay below 2**63 bytes (no machine has more to budget).
 
     Raises
     ------
     ValueError
-        Not a non-negative number with a known unit.
+        Not a non-negative number with a known unit, or an absurdly large one.
     """
-    match = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*([a-zA-Z]*)\s*", text)
-    if match is None or match.group(2).lower() not in _UNITS:
-        raise ValueError(f"{text!r} is not a byte count")
-    return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+    match = re.fullmatch(r"\s*([0-9]{1,30})(?:\.([0-9]{0,30}))?\s*([a-zA-Z]*)\s*", text, flags=re.ASCII)
+    if match is None or match.group(3).lower() not in _UNITS:
+        raise ValueError(f"{text[:40]!r} is not a byte count")
+    whole, fraction, unit = match.group(1), match.group(2) or "", _UNITS[match.group(3).lower()]
+    nbytes = (int(whole + fraction) * unit) // 10 ** len(fraction)
+    if nbytes >= 1 << 63:
+        raise ValueError(f"{text[:40]!r} is larger than any memory (at most 2**63 - 1 bytes)")
+    return nbytes
 
 
 def _budget_from_env() -> tuple[int, str | None]:

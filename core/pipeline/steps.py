@@ -11,6 +11,7 @@ import numpy as np
 
 from core.dtypes.table import engine_name, tf_name
 from core.files.sources import FileSource, SourceLayout
+from core.text.names import printable_name
 
 __all__ = ["copy_reason", "source_step", "decode_step"]
 
@@ -33,9 +34,9 @@ def source_step(source: FileSource, layout: SourceLayout, offset: int | None) ->
     """``source: 'a.bin' (99 bytes), data from byte 0, records of 16 bytes -> input shape (6,)``."""
     files = source.files
     if len(files) == 1:
-        what = f"'{files[0].path}' ({files[0].size} bytes)"
+        what = f"'{printable_name(files[0].path)}' ({files[0].size} bytes)"
     else:
-        what = f"{len(files)} files ({', '.join(repr(f.path) for f in files)})"
+        what = f"{len(files)} files ({', '.join(repr(printable_name(f.path)) for f in files)})"
     starts = sorted(set(layout.starts))
     start_text = f"data from byte {starts[0]}" if len(starts) == 1 else "data from bytes " + \
         ", ".join(str(s) for s in layout.starts)
@@ -49,7 +50,7 @@ def source_step(source: FileSource, layout: SourceLayout, offset: int | None) ->
     trailing = ""
     if any(layout.trailing_bytes):
         trailing = "; not decoded: " + ", ".join(
-            f"{n} trailing bytes in '{f.path}'"
+            f"{n} trailing bytes in '{printable_name(f.path)}'"
             for f, n in zip(files, layout.trailing_bytes) if n
         )
     return f"source: {what}, {start_text}, {split} -> input shape {layout.input_shape}{trailing}"

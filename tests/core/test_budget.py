@@ -79,3 +79,27 @@ def test_environment_variable_overrides_the_budget():
 def test_unparseable_environment_variable_is_reported_not_ignored():
     lines = _run("plenty").stdout.splitlines()
     assert "TENSOR_INSPECTOR_COPY_BUDGET='plenty' is not a byte count" in lines[1]
+
+
+def test_a_400_digit_environment_variable_is_reported_not_a_traceback_at_import():
+    out = _run("9" * 400)
+    lines = out.stdout.splitlines()
+    assert lines[0] == str(2 * 1024**3)  # the default stays in force
+    assert "is not a byte count" in lines[1] and "TENSOR_INSPECTOR_COPY_BUDGET" in lines[1]
+    assert out.stderr == ""
+
+
+@pytest.mark.parametrize("text", ["\u0664", "1\u0660", "\uff18"])  # Arabic-Indic 4, 10, fullwidth 8
+def test_digits_of_other_scripts_are_refused(text):
+    with pytest.raises(ValueError, match="is not a byte count"):
+        budget.parse_byte_count(text)
+
+
+@pytest.mark.parametrize("text, expected", [("1.5GB", 1_500_000_000), ("0.5K", 512), ("2 gib", 2**31),
+                                            ("8EB", None), ("9" * 25, None)])
+def test_byte_counts_are_exact_and_bounded(text, expected):
+    if expected is None:
+        with pytest.raises(ValueError, match="larger than any memory|not a byte count"):
+            budget.parse_byte_count(text)
+    else:
+        assert budget.parse_byte_count(text) == expected

@@ -1,0 +1,37 @@
+"""File names as text: one line, nothing that a terminal or a log would interpret.
+
+A file name may contain any byte but ``/`` and NUL: newlines, tabs, escape sequences, Unicode line
+separators. Printed as is, such a name can forge extra lines in text output (a fake ``source:``
+step) or move a terminal's cursor. :func:`printable_name` writes every control character (Unicode
+categories Cc, Cf, Zl, Zp) as a Python-style escape (``\\n``, ``\\t``, ``\\x1b``, ``\\u2028``);
+every other character, including non-ASCII letters, is kept. Names that need no escaping are
+returned unchanged, so ordinary output is unaffected.
+"""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+
+__all__ = ["printable_name"]
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable_name(name: str | os.PathLike) -> str:
+    """``name`` with control and line-separator characters escaped (see the module docstring)."""
+    text = os.fspath(name)
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if text.isprintable():
+        return text
+    return "".join(_escape(ch) for ch in text)
+
+
+def _escape(ch: str) -> str:
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
+        code = ord(ch)
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+    return ch

@@ -1,0 +1,164 @@
+"""Read views of memory-mapped files in blocks with ``pread``, so a shrinking file cannot fault.
+
+Why
+---
+A view of a read-only map reads the file through page faults. If the file is truncated while a
+long scan (statistics, export, a plot overview, a type conversion) walks the view, the next
+fault past the new end kills the process with ``SIGBUS``; no check done before the scan can
+close that window, because the window is the whole scan. ``pread`` has no such hazard: reading
+past the end of a file returns fewer bytes, which is reported as a changed file.
+
+Rules
+-----
+- :class:`BlockReader` knows the maps of a source (:class:`MappedRange`: descriptor, address and
+  length of the map, file offset of its first byte). A block of a view that lies inside one of
+  them is read with ``os.preadv`` into a reusable buffer of at most ``max_span`` bytes and
+  returned as an array with the block's dtype, shape and strides over that buffer; the map's
+  pages are never touched. A block of a view that is not backed by a map (an in-memory copy)
+  is returned as it is.
+- Blocks come from :func:`core.scan.statistics.iter_blocks` (C order, at most
+  ``chunk_elements`` elements). A block whose byte span exceeds ``max_span`` (a sparse stride)
+  is split until its span fits, down to single elements, so memory stays bounded whatever the
+  strides: the cost of a very sparse view is then one system call per element.
+- An array yielded by :meth:`BlockReader.blocks` is valid until the next one is requested (the
+  buffer is reused); copy it to keep it.
+- A short read means the file shrank: :class:`core.errors.SourceError` (``field="files"``) names
+  the file and the fix (reload), and the scan stops.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.errors import SourceError
+from core.text.names import printable_name
+
+__all__ = ["BlockReader", "MappedRange", "byte_span"]
+
+#: Largest buffer a reader allocates (and reuses) for one block.
+DEFAULT_MAX_SPAN = 8 << 20
+
+
+@dataclass(frozen=True)
+class MappedRange:
+    """One read-only map of a file: ``length`` bytes at ``address``, file bytes from ``file_offset``."""
+
+    path: str
+    fd: int
+    address: int
+    length: int
+    file_offset: int = 0
+
+
+def byte_span(view: np.ndarray) -> tuple[int, int]:
+    """Addresses ``[low, high)`` of the bytes ``view`` can read (empty views: ``(a, a)``)."""
+    start = view.__array_interface__["data"][0]
+    if view.size == 0:
+        return start, start
+    low = high = start
+    for size, stride in zip(view.shape, view.strides):
+        reach = (size - 1) * stride
+        if reach < 0:
+            low += reach
+        else:
+            high += reach
+    return low, high + view.dtype.itemsize
+
+
+class BlockReader:
+    """Blocks of views read with ``pread`` from the files behind ``ranges`` (see module rules).
+
+    Parameters
+    ----------
+    ranges
+        The maps that views may point into.
+    max_span
+        Largest number of bytes read (and buffered) for one block.
+    """
+
+    def __init__(self, ranges: Sequence[MappedRange], max_span: int = DEFAULT_MAX_SPAN) -> None:
+        self._ranges = tuple(ranges)
+        self._max_span = max(1, int(max_span))
+        self._buffer: bytearray | None = None
+
+    def range_of(self, view: np.ndarray) -> MappedRange | None:
+        """The map that holds all bytes of ``view``, or None (memory not backed by a map)."""
+        low, high = byte_span(view)
+        for mapped in self._ranges:
+            if mapped.address <= low and high <= mapped.address + mapped.length:
+                return mapped
+        return None
+
+    def blocks(self, view: np.ndarray, chunk_elements: int) -> Iterator[np.ndarray]:
+        """Yield ``view``'s values in C order as arrays of at most ``chunk_elements`` elements.
+
+        Raises
+        ------
+        SourceError
+            A file shrank during the scan.
+        """
+        from core.scan.statistics import iter_blocks
+
+        view = np.asarray(view)
+        mapped = self.range_of(view) if view.size else None
+        for block in iter_blocks(view, chunk_elements):
+            if mapped is None:
+                yield block
+            else:
+                yield from self._read_split(block, mapped)
+
+    def read(self, view: np.ndarray) -> np.ndarray:
+        """A copy of ``view`` (C order), read safely; for small views (what a screen shows).
+
+        Raises
+        ------
+        SourceError
+            The file shrank below the bytes the view needs.
+        """
+        view = np.asarray(view)
+        out = np.empty(view.shape, view.dtype)
+        flat = out.reshape(-1)
+        done = 0
+        for block in self.blocks(view, max(1, self._max_span // max(1, view.dtype.itemsize))):
+            flat[done:done + block.size] = block.reshape(-1)
+            done += block.size
+        return out
+
+    def _read_split(self, block: np.ndarray, mapped: MappedRange) -> Iterator[np.ndarray]:
+        low, high = byte_span(block)
+        if high - low <= self._max_span or block.size == 1:
+            yield self._read_block(block, mapped, low, high)
+            return
+        # Too sparse to read in one span: split along the first axis longer than one.
+        axis = next(i for i, n in enumerate(block.shape) if n > 1)
+        half = block.shape[axis] // 2
+        index = [slice(None)] * block.ndim
+        for part in (slice(0, half), slice(half, None)):
+            index[axis] = part
+            yield from self._read_split(block[tuple(index)], mapped)
+
+    def _read_block(self, block: np.ndarray, mapped: MappedRange, low: int, high: int) -> np.ndarray:
+        nbytes = high - low
+        if self._buffer is None or len(self._buffer) < nbytes:
+            self._buffer = bytearray(max(nbytes, min(self._max_span, 1 << 20)))
+        target = memoryview(self._buffer)[:nbytes]
+        position = mapped.file_offset + (low - mapped.address)
+        got = 0
+        while got < nbytes:
+            count = os.preadv(mapped.fd, [target[got:]], position + got)
+            if count == 0:
+                break
+            got += count
+        if got < nbytes:
+            size = os.fstat(mapped.fd).st_size
+            raise SourceError(
+                f"'{printable_name(mapped.path)}' changed on disk while being read: it is now {size:,} "
+                f"bytes, and byte {position + got:,} is gone (reload the file: File > Reload, or run again)",
+                field="files",
+            )
+        start = block.__array_interface__["data"][0]
+        return np.ndarray(block.shape, block.dtype, buffer=self._buffer, offset=start - low, strides=block.strides)

@@ -1,7 +1,7 @@
 """Export the current view to ``.npy``, raw ``.bin`` or ``.csv`` in bounded memory.
 
 The view (typically a strided view of a read-only memory map) is written block by block
-(:func:`core.scan.statistics.iter_blocks`, C order): each block is converted, if asked, and written,
+(:func:`core.scan.blocks.iter_blocks`, C order): each block is converted, if asked, and written,
 so the memory used is a few blocks' worth whatever the view size.
 
 Rules
@@ -52,7 +52,8 @@ from core.dtypes.data_type import DataType
 from core.errors import ExportError
 from core.files.output import check_destination, write_atomically
 from core.files.safe_open import sequential_access
-from core.scan.statistics import Cancelled, iter_blocks
+from core.scan.blocks import BlockReader, iter_blocks
+from core.scan.statistics import Cancelled
 from core.tflite.conversions import convert_to
 
 __all__ = ["ExportError", "FORMATS", "CSV_WARNING_VALUES", "csv_size_warning", "export_view"]
@@ -94,6 +95,7 @@ def export_view(
     source_paths: Iterable[str | os.PathLike] = (),
     check: Callable[[], None] | None = None,
     chunk_elements: int = 1 << 22,
+    reader: BlockReader | None = None,
 ) -> int:
     """Write ``view`` to ``path`` as ``fmt`` (``"npy"``, ``"bin"`` or ``"csv"``); rules: module doc.
 
@@ -118,6 +120,10 @@ def export_view(
         The files the view reads; writing onto one of them is refused.
     chunk_elements
         Elements per block.
+    reader
+        Reads the blocks of a memory-mapped view with ``pread`` (:mod:`core.scan.blocks`): a
+        file truncated during the export raises ``SourceError`` (and leaves no partial file)
+        instead of faulting. Give one whenever the view comes from files.
 
     Returns
     -------
@@ -159,8 +165,9 @@ def export_view(
 
     def blocks():
         done = 0
+        source_blocks = reader.blocks(view, chunk_elements) if reader is not None else iter_blocks(view, chunk_elements)
         with sequential_access(view):  # the export reads the view whole: read ahead
-            for block in iter_blocks(view, chunk_elements):
+            for block in source_blocks:
                 if cancelled is not None and cancelled():
                     raise Cancelled("export cancelled")
                 if check is not None:

@@ -38,9 +38,24 @@ from core.errors import SourceError
 from core.files.npy_header import NpyHeader
 from core.files.safe_open import FileInfo, describe_change, open_mapped, release, zero_fill_past
 
-__all__ = ["FileInfo", "FileSource", "SourceLayout", "open_source"]
+__all__ = ["FileInfo", "FileSource", "MappedRange", "SourceLayout", "open_source"]
 
 _KEEP = object()  # "use the value given to open_source"
+
+
+@dataclass(frozen=True)
+class MappedRange:
+    """One read-only map of a file: ``length`` bytes at ``address``, file bytes from ``file_offset``.
+
+    What :class:`core.scan.blocks.BlockReader` needs to read a view of the map with ``pread``
+    instead of touching its pages.
+    """
+
+    path: str
+    fd: int
+    address: int
+    length: int
+    file_offset: int = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -129,6 +144,15 @@ class FileSource:
         if self.closed:
             raise SourceError("the files were closed (open them again)", field="files")
         return self._data[index]
+
+    def mapped_ranges(self) -> tuple[MappedRange, ...]:
+        """The maps of the files (empty files have none), for :class:`core.scan.blocks.BlockReader`."""
+        if self.closed:
+            return ()
+        return tuple(
+            MappedRange(path, fd, data.__array_interface__["data"][0], data.size)
+            for path, fd, data in zip(self.paths, self._fds, self._data) if data.size
+        )
 
     @property
     def npy(self) -> NpyHeader | None:

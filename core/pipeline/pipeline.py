@@ -33,10 +33,11 @@ from core.decode.decode_raw import check_fixed_length, decode_raw
 from core.decode.reshape import parse_shape, resolve_shape
 from core.dtypes.table import check_padded_type, engine_name, resolve_dtype
 from core.errors import CoreError, DecodeError
-from core.files.sources import FileSource, SourceLayout, open_source
+from core.files.sources import FileSource, MappedRange, SourceLayout, open_source
 from core.pipeline.byte_map import ByteMap, address_of, buffer_range_contains
 from core.pipeline.steps import copy_reason, decode_step, source_step
 from core.pipeline.view_as import view_as, view_as_name
+from core.scan.blocks import DEFAULT_MAX_SPAN, BlockReader
 from core.tflite.tensor_buffer import TensorBuffer
 
 __all__ = ["DecodeParams", "Pipeline", "PipelineResult"]
@@ -125,6 +126,16 @@ class PipelineResult:
     byte_map: ByteMap | None = field(default=None, repr=False)
     sliced: np.ndarray | None = field(default=None, repr=False)
     buffer: TensorBuffer | None = field(default=None, repr=False)
+    mapped_ranges: tuple[MappedRange, ...] = field(default=(), repr=False)
+
+    def block_reader(self, max_span: int = DEFAULT_MAX_SPAN) -> BlockReader:
+        """A new :class:`core.scan.blocks.BlockReader` over the files' maps.
+
+        Bulk reads of :attr:`view` (statistics, export, overviews, conversions) go through one,
+        so a file truncated meanwhile is reported instead of crashing the process. A reader
+        reuses one buffer: use each from one thread.
+        """
+        return BlockReader(self.mapped_ranges, max_span)
 
     def byte_offset(self, view_index: tuple[int, ...] | int) -> tuple[int, int, int]:
         """Where ``view[view_index]`` comes from: ``(file_index, byte_offset, nbytes)``.
@@ -282,9 +293,10 @@ class Pipeline:
             steps.append(f"slice: {tensor.shape} -> {tuple(view.shape)}")
         buffer = TensorBuffer.wrap(tensor)  # by reference: no copy (docs/semantics.md §6 and §7)
         byte_map = self._byte_map(in_map, decoded, layout, element_bytes, view)
+        mapped_ranges = self._source.mapped_ranges()
         sliced = view
         if params.view_as is not None:
-            view = view_as(view, buffer.data_type, params.view_as)
+            view = view_as(view, buffer.data_type, params.view_as, BlockReader(mapped_ranges))
             steps.append(f"view as {view_as_name(params.view_as)}: TensorBuffer.create_from "
                          f"{buffer.data_type} -> {view_as_name(params.view_as)} (copy of the "
                          f"{tuple(view.shape)} view only)")
@@ -298,7 +310,7 @@ class Pipeline:
             element_length=max(layout.element_lengths), decoded=decoded, tensor=tensor,
             view=view, trailing_bytes=layout.trailing_bytes,
             zero_copy=in_map and byte_map is not None and params.view_as is None, steps=tuple(steps),
-            byte_map=byte_map, sliced=sliced, buffer=buffer,
+            byte_map=byte_map, sliced=sliced, buffer=buffer, mapped_ranges=mapped_ranges,
         )
 
     # -- helpers ------------------------------------------------------------------------------

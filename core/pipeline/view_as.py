@@ -12,7 +12,11 @@ import numpy as np
 from core.budget import check_copy_budget
 from core.dtypes.data_type import DataType
 from core.errors import TensorBufferError
+from core.scan.blocks import BlockReader
 from core.tflite.conversions import convert_array
+
+#: Elements converted per block (their float64 intermediates stay within a few tens of MiB).
+_CONVERT_CHUNK = 1 << 20
 
 
 def view_as_name(name: str) -> str:
@@ -23,8 +27,13 @@ def view_as_name(name: str) -> str:
         return str(name)
 
 
-def view_as(view: np.ndarray, source: DataType, target_name: str) -> np.ndarray:
+def view_as(view: np.ndarray, source: DataType, target_name: str, reader: BlockReader | None = None) -> np.ndarray:
     """``view``'s values converted from ``source`` to ``target_name`` by ``create_from``'s rules.
+
+    The result is allocated once (budget-checked) and filled block by block: the values are
+    read through ``reader`` (``pread``, see :mod:`core.scan.blocks`) when given, so a file
+    truncated during the conversion raises ``SourceError`` instead of faulting, and at most one
+    block of intermediate values exists at a time.
 
     Raises
     ------
@@ -32,6 +41,8 @@ def view_as(view: np.ndarray, source: DataType, target_name: str) -> np.ndarray:
         Unknown or unsupported target type (``field="view_as"``).
     BudgetError
         The converted view would exceed the copy budget.
+    SourceError
+        A file shrank during the conversion.
     """
     try:
         target = DataType.parse(target_name)
@@ -47,4 +58,18 @@ def view_as(view: np.ndarray, source: DataType, target_name: str) -> np.ndarray:
         "slice the tensor to fewer values first",
         field="view_as",
     )
-    return convert_array(view, source, target)
+    if reader is None:
+        return convert_array(view, source, target)
+    out = None
+    flat = None
+    done = 0
+    for block in reader.blocks(view, _CONVERT_CHUNK):
+        converted = convert_array(block, source, target)
+        if out is None:
+            out = np.empty(view.shape, converted.dtype)
+            flat = out.reshape(-1)
+        flat[done:done + block.size] = converted.reshape(-1)
+        done += block.size
+    if out is None:
+        return convert_array(view, source, target)  # an empty view: nothing to read
+    return out

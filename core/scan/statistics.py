@@ -1,7 +1,7 @@
 """Statistics of the current view, computed in bounded memory.
 
 :func:`compute_statistics` scans a view of any size (typically a strided view of a read-only
-memory map larger than RAM) in *blocks*: :func:`iter_blocks` cuts the array into views of at most
+memory map larger than RAM) in *blocks*: :func:`core.scan.blocks.iter_blocks` cuts the array into views of at most
 ``chunk_elements`` elements without copying, and each block is converted to float64 (or read in
 its native type) one at a time, so the memory used is a few blocks' worth whatever the view size.
 
@@ -45,8 +45,9 @@ import numpy as np
 from core.budget import check_copy_budget, elements_per_chunk
 from core.errors import CoreError
 from core.files.safe_open import sequential_access
+from core.scan.blocks import BlockReader, iter_blocks, memory_order
 
-__all__ = ["Cancelled", "Statistics", "compute_statistics", "iter_blocks", "memory_order"]
+__all__ = ["Cancelled", "Statistics", "compute_statistics"]
 
 Progress = Callable[[int, int], None]
 #: Memory one value of a block costs at most while scanned (float64 copies, masks, selections).
@@ -82,59 +83,6 @@ class Statistics:
     std: float | None
     histogram_edges: tuple[float, ...]
     histogram_counts: tuple[int, ...]
-
-
-def iter_blocks(view: np.ndarray, chunk_elements: int) -> Iterator[np.ndarray]:
-    """Yield views of ``view`` that cover it exactly once, in C order, none copied.
-
-    Each block is ``view[i:j]``, or a slice of the last axis under fixed leading indices, and
-    holds at most ``chunk_elements`` elements (at least ``chunk_elements // 2`` except at the end
-    of a row). A 0-d view is yielded as a 1-element 1-d view; a zero-size view yields nothing.
-
-    Raises
-    ------
-    ValueError
-        ``chunk_elements < 1``.
-    """
-    if chunk_elements < 1:
-        raise ValueError(f"chunk_elements must be >= 1, got {chunk_elements}")
-    view = np.asarray(view)
-    if view.size == 0:
-        return
-    if view.ndim == 0:
-        yield view.reshape(1)
-        return
-    yield from _blocks(view, chunk_elements)
-
-
-def _blocks(view: np.ndarray, chunk: int) -> Iterator[np.ndarray]:
-    if view.ndim == 1:
-        for start in range(0, view.shape[0], chunk):
-            yield view[start:start + chunk]
-        return
-    row = math.prod(view.shape[1:])
-    if row <= chunk:
-        rows = chunk // row
-        for start in range(0, view.shape[0], rows):
-            yield view[start:start + rows]
-        return
-    for i in range(view.shape[0]):
-        yield from _blocks(view[i], chunk)
-
-
-def memory_order(view: np.ndarray) -> np.ndarray:
-    """Return a view of ``view`` whose C order follows memory (axes by decreasing |stride|,
-    negative strides flipped), so that :func:`iter_blocks` reads a file sequentially.
-
-    Only for order-independent reductions: the elements are the same, their order is not.
-    """
-    view = np.asarray(view)
-    if view.ndim == 0:
-        return view
-    flips = tuple(slice(None, None, -1) if s < 0 else slice(None) for s in view.strides)
-    view = view[flips]
-    order = sorted(range(view.ndim), key=lambda axis: -view.strides[axis])
-    return view.transpose(order)
 
 
 # ----------------------------------------------------------------------------- kinds
@@ -175,14 +123,18 @@ def _smallest_normal(dtype: np.dtype) -> float:
 class _Scan:
     """Drives the blocks of one pass, with progress, cancellation and the source check."""
 
-    def __init__(self, view, chunk, progress, cancelled, check, total):
-        self.view, self.chunk, self.total = view, chunk, total
+    def __init__(self, view, chunk, progress, cancelled, check, total, reader=None):
+        self.view, self.chunk, self.total, self.reader = view, chunk, total, reader
         self.progress, self.cancelled, self.check = progress, cancelled, check
         self.done = 0
 
     def blocks(self) -> Iterator[np.ndarray]:
+        if self.reader is not None:
+            blocks = self.reader.blocks(self.view, self.chunk)
+        else:
+            blocks = iter_blocks(self.view, self.chunk)
         with sequential_access(self.view):  # a pass reads the view whole: read ahead
-            for block in iter_blocks(self.view, self.chunk):
+            for block in blocks:
                 if self.cancelled is not None and self.cancelled():
                     raise Cancelled("statistics cancelled")
                 if self.check is not None:
@@ -210,6 +162,7 @@ def compute_statistics(
     progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
     check: Callable[[], None] | None = None,
+    reader: BlockReader | None = None,
 ) -> Statistics:
     """Compute :class:`Statistics` of ``view`` in bounded memory (rules: module docstring).
 
@@ -229,6 +182,10 @@ def compute_statistics(
     check
         Called before each block is read; it raises (e.g. ``SourceError``) when the file behind
         the view changed, which would otherwise make reading it crash with SIGBUS.
+    reader
+        Reads the blocks of a memory-mapped view with ``pread`` (:mod:`core.scan.blocks`), so a
+        file truncated during the scan raises ``SourceError`` instead of faulting. Give one
+        whenever the view comes from files (:meth:`core.pipeline.pipeline.PipelineResult.block_reader`).
 
     Returns
     -------
@@ -253,7 +210,7 @@ def compute_statistics(
     n = int(view.size)
 
     def scan() -> _Scan:
-        return _Scan(scan_view, chunk_elements, progress, cancelled, check, 2 * n)
+        return _Scan(scan_view, chunk_elements, progress, cancelled, check, 2 * n, reader)
 
     if kind in ("bool", "int"):
         first = _pass_integers(scan(), view.dtype, n)

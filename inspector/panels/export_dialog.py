@@ -124,7 +124,8 @@ class ExportController(QObject):
         def work(progress, cancelled):
             return export_view(view, destination, fmt, dtype=dtype, little_endian=little_endian,
                                progress=progress, cancelled=cancelled, csv_decimals=csv_decimals,
-                               source_paths=sources, check=check, chunk_elements=chunk)
+                               source_paths=sources, check=check, chunk_elements=chunk,
+                               reader=result.block_reader())
 
         task = BackgroundTask(work)
         task.setProperty("destination", destination)

@@ -165,7 +165,7 @@ class StatisticsPanel(QWidget):
 
         def work(progress, cancelled):
             return compute_statistics(view, bins=bins, chunk_elements=chunk, progress=progress,
-                                      cancelled=cancelled, check=check)
+                                      cancelled=cancelled, check=check, reader=result.block_reader())
 
         task = BackgroundTask(work)
         task.setProperty("cache_key", key)  # kept by Qt: no Python cycle through a lambda

@@ -79,7 +79,7 @@ def test_exporting_onto_the_source_file_is_refused(qtbot, document):
     controller = ExportController(document)
     with qtbot.waitSignal(controller.failed, timeout=10_000) as blocker:
         controller.start(source, "bin")
-    assert blocker.args == [f"{source} is the file being inspected; exporting onto it would "
+    assert blocker.args == [f"{source} is the file being inspected; writing onto it would "
                             "destroy the data it shows (choose another file name)"]
     assert open(source, "rb").read() == before
 

@@ -1,4 +1,4 @@
-"""Read views of memory-mapped files in blocks with ``pread``, so a shrinking file cannot fault.
+"""Iterate views in blocks, and read blocks of memory-mapped files with ``pread`` so a shrinking file cannot fault.
 
 Why
 ---
@@ -16,7 +16,7 @@ Rules
   returned as an array with the block's dtype, shape and strides over that buffer; the map's
   pages are never touched. A block of a view that is not backed by a map (an in-memory copy)
   is returned as it is.
-- Blocks come from :func:`core.scan.statistics.iter_blocks` (C order, at most
+- Blocks come from :func:`iter_blocks` (C order, at most
   ``chunk_elements`` elements). A block whose byte span exceeds ``max_span`` (a sparse stride)
   is split until its span fits, down to single elements, so memory stays bounded whatever the
   strides: the cost of a very sparse view is then one system call per element.
@@ -28,30 +28,73 @@ Rules
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from core.errors import SourceError
+from core.files.sources import MappedRange
 from core.text.names import printable_name
 
-__all__ = ["BlockReader", "MappedRange", "byte_span"]
+__all__ = ["BlockReader", "MappedRange", "byte_span", "iter_blocks", "memory_order"]
 
 #: Largest buffer a reader allocates (and reuses) for one block.
 DEFAULT_MAX_SPAN = 8 << 20
 
 
-@dataclass(frozen=True)
-class MappedRange:
-    """One read-only map of a file: ``length`` bytes at ``address``, file bytes from ``file_offset``."""
+def iter_blocks(view: np.ndarray, chunk_elements: int) -> Iterator[np.ndarray]:
+    """Yield views of ``view`` that cover it exactly once, in C order, none copied.
 
-    path: str
-    fd: int
-    address: int
-    length: int
-    file_offset: int = 0
+    Each block is ``view[i:j]``, or a slice of the last axis under fixed leading indices, and
+    holds at most ``chunk_elements`` elements (at least ``chunk_elements // 2`` except at the end
+    of a row). A 0-d view is yielded as a 1-element 1-d view; a zero-size view yields nothing.
+
+    Raises
+    ------
+    ValueError
+        ``chunk_elements < 1``.
+    """
+    if chunk_elements < 1:
+        raise ValueError(f"chunk_elements must be >= 1, got {chunk_elements}")
+    view = np.asarray(view)
+    if view.size == 0:
+        return
+    if view.ndim == 0:
+        yield view.reshape(1)
+        return
+    yield from _blocks(view, chunk_elements)
+
+
+def _blocks(view: np.ndarray, chunk: int) -> Iterator[np.ndarray]:
+    if view.ndim == 1:
+        for start in range(0, view.shape[0], chunk):
+            yield view[start:start + chunk]
+        return
+    row = math.prod(view.shape[1:])
+    if row <= chunk:
+        rows = chunk // row
+        for start in range(0, view.shape[0], rows):
+            yield view[start:start + rows]
+        return
+    for i in range(view.shape[0]):
+        yield from _blocks(view[i], chunk)
+
+
+def memory_order(view: np.ndarray) -> np.ndarray:
+    """Return a view of ``view`` whose C order follows memory (axes by decreasing |stride|,
+    negative strides flipped), so that :func:`iter_blocks` reads a file sequentially.
+
+    Only for order-independent reductions: the elements are the same, their order is not.
+    """
+    view = np.asarray(view)
+    if view.ndim == 0:
+        return view
+    flips = tuple(slice(None, None, -1) if s < 0 else slice(None) for s in view.strides)
+    view = view[flips]
+    order = sorted(range(view.ndim), key=lambda axis: -view.strides[axis])
+    return view.transpose(order)
 
 
 def byte_span(view: np.ndarray) -> tuple[int, int]:
@@ -101,8 +144,6 @@ class BlockReader:
         SourceError
             A file shrank during the scan.
         """
-        from core.scan.statistics import iter_blocks
-
         view = np.asarray(view)
         mapped = self.range_of(view) if view.size else None
         for block in iter_blocks(view, chunk_elements):

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from core.errors import SourceError
-from core.scan.reader import BlockReader, MappedRange, byte_span
+from core.files.sources import MappedRange
+from core.scan.blocks import BlockReader, byte_span
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -94,7 +95,7 @@ def test_truncation_during_a_long_scan_never_kills_the_process(tmp_path):
     script = tmp_path / "race.py"
     script.write_text(
         "import mmap, os, sys, threading, numpy as np\n"
-        "from core.scan.reader import BlockReader, MappedRange\n"
+        "from core.scan.blocks import BlockReader, MappedRange\n"
         "from core.errors import SourceError\n"
         "path = sys.argv[1]\n"
         "outcomes = []\n"

@@ -76,9 +76,15 @@ COPY_BUDGET_BYTES, _ENV_ERROR = _budget_from_env()
 
 
 def format_bytes(nbytes: int) -> str:
-    """Human-readable binary size with one decimal: ``1.0 TiB``, ``2.0 GiB``, ``512 bytes``."""
+    """Human-readable binary size with one decimal: ``1.0 TiB``, ``2.0 GiB``, ``512 bytes``.
+
+    Sizes of 1024 EiB and more (absurd requests, e.g. a 300-digit ``fixed_length``) are written
+    as a power of two, ``about 2**1027 bytes``, instead of overflowing a float.
+    """
     if nbytes < 1024:
         return f"{nbytes} bytes" if nbytes != 1 else "1 byte"
+    if nbytes >= 1 << 70:
+        return f"about 2**{nbytes.bit_length() - 1} bytes"
     value = float(nbytes)
     for unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
         value /= 1024.0

@@ -133,6 +133,10 @@ def parse_npy_header(prefix: bytes, *, name: str, file_size: int) -> NpyHeader:
         raise _error(name, f"fortran_order is {fortran_order!r}, not True or False",
                      "the file is corrupt")
     shape = _parse_shape(fields["shape"], name)
+    if math.prod(d for d in shape if d) * itemsize >= 1 << 63:
+        # numpy refuses such a shape even when a zero dimension makes the array empty.
+        raise _error(name, f"its shape {_short(shape)} of {itemsize}-byte values spans 2**63 bytes or "
+                     "more, which no array can", "the file is corrupt; read its bytes as a raw file with --offset")
     nbytes = math.prod(shape) * itemsize
     if data_offset + nbytes > file_size:
         raise _error(
@@ -163,7 +167,7 @@ def _parse_descr(descr: object, name: str) -> tuple[str, bool, int]:
     if not isinstance(descr, str):
         raise _error(name, f"its dtype {descr!r} is structured", "only numeric arrays can be "
                      "decoded: save one field, e.g. numpy.save(path, arr['x'])")
-    match = re.fullmatch(r"([<>|=]?)([a-zA-Z])(\d+)", descr)
+    match = re.fullmatch(r"([<>|=]?)([a-zA-Z])([0-9]{1,3})", descr, flags=re.ASCII)
     if descr.lstrip("<>|=") == "O" or (match and match.group(2) == "O"):
         raise _error(name, "it holds Python objects (dtype 'O'), stored with pickle, which is "
                      "never loaded", "save a numeric array instead")
@@ -186,5 +190,13 @@ def _parse_shape(shape: object, name: str) -> tuple[int, ...]:
         raise _error(name, f"its shape has {len(shape)} dimensions, more than {_MAX_DIMS}",
                      "the file is corrupt")
     if any(dim < 0 for dim in shape):
-        raise _error(name, f"its shape {shape} has a negative dimension", "the file is corrupt")
+        raise _error(name, f"its shape {_short(shape)} has a negative dimension", "the file is corrupt")
+    if any(dim >= 1 << 63 for dim in shape):
+        raise _error(name, f"its shape {_short(shape)} has a dimension of 2**63 or more, which no array "
+                     "can have", "the file is corrupt; read its bytes as a raw file with --offset")
     return shape
+
+
+def _short(shape: tuple[int, ...]) -> str:
+    """The shape as text, each huge dimension shortened (a corrupt header may hold 10**4000)."""
+    return "(" + ", ".join(str(d) if d < 10**20 else f"<{d.bit_length()}-bit number>" for d in shape) + ")"

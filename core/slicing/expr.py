@@ -181,10 +181,11 @@ class _Parser:
         else:
             digits = lexer.next()
             sign = digits
-        if len(digits.text.lstrip("0")) > 19:  # never call int() on a huge digit string
+        significant = digits.text.lstrip("0") or "0"
+        if len(significant) > 19:  # never call int() on a huge digit string
             value = None
         else:
-            value = int(digits.text)
+            value = int(significant)
             value = -value if sign.kind == "-" else value
         if value is None or not INT64_MIN <= value <= INT64_MAX:
             raise syntax_error(

@@ -286,14 +286,30 @@ def canonicalize(dense: DenseSpec, shape: tuple[int, ...]) -> tuple[CanonicalDim
 
 
 def final_shape(dense: DenseSpec, canonical: tuple[CanonicalDim, ...]) -> tuple[int, ...]:
-    """Step 4: kept dimensions' lengths in order, 1 for each new axis, shrinks dropped."""
+    """Step 4: kept dimensions' lengths in order, 1 for each new axis, shrinks dropped.
+
+    Raises
+    ------
+    SliceError
+        The result would have more than 64 dimensions (numpy's limit; TensorFlow's kernels
+        stop far earlier), e.g. 30 ``tf.newaxis`` on a 40-d tensor.
+    """
     shape = []
     for gather in dense.final_shape_gather_indices:
         if gather >= 0:
             shape.append(canonical[gather].length)
         elif gather == NEW_AXIS:
             shape.append(1)
+    if len(shape) > MAX_OUTPUT_DIMS:
+        raise slice_error(
+            f"the result would have {len(shape)} dimensions, more than {MAX_OUTPUT_DIMS}",
+            "use fewer tf.newaxis entries, or shrink some dimensions with an integer index",
+        )
     return tuple(shape)
+
+
+#: Most dimensions an array can have (numpy's NPY_MAXDIMS).
+MAX_OUTPUT_DIMS = 64
 
 
 @dataclass(frozen=True)

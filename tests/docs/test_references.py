@@ -4,7 +4,7 @@ Docstrings and comments in ``core/``, ``inspector/`` and ``tests/`` cite the rul
 ``docs/semantics.md §N`` (several as ``§2, §4`` or ``§6 and §7``), a top-level section as
 ``docs/semantics.md, "Errors"`` and a subsection as ``docs/semantics.md §6, "Extension"``. Each
 must name a heading of the page. Paths such as ``core/files/sources.py`` or ``docs/bad_inputs.md``
-written in ``core/`` and ``inspector/`` must exist, and so must the modules named in Sphinx roles
+written in ``core/``, ``inspector/``, ``docs/*.md`` and the README must exist, and so must the modules named in Sphinx roles
 (``:mod:`core.files.sources```, ``:class:`core.pipeline.pipeline.Pipeline```).
 """
 
@@ -106,16 +106,25 @@ def test_the_code_cites_the_page():
     assert len(cited) >= 10  # the engine's modules cite their rules; a rename would drop them all
 
 
-@pytest.mark.parametrize("folder", ["core", "inspector"])
-def test_every_repository_path_written_in_the_code_exists(folder):
+def missing_paths(files: list[Path]) -> list[str]:
+    """``file:line: path`` for every repository path written in ``files`` that does not exist."""
     missing = []
-    for path in _python_files(folder):
+    for path in files:
         text = path.read_text(encoding="utf-8")
         for match in _PATH.finditer(text):
             written = match.group(0).rstrip(".")
             if not (ROOT / written).exists():
                 missing.append(f"{path.relative_to(ROOT)}:{_line_of(text, match.start())}: {written}")
-    assert missing == []
+    return missing
+
+
+@pytest.mark.parametrize("folder", ["core", "inspector"])
+def test_every_repository_path_written_in_the_code_exists(folder):
+    assert missing_paths(_python_files(folder)) == []
+
+
+def test_every_repository_path_written_in_the_docs_exists():
+    assert missing_paths(sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]) == []
 
 
 def test_the_path_pattern_skips_other_repositories():

@@ -5,7 +5,7 @@ Docstrings and comments in ``core/``, ``inspector/`` and ``tests/`` cite the rul
 ``docs/semantics.md, "Errors"`` and a subsection as ``docs/semantics.md §6, "Extension"``. Each
 must name a heading of the page. Paths such as ``core/files/sources.py`` or ``docs/bad_inputs.md``
 written in ``core/``, ``inspector/``, ``docs/*.md`` and the README must exist, and so must the modules named in Sphinx roles
-(``:mod:`core.files.sources```, ``:class:`core.pipeline.pipeline.Pipeline```).
+(``:mod:`core.files.sources```, ``:class:`core.pipeline.pipeline.Pipeline```) or as literals.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ _CITATION = re.compile(
 # A repository path: a top-level folder of this repository, not preceded by a path or name
 # character (so TensorFlow's "tensorflow/core/util/strided_slice_op.cc" is not ours).
 _PATH = re.compile(r"(?<![\w./-])(?:core|inspector|docs|tests|resources|benchmarks)/[\w./-]*\w")
-_ROLE = re.compile(r":(?:mod|class|func|meth|data|attr|exc):`~?((?:core|inspector)\.[\w.]+)`")
+# A dotted name of ours in a Sphinx role or a literal: :class:`core.x.Y`, ``core.x``.
+_ROLE = re.compile(r"(?::(?:mod|class|func|meth|data|attr|exc):`~?|``)((?:core|inspector)\.[\w.]*\w)`")
 
 
 def _python_files(*folders: str) -> list[Path]:
@@ -186,6 +187,11 @@ def test_every_module_named_in_a_docstring_exists(folder):
             if problem:
                 problems.append(f"{path.relative_to(ROOT)}:{_line_of(text, match.start())}: {problem}")
     assert problems == []
+
+
+def test_the_reference_pattern_reads_roles_and_literals():
+    text = ":class:`~core.spec.SliceSpec`, ``core.errors``, ``core.``, :func:`strided_slice`"
+    assert [m.group(1) for m in _ROLE.finditer(text)] == ["core.spec.SliceSpec", "core.errors"]
 
 
 def test_role_problem_reports_missing_modules_and_names():

@@ -3,8 +3,10 @@
 Skipped when TensorFlow is not importable (the project's own environment and CI never install
 it). To run them, use an environment that has TensorFlow, numpy, ml_dtypes and pytest::
 
-    PYTHONPATH=/work/main /tmp/tfenv/bin/python -m pytest \
-        tests/against_tensorflow/test_against_tensorflow.py -p no:cacheprovider -x -q
+    python3 -m venv /tmp/tfenv && /tmp/tfenv/bin/pip install tensorflow numpy ml_dtypes pytest hypothesis
+    PYTHONPATH=. /tmp/tfenv/bin/python -m pytest tests/against_tensorflow -p no:cacheprovider -x -q
+
+(from the repository root)
 
 Each part draws a few hundred seeded random cases and collects *every* disagreement before
 failing, so one run lists them all (``TF_DIFF_SCALE`` multiplies the case counts,

@@ -32,7 +32,7 @@ Rules
 * **Memory**: blocks of ``chunk_elements`` values, fewer when that would exceed the copy budget
   (:func:`core.budget.elements_per_chunk`): a huge view streams, it is never refused for size.
 * ``progress(done, total)`` after each block (``total = view.size``); ``cancelled()`` before each
-  block raises :class:`~core.scan.statistics.Cancelled`; ``check()`` before each block lets the source
+  block raises :class:`~core.errors.Cancelled`; ``check()`` before each block lets the source
   raise ``SourceError`` when its file changed (instead of SIGBUS).
 """
 
@@ -50,20 +50,16 @@ import numpy as np
 
 from core.budget import elements_per_chunk
 from core.dtypes.data_type import DataType
-from core.errors import CoreError
+from core.errors import Cancelled, ExportError
 from core.files.safe_open import sequential_access
-from core.scan.statistics import Cancelled, iter_blocks
+from core.scan.statistics import iter_blocks
 from core.tflite.conversions import convert_to
 
-__all__ = ["ExportError", "FORMATS", "CSV_WARNING_VALUES", "csv_size_warning", "export_view"]
+__all__ = ["FORMATS", "CSV_WARNING_VALUES", "csv_size_warning", "export_view"]
 
 FORMATS = ("npy", "bin", "csv")
 CSV_WARNING_VALUES = 10**7
 _CSV_BYTES_PER_VALUE = 128
-
-
-class ExportError(CoreError):
-    """The export cannot be done: bad format or destination, or the destination refused writes."""
 
 
 def csv_size_warning(view: np.ndarray, limit: int = CSV_WARNING_VALUES) -> str | None:

@@ -24,6 +24,7 @@ from PySide6.QtCore import QFileSystemWatcher, QPoint, QPointF, QRect, QRectF, Q
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSlider, QWidget
 
+from core.errors import describe_error
 from inspector.widgets import palette
 
 BYTES_PER_ROW = 16
@@ -59,7 +60,7 @@ class _MappedFile:
                 self.size = len(self._map)
         except (OSError, ValueError) as exc:
             self.close()
-            self.error = f"cannot open {self.name}: {getattr(exc, 'strerror', None) or exc}"
+            self.error = f"cannot open {self.name}: {describe_error(exc).message}"
             return
         if self.size == 0:
             self.error = f"{self.name} is empty (0 bytes)"

@@ -31,6 +31,7 @@ from PySide6.QtCore import QCoreApplication, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from core.display.line_decimation import MinMaxPyramid, peak_decimate, real_values
+from core.errors import describe_error
 from inspector.widgets import palette
 
 #: Arrays longer than this get a min/max pyramid built on a worker thread.
@@ -97,7 +98,7 @@ class _OverviewBuild:
                 self.values, part=self.part, should_stop=self.cancel.is_set, progress=self._set_progress
             )
         except Exception as exc:
-            self.error = f"{type(exc).__name__}: {exc}"
+            self.error = describe_error(exc).message
         finally:
             with _running_lock:
                 _running.discard(self.cancel)

@@ -188,3 +188,42 @@ def test_anything_else_is_unexpected_and_says_how_to_get_a_traceback():
 
 def test_interrupt_is_information():
     assert describe_error(KeyboardInterrupt()) == ErrorReport("interrupted", None, "info")
+
+
+# ----------------------------------------------------------------------------- the command line
+@pytest.fixture
+def four_bytes(tmp_path):
+    path = tmp_path / "four.bin"
+    path.write_bytes(b"\x01\x02\x03\x04")
+    return str(path)
+
+
+@pytest.mark.parametrize("raised", [
+    ZeroDivisionError("division by zero"),
+    MemoryError("Unable to allocate 8.00 GiB for an array with shape (1073741824,) and data type float64"),
+    OSError(errno.EMFILE, "Too many open files", "/d/x.bin"),
+])
+def test_the_cli_prints_describe_error_on_one_line(four_bytes, capsys, monkeypatch, raised):
+    from core import cli
+    from core.pipeline.pipeline import Pipeline
+
+    monkeypatch.delenv("TENSOR_INSPECTOR_DEBUG", raising=False)
+    monkeypatch.setattr(Pipeline, "run", lambda self, params, spec=None: (_ for _ in ()).throw(raised))
+    assert cli.main([four_bytes]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"error: {describe_error(raised).message}\n"
+
+
+def test_the_cli_debug_variable_re_raises_only_unexpected_errors(four_bytes, capsys, monkeypatch):
+    from core import cli
+    from core.pipeline.pipeline import Pipeline
+
+    monkeypatch.setenv("TENSOR_INSPECTOR_DEBUG", "1")
+    with monkeypatch.context() as patch:
+        patch.setattr(Pipeline, "run", lambda self, params, spec=None: 1 / 0)
+        with pytest.raises(ZeroDivisionError):
+            cli.main([four_bytes])
+    assert cli.main([four_bytes, "--offset", "9"]) == 2  # a user error stays one line
+    assert capsys.readouterr().err == (
+        f"error: offset 9 is past the end of '{four_bytes}' (4 bytes) (use an offset of at most 4)\n")

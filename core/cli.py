@@ -22,7 +22,7 @@ import numpy as np
 from core.budget import check_copy_budget
 from core.decode.reshape import parse_shape
 from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
-from core.errors import CoreError
+from core.errors import DEBUG_VARIABLE, CoreError, describe_error
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 
 __all__ = [
@@ -260,13 +260,6 @@ def _parse_slice(text: str) -> object:
     return parse_slice(text)
 
 
-def _one_line(error: BaseException) -> str:
-    text = str(error) if str(error) else type(error).__name__
-    if isinstance(error, OSError) and error.filename is not None and error.strerror:
-        text = f"{error.strerror}: '{error.filename}' (check the file)"
-    return " ".join(text.split())
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; return the exit status (0, or 2 after one ``error:`` line)."""
     parser = build_parser()
@@ -287,14 +280,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             text = render_json(result, args.limit) if args.json else render_text(result, args.limit)
             if args.steps:
                 text = "".join(f"# {step}\n" for step in result.steps) + text
-    except (CoreError, OSError, IndexError) as error:
-        print(f"error: {_one_line(error)}", file=sys.stderr)
-        return 2
-    except Exception as error:  # a bug: still one line, never a traceback for the user
-        if os.environ.get("TENSOR_INSPECTOR_DEBUG"):
-            raise
-        print(f"error: unexpected {type(error).__name__}: {_one_line(error)} (please report "
-              "this; set TENSOR_INSPECTOR_DEBUG=1 for a traceback)", file=sys.stderr)
+    except Exception as error:  # one line from describe_error, never a traceback for the user
+        if os.environ.get(DEBUG_VARIABLE) and not isinstance(error, (CoreError, OSError, IndexError)):
+            raise  # a bug (an unexpected type): the developer asked for the traceback
+        print(f"error: {describe_error(error).message}", file=sys.stderr)
         return 2
     try:
         sys.stdout.write(text)

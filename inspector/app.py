@@ -14,7 +14,7 @@ import sys
 from dataclasses import fields, replace
 
 from core.cli import CliArgumentParser, add_pipeline_options, join_dash_values, params_from_args
-from core.errors import CoreError
+from core.errors import CoreError, describe_error
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         cli_params, slice_text, _view_as = params_from_args(args)
         _check_option_values(cli_params, slice_text)
     except CoreError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {describe_error(error).message}", file=sys.stderr)
         return 2
 
     if args.screenshot:

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVBoxLayout, QWidget
 
-from core.errors import CoreError
+from core.errors import ErrorReport, describe_error
 from core.pipeline.pipeline import DecodeParams
 from core.slicing.expr import format_slice
 from inspector.bytes.data_inspector import DataInspector
@@ -31,6 +31,7 @@ from inspector.state.display_axes import DisplayAxes
 from inspector.state.document import Document
 from inspector.state.settings_store import SettingsStore
 from inspector.table.panel import TablePanel
+from inspector.widgets import palette
 
 
 class MainWindow(QMainWindow):
@@ -48,9 +49,7 @@ class MainWindow(QMainWindow):
         self.message_label.setObjectName("messageBanner")
         self.message_label.setWordWrap(True)
         self.message_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.message_label.setStyleSheet(
-            "QLabel { background: #fdecea; color: #b71c1c; padding: 6px; border: 1px solid #f5c6cb; }"
-        )
+        self.message_label.setStyleSheet(palette.banner_style("error"))
         self.message_label.hide()
         self.table_panel = TablePanel(self.display_axes)
         central = QWidget()
@@ -191,10 +190,11 @@ class MainWindow(QMainWindow):
         if self.document.selection is None and result.view.size:
             self.document.select((0,) * result.view.ndim)  # the hex view and inspector show it
 
-    def _on_error_changed(self, error: CoreError | None) -> None:
+    def _on_error_changed(self, error: ErrorReport | None) -> None:
         if error is None:
             self.message_label.hide()
             return
+        self.message_label.setStyleSheet(palette.banner_style(error.severity))
         where = {"files": "File", "slice": "Slice"}.get(error.field or "", "Decode")
         kept = " The last good view is still shown." if self.document.result is not None else ""
         shown = getattr(self, "_shown_paths", ())
@@ -236,8 +236,8 @@ class MainWindow(QMainWindow):
             file_index, offset, nbytes = result.byte_offset(index)
             self.hex_view.highlight(file_index, offset, max(nbytes, 1))
             self.data_inspector.set_bytes(self.document.bytes_at(file_index, offset, 16), offset)
-        except (IndexError, CoreError) as error:
-            self.statusBar().showMessage(str(error), 5000)
+        except Exception as error:  # shown, never raised out of a slot
+            self.statusBar().showMessage(describe_error(error).message, 5000)
 
     def _on_bytes_selected(self, file_index: int, offset: int) -> None:
         """A byte clicked in the hex view selects the element it belongs to (if in the view)."""

@@ -23,7 +23,7 @@ import enum
 import ml_dtypes
 import numpy as np
 
-from core.tflite.errors import IllegalArgumentError
+from core.errors import IllegalArgumentError
 
 __all__ = ["DataType"]
 

@@ -32,7 +32,7 @@ Rules
 * **Memory**: blocks of ``chunk_elements`` values, fewer when that would exceed the copy budget
   (:func:`core.budget.elements_per_chunk`): a huge view streams, it is never refused for size.
 * ``progress(done, total)`` after each block (``total = view.size``); ``cancelled()`` before each
-  block raises :class:`~core.scan.statistics.Cancelled`; ``check()`` before each block lets the source
+  block raises :class:`~core.errors.Cancelled`; ``check()`` before each block lets the source
   raise ``SourceError`` when its file changed (instead of SIGBUS).
 """
 
@@ -49,14 +49,13 @@ import numpy as np
 
 from core.budget import elements_per_chunk
 from core.dtypes.data_type import DataType
-from core.errors import ExportError
+from core.errors import Cancelled, ExportError
 from core.files.output import check_destination, write_atomically
 from core.files.safe_open import sequential_access
 from core.scan.blocks import BlockReader, iter_blocks
-from core.scan.statistics import Cancelled
 from core.tflite.conversions import convert_to
 
-__all__ = ["ExportError", "FORMATS", "CSV_WARNING_VALUES", "csv_size_warning", "export_view"]
+__all__ = ["FORMATS", "CSV_WARNING_VALUES", "csv_size_warning", "export_view"]
 
 FORMATS = ("npy", "bin", "csv")
 CSV_WARNING_VALUES = 10**7

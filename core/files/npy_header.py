@@ -133,7 +133,7 @@ def parse_npy_header(prefix: bytes, *, name: str, file_size: int) -> NpyHeader:
         raise _error(name, f"fortran_order is {fortran_order!r}, not True or False",
                      "the file is corrupt")
     shape = _parse_shape(fields["shape"], name)
-    if math.prod(d for d in shape if d) * itemsize >= 1 << 63:
+    if 0 in shape and math.prod(d for d in shape if d) * itemsize >= 1 << 63:
         # numpy refuses such a shape even when a zero dimension makes the array empty.
         raise _error(name, f"its shape {_short(shape)} of {itemsize}-byte values spans 2**63 bytes or "
                      "more, which no array can", "the file is corrupt; read its bytes as a raw file with --offset")
@@ -191,7 +191,8 @@ def _parse_shape(shape: object, name: str) -> tuple[int, ...]:
                      "the file is corrupt")
     if any(dim < 0 for dim in shape):
         raise _error(name, f"its shape {_short(shape)} has a negative dimension", "the file is corrupt")
-    if any(dim >= 1 << 63 for dim in shape):
+    if 0 in shape and any(dim >= 1 << 63 for dim in shape):
+        # An empty array passes the size check below, but numpy cannot make it.
         raise _error(name, f"its shape {_short(shape)} has a dimension of 2**63 or more, which no array "
                      "can have", "the file is corrupt; read its bytes as a raw file with --offset")
     return shape

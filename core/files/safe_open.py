@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.errors import SourceError
+from core.errors import SourceError, describe_error
 from core.files.npy_header import PREFIX_BYTES, NpyHeader, looks_like_npy, parse_npy_header
 
 __all__ = ["FileInfo", "open_mapped", "release", "describe_change", "sequential_access",
@@ -81,17 +81,9 @@ def _refuse_kind(path: str, kind: str) -> SourceError:
 
 
 def _os_error(path: str, error: OSError) -> SourceError:
-    if isinstance(error, FileNotFoundError):
-        return SourceError(f"'{path}' does not exist (check the path)", field="files")
-    if isinstance(error, PermissionError):
-        return SourceError(
-            f"permission denied reading '{path}' (make the file readable, e.g. chmod a+r)",
-            field="files",
-        )
-    if isinstance(error, IsADirectoryError):
-        return _refuse_kind(path, "a directory")
-    reason = error.strerror or str(error)
-    return SourceError(f"cannot open '{path}': {reason} (check the file)", field="files")
+    # The text is the one every OSError gets (describe_error), naming the path as the user gave it.
+    named = error if error.filename == path else OSError(error.errno, error.strerror, path)
+    return SourceError(describe_error(named).message, field="files")
 
 
 def open_mapped(path: str) -> tuple[FileInfo, int, mmap.mmap | None, np.ndarray]:

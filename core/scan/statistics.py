@@ -43,19 +43,15 @@ import ml_dtypes
 import numpy as np
 
 from core.budget import check_copy_budget, elements_per_chunk
-from core.errors import CoreError
+from core.errors import Cancelled, CoreError
 from core.files.safe_open import sequential_access
 from core.scan.blocks import BlockReader, iter_blocks, memory_order
 
-__all__ = ["Cancelled", "Statistics", "compute_statistics"]
+__all__ = ["Statistics", "compute_statistics"]
 
 Progress = Callable[[int, int], None]
 #: Memory one value of a block costs at most while scanned (float64 copies, masks, selections).
 _BYTES_PER_VALUE = 40
-
-
-class Cancelled(Exception):  # noqa: N818 (a signal to stop, not an error)
-    """The user cancelled a long operation (statistics, export) between two blocks."""
 
 
 @dataclass(frozen=True)

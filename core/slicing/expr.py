@@ -40,12 +40,12 @@ spec as ``[]``; anything else in the explicit form, with only the nonzero masks.
 
 from __future__ import annotations
 
-from core.errors import SliceError
+from core.errors import SliceError, SliceSyntaxError
 from core.slicing.spec import SliceSpec
-from core.slicing.tokens import Lexer, SliceSyntaxError, syntax_error, unexpected
+from core.slicing.tokens import Lexer, syntax_error, unexpected
 from core.slicing.validate import INT64_MAX, INT64_MIN, MASK_NAMES, MAX_ENTRIES, bit, set_bits
 
-__all__ = ["SliceSyntaxError", "format_item", "format_slice", "is_expressible", "parse_slice"]
+__all__ = ["format_item", "format_slice", "is_expressible", "parse_slice"]
 
 _ITEM_HINT = "an item is an integer, start:stop[:step], ..., or tf.newaxis"
 _EXPLICIT_ARGS = ("begin", "end", "strides", *MASK_NAMES)

@@ -20,8 +20,9 @@ from core.slicing.spec import SliceSpec
 
 __all__ = ["SliceFeedback", "describe", "highlight_html"]
 
-_ERROR_COLOR = "#c62828"
-_NOTE_COLOR = "#8a5a00"
+
+def _style(color: str | None) -> str:
+    return f' style="color:{color}"' if color else ""
 
 
 def _shape_text(shape: Sequence[int]) -> str:
@@ -97,19 +98,23 @@ class SliceFeedback:
                 lines.extend(f"  {row}" for row in rows)
         return "\n".join(lines)
 
-    def html(self) -> str:
-        """The same content as rich text (for a ``QLabel`` / ``QTextBrowser``)."""
+    def html(self, *, error_color: str | None = None, note_color: str | None = None) -> str:
+        """The same content as rich text (for a ``QLabel`` / ``QTextBrowser``).
+
+        The engine picks no colours: the GUI passes its palette's (``None`` leaves the text's
+        default colour).
+        """
         parts = [f"<p><b>{html.escape(self.summary)}</b></p>"]
         if self.error:
-            parts.append(f'<p style="color:{_ERROR_COLOR}">{html.escape(self.error)}</p>')
+            parts.append(f"<p{_style(error_color)}>{html.escape(self.error)}</p>")
         for title, rows, color in (
             ("Output dims", self.output_rows, None),
             ("Input dims", self.input_rows, None),
-            ("Notes", self.notes, _NOTE_COLOR),
+            ("Notes", self.notes, note_color),
         ):
             if not rows:
                 continue
-            style = f' style="color:{color}"' if color else ""
+            style = _style(color)
             items = "".join(f"<li{style}>{html.escape(row)}</li>" for row in rows)
             parts.append(f"<p style='margin-bottom:0'><b>{title}</b></p><ul>{items}</ul>")
         return "".join(parts)
@@ -141,20 +146,22 @@ def describe(spec: SliceSpec, shape: Sequence[int] | None) -> SliceFeedback:
     )
 
 
-def highlight_html(text: str, column: int, length: int) -> str:
-    """``text`` as HTML with ``text[column:column + length]`` red, shaded and underlined.
+def highlight_html(text: str, column: int, length: int, *, color: str | None = None,
+                   shade: str | None = None) -> str:
+    """``text`` as HTML with ``text[column:column + length]`` bold and underlined.
 
-    A ``length`` of 0 (an insertion point, e.g. a missing ``]`` at the end) is drawn as a
-    shaded, underlined gap at ``column`` so that it still shows. Whitespace is kept
+    The GUI passes its palette's ``color`` (text) and ``shade`` (background) for the culprit;
+    ``None`` leaves the default. A ``length`` of 0 (an insertion point, e.g. a missing ``]`` at
+    the end) is drawn as an underlined (and shaded) gap at ``column`` so that it still shows. Whitespace is kept
     (``white-space: pre``) so columns line up with the line edit's text.
     """
     column = max(0, min(column, len(text)))
     before, bad, after = text[:column], text[column : column + length], text[column + length :]
     mark = html.escape(bad) if bad else "&nbsp;&nbsp;"
+    mark_style = (f"color:{color};" if color else "") + (f"background-color:{shade};" if shade else "")
     return (
         '<span style="white-space:pre">'
         f"{html.escape(before)}"
-        f'<span style="color:{_ERROR_COLOR};background-color:#ffd7d7;'
-        f'text-decoration:underline"><b>{mark}</b></span>'
+        f'<span style="{mark_style}text-decoration:underline"><b>{mark}</b></span>'
         f"{html.escape(after)}</span>"
     )

@@ -1,4 +1,6 @@
-"""Tokens of slice expressions, and the syntax error a GUI can underline (docs/semantics.md §5).
+"""Tokens of slice expressions, and the syntax errors a GUI can underline (docs/semantics.md §5).
+
+The error type, :class:`core.errors.SliceSyntaxError`, lives with every other engine error.
 
 The tokenizer is lazy (the parser in :mod:`core.slicing.expr` pulls one token at a time), so the
 first error in reading order is the one reported, and it never fails: a character that starts no
@@ -13,36 +15,15 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from core.errors import SliceError
+from core.errors import SliceSyntaxError
 
-__all__ = ["Lexer", "SliceSyntaxError", "Token", "syntax_error", "unexpected"]
+__all__ = ["Lexer", "Token", "syntax_error", "unexpected"]
 
 _SPACE = re.compile(r"[ \t\n\r\f\v]*")
 _DIGITS = re.compile(r"[0-9]+")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PUNCTUATION = frozenset("[],:()=.+-")
 _SHOWN_CHARS = 20
-
-
-class SliceSyntaxError(SliceError):
-    """A slice expression that does not parse.
-
-    Attributes
-    ----------
-    column
-        0-based position (a ``str`` index) of the first offending character; the message
-        names it 1-based.
-    length
-        How many characters to underline; 0 at the end of the text (an insertion point).
-    """
-
-    def __init__(self, message: str, column: int, length: int) -> None:
-        super().__init__(message, field="slice")
-        self.column = column
-        self.length = length
-
-    def __reduce__(self):  # keep column/length through pickling (worker processes)
-        return (type(self), (self.message, self.column, self.length))
 
 
 class Token(NamedTuple):

@@ -42,7 +42,7 @@ import ml_dtypes
 import numpy as np
 
 from core.dtypes.data_type import DataType
-from core.tflite.errors import IllegalArgumentError
+from core.errors import IllegalArgumentError
 
 __all__ = [
     "convert_array",

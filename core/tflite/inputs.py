@@ -12,7 +12,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from core.tflite.errors import IllegalArgumentError
+from core.errors import IllegalArgumentError
 
 __all__ = ["ShapeLike", "check_shape", "byte_view"]
 

@@ -30,11 +30,11 @@ import numpy as np
 
 from core.budget import check_copy_budget
 from core.dtypes.data_type import DataType
+from core.errors import IllegalArgumentError
 from core.tflite.conversions import as_value_array, convert_to
-from core.tflite.errors import IllegalArgumentError, IllegalStateError
 from core.tflite.inputs import ShapeLike, byte_view, check_shape
 
-__all__ = ["TensorBuffer", "IllegalArgumentError", "IllegalStateError"]
+__all__ = ["TensorBuffer"]
 
 
 class TensorBuffer:

@@ -23,8 +23,9 @@ from PySide6.QtWidgets import (
 
 from core.decode.decode_raw import decode_raw
 from core.dtypes.table import ENGINE_TYPES, is_tf_decode_type, resolve_dtype, tf_name
-from core.errors import CoreError
+from core.errors import CoreError, describe_error
 from core.text.number_format import classify_value, describe_special, format_value
+from inspector.widgets import palette
 
 MAX_BYTES = 16
 """Bytes the inspector keeps from :meth:`DataInspector.set_bytes` (the widest type is 16)."""
@@ -35,8 +36,8 @@ MISSING = "\u2014"
 BEYOND_TF = " (beyond TF)"
 
 _TYPE_COL, _SIZE_COL, _LE_COL, _BE_COL = range(4)
-_SPECIAL_COLOUR = QColor(191, 87, 0)  # NaN, Inf, subnormal, -0: worth a second look
-_BEYOND_COLOUR = QColor(120, 120, 120)
+_SPECIAL_COLOUR = QColor(palette.SPECIAL)  # NaN, Inf, subnormal, -0: worth a second look
+_BEYOND_COLOUR = QColor(palette.MUTED)
 
 
 def _hex(data: bytes) -> str:
@@ -196,7 +197,7 @@ class DataInspector(QWidget):
             values = decode_raw(raw, name, little_endian=little_endian, extended_types=True)
         except CoreError as exc:  # not expected for whole items; shown rather than raised
             item.setText("error")
-            item.setToolTip(str(exc))
+            item.setToolTip(describe_error(exc).message)
             return
         # Native order for formatting: ml_dtypes prints a big-endian bfloat16 view as raw bytes.
         value = values.astype(native)[0]

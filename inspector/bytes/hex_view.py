@@ -24,13 +24,17 @@ from PySide6.QtCore import QFileSystemWatcher, QPoint, QPointF, QRect, QRectF, Q
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSlider, QWidget
 
+from core.errors import describe_error
+from inspector.widgets import palette
+
 BYTES_PER_ROW = 16
 """Bytes shown per row."""
 
 _SCROLL_LIMIT = 1 << 30  # past this many scroll positions the scrollbar is scaled
 _MARGIN = 4  # px left of the offset column
-_HIGHLIGHT = QColor(255, 214, 102)  # the highlighted element's bytes
-_BANNER = QColor(255, 236, 179)
+_HIGHLIGHT = QColor(palette.HIGHLIGHT)  # the highlighted element's bytes
+_BANNER = QColor(palette.MESSAGE_COLORS["warning"].background)
+_BANNER_TEXT = QColor(palette.MESSAGE_COLORS["warning"].text)
 _Action = QAbstractSlider.SliderAction
 
 
@@ -56,7 +60,7 @@ class _MappedFile:
                 self.size = len(self._map)
         except (OSError, ValueError) as exc:
             self.close()
-            self.error = f"cannot open {self.name}: {getattr(exc, 'strerror', None) or exc}"
+            self.error = f"cannot open {self.name}: {describe_error(exc).message}"
             return
         if self.size == 0:
             self.error = f"{self.name} is empty (0 bytes)"
@@ -450,7 +454,7 @@ class HexView(QAbstractScrollArea):
         y = 0
         if self._message:
             painter.fillRect(QRect(0, 0, width, rh), _BANNER)
-            painter.setPen(QColor(90, 60, 0))
+            painter.setPen(_BANNER_TEXT)
             elide = Qt.TextElideMode.ElideRight
             text = painter.fontMetrics().elidedText(self._message, elide, width - 2 * _MARGIN)
             painter.drawText(QPointF(_MARGIN, self._ascent), text)

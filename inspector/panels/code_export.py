@@ -10,24 +10,20 @@ from __future__ import annotations
 
 from PySide6.QtGui import QGuiApplication
 
-from core.errors import CoreError
+from core.errors import CoreError, SourceError, describe_error
 from core.export.code_snippets import numpy_snippet, tensorflow_snippet
 from inspector.state.document import Document
 
-__all__ = ["SNIPPET_KINDS", "SnippetError", "numpy_snippet_for", "tensorflow_snippet_for",
+__all__ = ["SNIPPET_KINDS", "numpy_snippet_for", "tensorflow_snippet_for",
            "copy_snippet", "copy_snippet_message"]
 
 SNIPPET_KINDS = ("numpy", "tensorflow")
 _TITLES = {"numpy": "numpy", "tensorflow": "TensorFlow"}
 
 
-class SnippetError(CoreError):
-    """No snippet for this state: no file open, or settings the engine refuses."""
-
-
 def _check_open(document: Document) -> None:
     if not document.paths or document.pipeline is None:
-        raise SnippetError("No file is open (open a file first)", field="files")
+        raise SourceError("No file is open (open a file first)", field="files")
 
 
 def numpy_snippet_for(document: Document) -> str:
@@ -35,8 +31,8 @@ def numpy_snippet_for(document: Document) -> str:
 
     Raises
     ------
-    SnippetError
-        No file is open.
+    SourceError
+        No file is open (``field="files"``).
     CoreError
         The current settings are invalid (the engine's message, e.g. a bad shape or slice).
     """
@@ -50,8 +46,8 @@ def tensorflow_snippet_for(document: Document) -> str:
 
     Raises
     ------
-    SnippetError
-        No file is open.
+    SourceError
+        No file is open (``field="files"``).
     CoreError
         The current settings are invalid.
     """
@@ -90,5 +86,5 @@ def copy_snippet_message(document: Document, kind: str) -> str:
     try:
         text = copy_snippet(document, kind)
     except CoreError as error:
-        return f"Cannot copy {title} code: {error.message}"
+        return f"Cannot copy {title} code: {describe_error(error).message}"
     return f"Copied {title} code ({text.count(chr(10)) + 1} lines) to the clipboard"

@@ -1,8 +1,9 @@
 """Decode panel: edits the decode parameters of the document and explains the result.
 
 Every change applies live through :meth:`Document.update_params`. When the engine refuses a
-combination, its message appears in red under the field it names (``CoreError.field``) and the
-last good view stays on screen. No rule is decided here.
+combination, the document's :class:`core.errors.ErrorReport` appears under the field it names
+(``ErrorReport.field``) in the palette's colour for its severity, and the last good view stays
+on screen. No rule is decided here.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from PySide6.QtWidgets import (
 from core.decode.shape_suggestions import suggest_shapes
 from core.dtypes.data_type import DataType
 from core.dtypes.table import ENGINE_TYPES, is_tf_decode_type
-from core.errors import CoreError
+from core.errors import CoreError, ErrorReport, describe_error
 from core.pipeline.pipeline import DecodeParams, PipelineResult
 from inspector.state.document import Document
+from inspector.widgets import palette
 from inspector.widgets.int_field import IntField
 
 BEYOND_TF = " (beyond TF)"
@@ -117,7 +119,7 @@ class DecodePanel(QWidget):
     def _add_row(self, form: QFormLayout, field: str, label: str, editor) -> None:
         error = QLabel()
         error.setObjectName(f"error_{field}")
-        error.setStyleSheet("color: #c62828;")
+        error.setStyleSheet(palette.inline_style("error"))
         error.setWordWrap(True)
         error.setTextInteractionFlags(Qt.TextSelectableByMouse)
         error.hide()
@@ -170,7 +172,7 @@ class DecodePanel(QWidget):
         try:
             shape = parse_shape(text)
         except CoreError as error:
-            self._show_local_error("shape", error.message)
+            self._show_local_error("shape", describe_error(error).message)
             return
         self._update(shape=tuple(shape))
 
@@ -244,7 +246,7 @@ class DecodePanel(QWidget):
         ]
         self.info_label.setText("<br>".join(lines))
 
-    def _on_error_changed(self, error: CoreError | None) -> None:
+    def _on_error_changed(self, error: ErrorReport | None) -> None:
         for label in self.error_labels.values():
             label.hide()
         if error is None:
@@ -252,10 +254,11 @@ class DecodePanel(QWidget):
         field = error.field if error.field in self.error_labels else None
         if field is None and error.field in ("slice",):
             return  # shown by the slice editor
-        self._show_local_error(field or "files", error.message)
+        self._show_local_error(field or "files", error.message, error.severity)
 
-    def _show_local_error(self, field: str, message: str) -> None:
+    def _show_local_error(self, field: str, message: str, severity: str = "error") -> None:
         label = self.error_labels.get(field, self.error_labels["files"])
+        label.setStyleSheet(palette.inline_style(severity))
         label.setText(message)
         label.show()
 

@@ -39,11 +39,12 @@ from PySide6.QtWidgets import (
 )
 
 from core.dtypes.data_type import DataType
-from core.errors import CoreError
+from core.errors import CoreError, describe_error
 from core.export.arrays import CSV_WARNING_VALUES, FORMATS, csv_size_warning, export_view
 from inspector.panels.status_bar import byte_order_name, human_size
-from inspector.state.background_task import BackgroundTask, error_text
+from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
+from inspector.widgets import palette
 
 __all__ = ["ExportController", "ExportDialog", "export_current_view"]
 
@@ -152,7 +153,7 @@ class ExportController(QObject):
         try:
             self._document.pipeline.source.check_unchanged()
         except CoreError as error:
-            return error.message
+            return describe_error(error).message
         return None
 
     # ------------------------------------------------------------------ task events
@@ -166,7 +167,7 @@ class ExportController(QObject):
 
     def _on_task_failed(self, error: BaseException) -> None:
         self._task = None
-        self.failed.emit(error_text(error))
+        self.failed.emit(describe_error(error).message)
 
     def _on_task_cancelled(self) -> None:
         self._task = None
@@ -397,7 +398,7 @@ class ExportDialog(QDialog):
 
     def _set_message(self, text: str, error: bool = False) -> None:
         self.message_label.setText(text)
-        self.message_label.setStyleSheet("QLabel { color: #b71c1c; }" if error else "")
+        self.message_label.setStyleSheet(palette.inline_style("error" if error else None))
 
 
 def _type_name(dtype) -> str:

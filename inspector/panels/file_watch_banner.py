@@ -41,8 +41,10 @@ import os
 from PySide6.QtCore import QFileSystemWatcher, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
+from core.errors import describe_error
 from core.files.safe_open import FileInfo
 from inspector.state.document import Document
+from inspector.widgets import palette
 
 __all__ = ["FileWatchBanner", "describe_file_change"]
 
@@ -69,7 +71,7 @@ def describe_file_change(info: FileInfo) -> tuple[str, bool] | None:
     except FileNotFoundError:
         return f"{name} was deleted{_CLEARED}", True
     except OSError as error:
-        return f"{name} cannot be checked ({error.strerror or error})", False
+        return f"{name} cannot be checked: {describe_error(error).message}", False
     if (now.st_dev, now.st_ino) != (info.device, info.inode):
         return f"{name} was replaced on disk", False
     if now.st_size < info.size:
@@ -162,8 +164,7 @@ class FileWatchBanner(QFrame):
     # ------------------------------------------------------------------ construction
     def _build(self) -> None:
         self.setFrameShape(QFrame.StyledPanel)
-        self.setStyleSheet("#fileWatchBanner { background: #fff4e5; border: 1px solid #f0b46b; }"
-                           " QLabel { color: #663c00; }")
+        self.setStyleSheet(palette.frame_style("fileWatchBanner", "warning"))
         self.label = QLabel()
         self.label.setObjectName("fileWatchMessage")
         self.label.setWordWrap(True)

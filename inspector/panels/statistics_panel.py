@@ -42,12 +42,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.errors import CoreError
+from core.errors import CoreError, describe_error
 from core.pipeline.pipeline import PipelineResult
 from core.scan.statistics import Statistics, compute_statistics
 from core.text.number_format import format_value
-from inspector.state.background_task import BackgroundTask, error_text
+from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
+from inspector.widgets import palette
 
 __all__ = ["StatisticsPanel", "AUTO_COMPUTE_LIMIT"]
 
@@ -152,7 +153,7 @@ class StatisticsPanel(QWidget):
             pipeline.source.check_unchanged()
         except CoreError as error:
             self._show(None)
-            self._set_status(f"Error: {error.message}", error=True)
+            self._set_status(f"Error: {describe_error(error).message}", error=True)
             return None
         if key in self._cache:
             self._cache.move_to_end(key)
@@ -238,7 +239,7 @@ class StatisticsPanel(QWidget):
         self.plot.setLabel("bottom", "value")
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.histogram = pg.PlotDataItem(
-            stepMode="center", fillLevel=0, fillOutline=True, pen=pg.mkPen("#4a90d9"),
+            stepMode="center", fillLevel=0, fillOutline=True, pen=pg.mkPen(palette.PLOT_HISTOGRAM),
             brush=pg.mkBrush(74, 144, 217, 120))
         self.plot.addItem(self.histogram)
 
@@ -297,7 +298,7 @@ class StatisticsPanel(QWidget):
         self._task = None
         self._set_running(False)
         self._show(None)
-        self._set_status(f"Error: {error_text(error)}", error=True)
+        self._set_status(f"Error: {describe_error(error).message}", error=True)
 
     def _on_task_cancelled(self) -> None:
         task = self.sender()
@@ -343,7 +344,7 @@ class StatisticsPanel(QWidget):
 
     def _set_status(self, text: str, error: bool = False) -> None:
         self.status_label.setText(text)
-        self.status_label.setStyleSheet("QLabel { color: #b71c1c; }" if error else "")
+        self.status_label.setStyleSheet(palette.inline_style("error" if error else None))
 
     def _show(self, stats: Statistics | None, dtype: np.dtype | None = None) -> None:
         changed = stats is not self._statistics

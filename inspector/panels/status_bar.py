@@ -11,6 +11,7 @@ import os
 import numpy as np
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
+from core.errors import describe_error
 from core.pipeline.pipeline import PipelineResult
 from core.text.number_format import format_value
 from inspector.state.document import Document
@@ -89,7 +90,7 @@ def selection_text(result: PipelineResult, index: tuple[int, ...], paths: tuple[
         value = result.view[index]
         file_index, offset, nbytes = result.byte_offset(index)
     except (IndexError, ValueError) as error:
-        return f"[{', '.join(map(str, index))}]: {error}"
+        return f"[{', '.join(map(str, index))}]: {describe_error(error).message}"
     name = os.path.basename(paths[file_index]) if file_index < len(paths) else f"file {file_index}"
     text = format_value(value, result.view.dtype, "auto")
     where = f"bytes {offset}..{offset + nbytes - 1}" if nbytes > 1 else f"byte {offset}"

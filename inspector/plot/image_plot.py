@@ -23,6 +23,7 @@ from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QGraphicsRectItem, QVBoxLayout, QWidget
 
 from core.display.line_decimation import real_values
+from inspector.widgets import palette
 
 #: Most samples read (and handed to pyqtgraph) along each image axis.
 MAX_SIDE = 1024  # device pixels of a typical plot dock; zooming in re-reads finer
@@ -148,13 +149,13 @@ class ImagePlot(QWidget):
         self.histogram.setImageItem(self.image_item)
         self._layout_widget.addItem(self.histogram, row=0, col=1)
 
-        dash = pg.mkPen("#dddddd", width=1, style=Qt.PenStyle.DashLine)
+        dash = pg.mkPen(palette.PLOT_GRID, width=1, style=Qt.PenStyle.DashLine)
         self._cross_v = pg.InfiniteLine(angle=90, movable=False, pen=dash)
         self._cross_h = pg.InfiniteLine(angle=0, movable=False, pen=dash)
-        selected = pg.mkPen("#ff5252", width=2)
+        selected = pg.mkPen(palette.PLOT_OUTLINE, width=2)
         self.marker = pg.ScatterPlotItem(size=15, pen=selected, brush=None, symbol="s")
         self._cell_outline = QGraphicsRectItem(0, 0, 1, 1)
-        outline_pen = pg.mkPen("#ff5252", width=2)
+        outline_pen = pg.mkPen(palette.PLOT_OUTLINE, width=2)
         outline_pen.setCosmetic(True)
         self._cell_outline.setPen(outline_pen)
         for item in (self._cross_v, self._cross_h, self.marker, self._cell_outline):

@@ -31,6 +31,8 @@ from PySide6.QtCore import QCoreApplication, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from core.display.line_decimation import MinMaxPyramid, peak_decimate, real_values
+from core.errors import describe_error
+from inspector.widgets import palette
 
 #: Arrays longer than this get a min/max pyramid built on a worker thread.
 PYRAMID_THRESHOLD = 2_000_000
@@ -96,7 +98,7 @@ class _OverviewBuild:
                 self.values, part=self.part, should_stop=self.cancel.is_set, progress=self._set_progress
             )
         except Exception as exc:
-            self.error = f"{type(exc).__name__}: {exc}"
+            self.error = describe_error(exc).message
         finally:
             with _running_lock:
                 _running.discard(self.cancel)
@@ -158,15 +160,15 @@ class LinePlot(QWidget):
         self._view_box = self._plot_item.getViewBox()
         self._view_box.setAutoVisible(y=True)
 
-        self.curve = _WindowedCurve(pen=pg.mkPen("#4fc3f7", width=1))
+        self.curve = _WindowedCurve(pen=pg.mkPen(palette.PLOT_CURVE, width=1))
         self._plot_item.addItem(self.curve)
-        self.inf_markers = pg.ScatterPlotItem(size=9, pen=None, brush=pg.mkBrush("#ff7043"))
+        self.inf_markers = pg.ScatterPlotItem(size=9, pen=None, brush=pg.mkBrush(palette.PLOT_INF_MARKER))
         self._plot_item.addItem(self.inf_markers, ignoreBounds=True)
-        dash = pg.mkPen("#bbbbbb", width=1, style=Qt.PenStyle.DashLine)
+        dash = pg.mkPen(palette.PLOT_GRID, width=1, style=Qt.PenStyle.DashLine)
         self._cross_v = pg.InfiniteLine(angle=90, movable=False, pen=dash)
         self._cross_h = pg.InfiniteLine(angle=0, movable=False, pen=dash)
-        self.selection_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#ffd54f", width=1))
-        self.marker = pg.ScatterPlotItem(size=11, pen=pg.mkPen("#ffd54f", width=2), brush=None, symbol="o")
+        self.selection_line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(palette.PLOT_SELECTION, width=1))
+        self.marker = pg.ScatterPlotItem(size=11, pen=pg.mkPen(palette.PLOT_SELECTION, width=2), brush=None, symbol="o")
         for item in (self._cross_v, self._cross_h, self.selection_line, self.marker):
             item.setVisible(False)
             self._plot_item.addItem(item, ignoreBounds=True)

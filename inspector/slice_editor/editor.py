@@ -46,21 +46,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.errors import SliceError
+from core.errors import SliceError, SliceSyntaxError, describe_error
 from core.slicing.expr import format_slice, parse_slice
 from core.slicing.feedback import describe, highlight_html
 from core.slicing.spec import SliceSpec
-from core.slicing.tokens import SliceSyntaxError
 from inspector.slice_editor.copy_button import SliceCopyButton, copy_text
 from inspector.slice_editor.entries_model import with_mask
 from inspector.slice_editor.entries_view import SliceEntriesView
 from inspector.slice_editor.mask_fields import MaskFields
 from inspector.state.slice_history import REDO_KEYS, UNDO_KEYS, SpecCommand, TypingSessions, history_step
+from inspector.widgets import palette
 
 __all__ = ["SliceEditor"]
 
 _EXPRESSION = "expression"
-_ERROR_COLOR = "#c62828"
 
 
 class SliceEditor(QWidget):
@@ -139,6 +138,7 @@ class SliceEditor(QWidget):
             top.addWidget(widget)
 
         self._error_label = QLabel(self)
+        self._error_label.setObjectName("sliceErrorLabel")
         self._error_label.setWordWrap(True)
         self._error_label.setTextFormat(Qt.TextFormat.RichText)
         self._error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -215,7 +215,7 @@ class SliceEditor(QWidget):
             spec = parse_slice(text)
         except SliceSyntaxError as error:
             self._expression.setText(text)
-            self._set_input_error(error.message, (error.column, error.length))
+            self._set_input_error(describe_error(error).message, (error.column, error.length))
             return
         self._emitted = spec
         self._show(spec, shown_by=None, emit=False)
@@ -275,7 +275,7 @@ class SliceEditor(QWidget):
         try:
             spec = parse_slice(text)
         except SliceSyntaxError as error:
-            self._set_input_error(error.message, (error.column, error.length))
+            self._set_input_error(describe_error(error).message, (error.column, error.length))
             return
         self._commit(spec, "type slice", field=_EXPRESSION)
 
@@ -294,7 +294,7 @@ class SliceEditor(QWidget):
         try:
             spec = with_mask(self._spec, name, value)
         except SliceError as error:
-            self._set_input_error(error.message)
+            self._set_input_error(describe_error(error).message)
             return
         self._commit(spec, f"edit {name}", field=f"mask:{name}")
 
@@ -362,12 +362,13 @@ class SliceEditor(QWidget):
 
     def _render(self) -> None:
         error = self.error_text()
-        message = f'<span style="color:{_ERROR_COLOR}">{html.escape(error)}</span>'
+        message = palette.colored_html(html.escape(error), "error")
         if self._error_span is not None:
-            shown = highlight_html(self._expression.text(), *self._error_span)
+            shown = highlight_html(self._expression.text(), *self._error_span, color=palette.ERROR,
+                                   shade=palette.ERROR_SHADE)
             self._error_label.setText(
                 f'<tt style="font-size:large">{shown}</tt><br>{message}'
-                '<br><i style="color:gray">(the grid shows the last slice that parsed)</i>'
+                f'<br><i style="color:{palette.MUTED}">(the grid shows the last slice that parsed)</i>'
             )
         else:
             self._error_label.setText(message)
@@ -375,7 +376,7 @@ class SliceEditor(QWidget):
         self._mark_expression(self._error_span)
         scroll = self._feedback_view.verticalScrollBar()
         position = scroll.value()  # setHtml scrolls to the top; keep the reader's place
-        self._feedback_view.setHtml(self._feedback.html())
+        self._feedback_view.setHtml(self._feedback.html(error_color=palette.ERROR, note_color=palette.NOTE))
         scroll.setValue(position)
 
     def _mark_expression(self, span: tuple[int, int] | None) -> None:
@@ -385,9 +386,9 @@ class SliceEditor(QWidget):
             column, length = span
             fmt = QTextCharFormat()
             fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
-            fmt.setUnderlineColor(QColor(_ERROR_COLOR))
-            fmt.setBackground(QColor("#ffd7d7"))
-            fmt.setForeground(QColor(_ERROR_COLOR))
+            fmt.setUnderlineColor(QColor(palette.ERROR))
+            fmt.setBackground(QColor(palette.ERROR_SHADE))
+            fmt.setForeground(QColor(palette.ERROR))
             start = column - self._expression.cursorPosition()
             attributes.append(
                 QInputMethodEvent.Attribute(

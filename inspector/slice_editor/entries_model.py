@@ -16,7 +16,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QRect, Qt, Signal
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionButton
 
-from core.errors import SliceError
+from core.errors import SliceError, describe_error
 from core.slicing.expr import format_item
 from core.slicing.spec import SliceSpec
 
@@ -289,7 +289,7 @@ class SliceEntriesModel(QAbstractTableModel):
             else:
                 return False
         except SliceError as error:
-            self.editRejected.emit(error.message)
+            self.editRejected.emit(describe_error(error).message)
             return False
         if new != self._spec:
             self.specEdited.emit(new)

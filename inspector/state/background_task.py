@@ -15,7 +15,7 @@ Threading rules
 * ``progress(done, total)`` from the worker is throttled to one signal per 1/1000 of ``total``
   (at most ~1000 events per task), so a small block size cannot flood the event loop.
 * Cancelling sets a flag that ``cancelled()`` returns; the work raises
-  :class:`core.scan.statistics.Cancelled` at its next check. A task cancelled before it started never
+  :class:`core.errors.Cancelled` at its next check. A task cancelled before it started never
   calls ``work``. A task whose work returned in spite of a cancel request reports success (the
   work *was* done; for an export the file exists).
 * A started task is kept alive by a module registry until its outcome reached the GUI thread
@@ -34,10 +34,9 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
 
-from core.errors import CoreError
-from core.scan.statistics import Cancelled
+from core.errors import Cancelled
 
-__all__ = ["BackgroundTask", "task_pool", "shutdown_tasks", "wait_for_tasks", "error_text"]
+__all__ = ["BackgroundTask", "task_pool", "shutdown_tasks", "wait_for_tasks"]
 
 Progress = Callable[[int, int], None]
 Work = Callable[[Progress, Callable[[], bool]], Any]
@@ -81,20 +80,6 @@ def shutdown_tasks(msecs: int = 5_000) -> bool:
     for task in list(_LIVE):
         task.cancel()
     return wait_for_tasks(msecs)
-
-
-def error_text(error: BaseException) -> str:
-    """User-facing text of an exception a task raised.
-
-    Engine errors (:class:`core.errors.CoreError`) already say what is wrong and how to fix it;
-    anything else is a bug or a system error, so its type is kept in the text.
-    """
-    if isinstance(error, CoreError):
-        return error.message
-    if isinstance(error, OSError) and error.strerror:
-        name = f": {error.filename}" if error.filename else ""
-        return f"{error.strerror}{name}"
-    return f"{type(error).__name__}: {error}"
 
 
 class _Relay(QObject):
@@ -150,7 +135,7 @@ class BackgroundTask(QObject):
     work
         ``work(progress, cancelled) -> result``: runs on the worker, must not touch Qt widgets,
         should call ``progress(done, total)`` now and then and raise
-        :class:`core.scan.statistics.Cancelled` soon after ``cancelled()`` returns True.
+        :class:`core.errors.Cancelled` soon after ``cancelled()`` returns True.
     parent
         Optional Qt parent (the task is kept alive while running either way).
 
@@ -161,7 +146,7 @@ class BackgroundTask(QObject):
     succeeded(object)
         The result of ``work``.
     failed(object)
-        The exception ``work`` raised (see :func:`error_text` for a message).
+        The exception ``work`` raised (:func:`core.errors.describe_error` gives its message).
     cancelled()
         The work stopped because of :meth:`cancel` (or never started).
     finished()

@@ -9,12 +9,14 @@ invalid, so a typo never blanks the screen.
 from __future__ import annotations
 
 import os
+import sys
+import traceback
 from collections.abc import Sequence
 from dataclasses import replace
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Signal
 
-from core.errors import CoreError, SourceError
+from core.errors import DEBUG_VARIABLE, CoreError, ErrorReport, SourceError, describe_error
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 
 
@@ -28,8 +30,9 @@ class Document(QObject):
     resultChanged(object)
         A new good :class:`PipelineResult` (the view changed).
     errorChanged(object)
-        The current :class:`CoreError` (or ``None`` when the settings are valid again). While
-        an error is shown, :attr:`result` stays the last good one.
+        The current :class:`core.errors.ErrorReport` (or ``None`` when the settings are valid
+        again). Any exception of the engine is caught here and reported this way, never raised
+        to a widget; while an error is shown, :attr:`result` stays the last good one.
     selectionChanged(object)
         The selected element's index into ``result.view`` (a tuple) or ``None``.
     """
@@ -49,7 +52,8 @@ class Document(QObject):
         self._slice_text = ""
         self._slice_spec = None
         self._result: PipelineResult | None = None
-        self._error: CoreError | None = None
+        self._error: ErrorReport | None = None
+        self._exception: BaseException | None = None
         self._selection: tuple[int, ...] | None = None
         # Widgets keep reading the last good view (paints, hover readouts, timers). If a file
         # shrinks under its map, those reads would hit pages past its end and kill the app with
@@ -84,8 +88,14 @@ class Document(QObject):
         return self._result
 
     @property
-    def error(self) -> CoreError | None:
+    def error(self) -> ErrorReport | None:
+        """What is wrong with the current settings (:func:`core.errors.describe_error`), or None."""
         return self._error
+
+    @property
+    def exception(self) -> BaseException | None:
+        """The exception behind :attr:`error` (for logs and tests), or None."""
+        return self._exception
 
     @property
     def selection(self) -> tuple[int, ...] | None:
@@ -97,16 +107,13 @@ class Document(QObject):
     ) -> bool:
         """Map ``paths`` (read-only) and decode them with ``params``; False if they cannot be opened.
 
-        A file that cannot be opened keeps the previous document on screen and reports the
-        :class:`core.errors.SourceError` through :attr:`errorChanged`.
+        A file that cannot be opened keeps the previous document on screen and reports why
+        (usually a :class:`core.errors.SourceError`) through :attr:`errorChanged`.
         """
         try:
             pipeline = Pipeline([os.fspath(p) for p in paths])
-        except CoreError as error:
+        except Exception as error:  # the boundary: whatever failed, report it, keep the old view
             self._set_error(error)
-            return False
-        except OSError as error:  # belt and braces: the engine wraps these in SourceError
-            self._set_error(CoreError(f"{error.strerror or error}: {error.filename}", field="files"))
             return False
         if self._pipeline is not None:
             self._pipeline.close()
@@ -216,7 +223,7 @@ class Document(QObject):
 
         try:
             return parse_slice(text)
-        except CoreError as error:
+        except Exception as error:  # the boundary: report, keep the last good view
             self._set_error(error)
             return _INVALID
 
@@ -227,7 +234,7 @@ class Document(QObject):
             return
         try:
             result = self._pipeline.run(self._params, self._slice_spec)
-        except CoreError as error:
+        except Exception as error:  # the boundary: report, keep the last good view
             self._set_error(error)
             return
         self._result = result
@@ -237,11 +244,15 @@ class Document(QObject):
         self._set_error(None)
         self.resultChanged.emit(result)
 
-    def _set_error(self, error: CoreError | None) -> None:
+    def _set_error(self, error: BaseException | None) -> None:
+        """Report ``error`` (described by :func:`core.errors.describe_error`) or clear the report."""
         if error is None and self._error is None:
             return
-        self._error = error
-        self.errorChanged.emit(error)
+        if error is not None and not isinstance(error, CoreError) and os.environ.get(DEBUG_VARIABLE):
+            traceback.print_exception(type(error), error, error.__traceback__, file=sys.stderr)
+        self._exception = error
+        self._error = None if error is None else describe_error(error)
+        self.errorChanged.emit(self._error)
 
 
 _INVALID = object()

@@ -17,14 +17,9 @@ from PySide6.QtGui import QColor
 
 from core.text.number_format import FORMATS, classify_value, describe_special, format_value
 from inspector.state.display_axes import DisplayAxes
+from inspector.widgets import palette
 
-SPECIAL_COLORS: dict[str, QColor] = {
-    "nan": QColor("#d62728"),
-    "inf": QColor("#9467bd"),
-    "-inf": QColor("#9467bd"),
-    "subnormal": QColor("#1f77b4"),
-    "-0": QColor("#b35900"),
-}
+SPECIAL_COLORS: dict[str, QColor] = {kind: QColor(color) for kind, color in palette.SPECIAL_VALUES.items()}
 """Text colour of special values (see :func:`core.text.number_format.classify_value`)."""
 
 

@@ -34,8 +34,7 @@ from core.text.number_format import FORMATS
 from inspector.state.display_axes import DisplayAxes, normalize_index
 from inspector.table.axes_bar import AxesBar
 from inspector.table.model import ArrayTableModel
-
-_ERROR_STYLE = "color: #d62728;"
+from inspector.widgets import palette
 
 
 def parse_index(text: str, shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -297,7 +296,7 @@ class TablePanel(QWidget):
         self._go_to.returnPressed.connect(self._on_go_to_entered)
 
     def _show_message(self, text: str, *, error: bool) -> None:
-        self._message.setStyleSheet(_ERROR_STYLE if error else "")
+        self._message.setStyleSheet(palette.inline_style("error" if error else None))
         self._message.setText(text)
         self._message.setToolTip(text)
 

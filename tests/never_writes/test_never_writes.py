@@ -24,7 +24,8 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
-from core.export.arrays import ExportError, export_view
+from core.errors import ExportError
+from core.export.arrays import export_view
 from core.pipeline.pipeline import DecodeParams
 from inspector.main_window import MainWindow
 from inspector.plot.panel import configure_pyqtgraph

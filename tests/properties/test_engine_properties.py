@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from core import CoreError, DecodeParams, Pipeline, SliceSpec, parse_slice, strided_slice
 from core.dtypes.table import ENGINE_TYPES
+from core.errors import SliceSyntaxError
 from core.slicing.expr import format_slice
-from core.slicing.tokens import SliceSyntaxError
 
 FIELDS = {None, "dtype", "little_endian", "fixed_length", "offset", "record_size", "shape",
           "view_as", "files", "slice"}

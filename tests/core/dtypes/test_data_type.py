@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from core.dtypes.data_type import DataType
-from core.errors import CoreError, TensorBufferError
-from core.tflite.errors import IllegalArgumentError
+from core.errors import CoreError, IllegalArgumentError, TensorBufferError
 
 # member, numpy name, TF name, bytes per element, kind
 CATALOGUE = [

@@ -10,9 +10,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from core.errors import CoreError, SourceError
-from core.export.arrays import ExportError, csv_size_warning, export_view
-from core.scan.statistics import Cancelled
+from core.errors import Cancelled, CoreError, ExportError, SourceError
+from core.export.arrays import csv_size_warning, export_view
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 

@@ -10,8 +10,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from core.errors import CoreError, SourceError
-from core.scan.statistics import Cancelled, compute_statistics, iter_blocks, memory_order
+from core.errors import Cancelled, CoreError, SourceError
+from core.scan.blocks import iter_blocks, memory_order
+from core.scan.statistics import compute_statistics
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 

@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from core.errors import SliceError
-from core.slicing.expr import SliceSyntaxError, format_slice, is_expressible, parse_slice
+from core.errors import SliceError, SliceSyntaxError
+from core.slicing.expr import format_slice, is_expressible, parse_slice
 from core.slicing.spec import SliceSpec
 
 S = SliceSpec.from_index  # the spec TensorFlow's x[...] builds, for comparison

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from core.dtypes.data_type import DataType
+from core.errors import IllegalArgumentError
 from core.tflite.conversions import as_value_array, convert_array, convert_to
-from core.tflite.tensor_buffer import IllegalArgumentError, TensorBuffer
+from core.tflite.tensor_buffer import TensorBuffer
 
 NAN, INF = float("nan"), float("inf")
 I32MIN, I32MAX = -2147483648, 2147483647

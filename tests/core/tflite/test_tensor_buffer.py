@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from core.dtypes.data_type import DataType
-from core.errors import CoreError, TensorBufferError
-from core.tflite.tensor_buffer import IllegalArgumentError, IllegalStateError, TensorBuffer
+from core.errors import CoreError, IllegalArgumentError, TensorBufferError
+from core.tflite.tensor_buffer import TensorBuffer
 
 ARRAY_SIZE = "The size of the array to be loaded does not match the specified shape. ("
 NON_NEGATIVE = "Values in TensorBuffer shape should be non-negative. ("
@@ -322,7 +322,6 @@ def test_get_value_reads_the_right_element_of_a_strided_wrap():
 # ------------------------------------------------------------------------------- errors
 def test_error_hierarchy():
     assert issubclass(IllegalArgumentError, TensorBufferError)
-    assert issubclass(IllegalStateError, TensorBufferError)
     assert issubclass(TensorBufferError, CoreError) and issubclass(CoreError, ValueError)
 
 

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from core.dtypes.data_type import DataType
-from core.tflite.tensor_buffer import IllegalArgumentError, TensorBuffer
+from core.errors import IllegalArgumentError
+from core.tflite.tensor_buffer import TensorBuffer
 
 BYTE_SIZE = "The size of byte buffer and the shape do not match. Expected: "
 

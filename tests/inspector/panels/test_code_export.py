@@ -4,10 +4,9 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QGuiApplication
 
-from core.errors import CoreError
+from core.errors import CoreError, SourceError
 from core.pipeline.pipeline import DecodeParams
 from inspector.panels.code_export import (
-    SnippetError,
     copy_snippet,
     copy_snippet_message,
     numpy_snippet_for,
@@ -83,7 +82,7 @@ def test_invalid_settings_give_the_engine_message(qapp):
 
 def test_no_file_open(qapp):
     document = Document()
-    with pytest.raises(SnippetError, match=r"No file is open \(open a file first\)"):
+    with pytest.raises(SourceError, match=r"No file is open \(open a file first\)"):
         numpy_snippet_for(document)
     assert copy_snippet_message(document, "numpy") == (
         "Cannot copy numpy code: No file is open (open a file first)")

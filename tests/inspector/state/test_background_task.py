@@ -7,9 +7,8 @@ import threading
 import pytest
 from PySide6.QtCore import QThread
 
-from core.errors import SourceError
-from core.scan.statistics import Cancelled
-from inspector.state.background_task import BackgroundTask, error_text, shutdown_tasks, task_pool
+from core.errors import Cancelled, SourceError, describe_error
+from inspector.state.background_task import BackgroundTask, shutdown_tasks, task_pool
 
 
 @pytest.fixture(autouse=True)
@@ -71,7 +70,7 @@ def test_failure_carries_the_exception(qtbot):
         task.start()
     assert [e[0] for e in events] == ["failed", "finished"]
     assert isinstance(task.error, SourceError) and task.state == "failed"
-    assert error_text(task.error) == "'x.bin' changed on disk since it was opened (reload it)"
+    assert describe_error(task.error).message == "'x.bin' changed on disk since it was opened (reload it)"
 
 
 def test_cancel_while_running(qtbot):
@@ -139,9 +138,3 @@ def test_shutdown_cancels_running_tasks(qtbot):
     assert shutdown_tasks(10_000)
     qtbot.waitUntil(lambda: all(t.state == "cancelled" for t in tasks), timeout=10_000)
     assert task_pool().maxThreadCount() >= 2
-
-
-def test_error_text():
-    assert error_text(SourceError("bad offset (use 0)")) == "bad offset (use 0)"
-    assert error_text(PermissionError(13, "Permission denied", "/x")) == "Permission denied: /x"
-    assert error_text(ZeroDivisionError("by zero")) == "ZeroDivisionError: by zero"

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from inspector.state.display_axes import DisplayAxes, normalize_index
 from inspector.table.panel import TablePanel, parse_index
+from inspector.widgets import palette
 
 
 @pytest.fixture
@@ -170,7 +171,7 @@ def test_go_to_box_selects_and_reports_errors_inline(panel, qtbot):
     assert message.text() == ""
     go_to(qtbot, panel, "1, 2")
     assert message.text() == "expected 3 indices (one per axis of shape (2, 3, 4)), got 2"
-    assert "#d62728" in message.styleSheet()
+    assert palette.ERROR in message.styleSheet()
     go_to(qtbot, panel, "0, 0, 9")
     assert message.text() == "index 9 is out of bounds for axis 2 with size 4"
     assert QApplication.activeModalWidget() is None  # no dialog

@@ -55,3 +55,19 @@ class TensorBufferError(CoreError):
 
 class BudgetError(CoreError):
     """An operation would copy more bytes than the memory budget allows."""
+
+
+class IllegalArgumentError(TensorBufferError):
+    """TFLite's ``IllegalArgumentException``: an argument is invalid (bad shape, size, type).
+
+    Raised by :class:`core.dtypes.data_type.DataType` and the TensorBuffer port; it lives here,
+    with every engine error, so that the type table needs nothing from :mod:`core.tflite`.
+    """
+
+
+class IllegalStateError(TensorBufferError):
+    """TFLite's ``IllegalStateException``: the buffer is in a state that forbids the call.
+
+    No code path of the current port raises it (every check TFLite Support makes on these calls is
+    a ``checkArgument``); it exists so that callers can catch the full Java vocabulary.
+    """

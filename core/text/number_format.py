@@ -57,6 +57,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from core.dtypes.table import TYPE_ROWS
+
 try:  # ml_dtypes is a project dependency, but formatting numpy dtypes must not need it.
     import ml_dtypes
 except ImportError:  # pragma: no cover - exercised only without ml_dtypes
@@ -69,7 +71,8 @@ SPECIAL_KINDS: tuple[str, ...] = ("nan", "inf", "-inf", "subnormal", "-0")
 """Values returned by :func:`classify_value`, most alarming first (complex values report the
 first one found in this order among their two parts)."""
 
-_IEEE_NAN_LAYOUT = frozenset({"float16", "float32", "float64", "bfloat16"})
+# The engine's float types all have the IEEE 754 layout (quiet bit on top of the mantissa).
+_IEEE_NAN_LAYOUT = frozenset(row.name for row in TYPE_ROWS if row.kind == "float")
 
 
 @lru_cache(maxsize=64)

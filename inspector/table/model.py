@@ -14,7 +14,13 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 from PySide6.QtGui import QColor
 
 from core.display.image_sampling import estimate_levels
-from core.text.number_format import FORMATS, classify_value, describe_special, format_value
+from core.text.number_format import (
+    FORMATS,
+    classify_value,
+    describe_special,
+    format_value,
+    value_formatter,
+)
 from inspector.state.display_axes import DisplayAxes
 
 SPECIAL_COLORS: dict[str, QColor] = {
@@ -282,10 +288,9 @@ class ArrayTableModel(QAbstractTableModel):
                 f"selection has {cells:,} cells; copying is limited to "
                 f"{self.TSV_MAX_CELLS:,}: select fewer rows or columns"
             )
-        dtype, fmt, decimals = self._array.dtype, self._fmt, self._decimals
+        text_of = value_formatter(self._array.dtype, self._fmt, self._decimals)
         return "\n".join(
-            "\t".join(format_value(self.value_at(r, c), dtype, fmt, decimals)
-                      for c in range(left, right + 1))
+            "\t".join(text_of(self.value_at(r, c)) for c in range(left, right + 1))
             for r in range(top, bottom + 1)
         )
 

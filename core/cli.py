@@ -24,6 +24,7 @@ from core.decode.reshape import parse_shape
 from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
 from core.errors import DEBUG_VARIABLE, CoreError, describe_error
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
+from core.text.number_format import json_value, value_formatter
 
 __all__ = [
     "OneLineErrorParser", "CliArgumentParser", "add_pipeline_options", "params_from_args", "build_parser",
@@ -39,7 +40,8 @@ _EPILOG = f"""\
 types: {", ".join(f"{n} ({tf_name(n)})" if tf_name(n) != n else n for n in ENGINE_TYPES)};
 {" and ".join(EXTENDED_TYPES)} are beyond TF's decode_raw (refused with --tf-only).
 
-output: "shape: (...)" and "dtype: NAME (byte order)" lines, then the values printed by numpy.
+output: "shape: (...)" and "dtype: NAME (byte order)" lines, then the values laid out by numpy,
+each written as the GUI's table writes it.
 A view with more than --limit values is summarised numpy-style (leading and trailing items of
 each dimension, about --limit values in all), so a huge file prints at once.
 
@@ -48,7 +50,8 @@ each dimension, about --limit values in all), so a huge file prints at once.
 gives a single value). If the view has more than --limit values, "truncated" is true and "values"
 is instead a flat list of the first --limit values in C (row-major) order. NaN and infinities are
 the strings "nan", "inf", "-inf"; complex numbers are [real, imag] pairs; bool is true/false;
-half, bfloat16 and float are the shortest decimals that read back to the same value.
+numbers have the table's digits: the shortest decimals that read back, in their own type, to the
+same value (a bfloat16 1/3 is 0.334).
 
 Values starting with "-" may follow --shape and --slice directly (--shape -1,4).
 Errors print one "error: ..." line on stderr and exit with status 2.
@@ -170,35 +173,12 @@ def _native(values: np.ndarray) -> np.ndarray:
     return values
 
 
-def _shortest(value: float, scalar_type: type) -> float:
-    """The shortest decimal that reads back, in ``scalar_type``, to the same value."""
-    target = scalar_type(value)
-    for digits in range(1, 18):
-        candidate = float(format(value, f".{digits}g"))
-        if scalar_type(candidate) == target:
-            return candidate
-    return value
-
-
-def _json_float(value: float, scalar_type: type) -> object:
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return value if scalar_type is np.float64 else _shortest(value, scalar_type)
-
-
 def _json_values(values: np.ndarray) -> list:
-    """Flat list of JSON-ready values (see the --help epilog for the conventions)."""
+    """Flat list of JSON-ready values (:func:`core.text.number_format.json_value`'s rules)."""
     values = _native(values)
     if values.dtype.kind in "biu":
-        return values.tolist()
-    if values.dtype.kind == "c":
-        part = np.float32 if values.dtype.itemsize == 8 else np.float64
-        return [[_json_float(float(v.real), part), _json_float(float(v.imag), part)]
-                for v in values.tolist()]
-    scalar_type = values.dtype.type
-    return [_json_float(v, scalar_type) for v in values.astype(np.float64).tolist()]
+        return values.tolist()  # exact Python ints and bools, json_value's rule, at C speed
+    return [json_value(value, values.dtype) for value in values]
 
 
 def _nest(flat: list, shape: tuple[int, ...]) -> object:
@@ -225,11 +205,28 @@ def _check_print_budget(view: np.ndarray, limit: int) -> None:
 
 
 def render_text(result: PipelineResult, limit: int = DEFAULT_LIMIT) -> str:
-    """``shape:`` and ``dtype:`` lines, then the view printed by numpy (summarised past limit)."""
+    """``shape:`` and ``dtype:`` lines, then the view laid out by numpy (summarised past limit).
+
+    Each value reads as in the table's "auto" format (:func:`core.text.number_format.format_value`).
+    """
     view = result.view
     _check_print_budget(view, limit)
     edge = max(1, int(max(limit, 1) ** (1.0 / max(view.ndim, 1))) // 2)
-    body = np.array2string(view, threshold=max(limit, 0), edgeitems=edge, max_line_width=100)
+    options = {"threshold": max(limit, 0), "edgeitems": edge, "max_line_width": 100}
+    text_of = value_formatter(view.dtype)
+    width = 0
+
+    def measure(value) -> str:
+        nonlocal width
+        text = text_of(value)
+        width = max(width, len(text))
+        return text
+
+    # Numpy lays out and summarises; the values are the table's text, right-aligned in columns
+    # as wide as the widest value printed (found by a first pass over the printed values only).
+    np.array2string(view, formatter={"all": measure}, **options)
+    body = np.array2string(view, formatter={"all": lambda value: text_of(value).rjust(width)},
+                           **options)
     return f"shape: {tuple(view.shape)}\ndtype: {_dtype_text(result)}\n{body}\n"
 
 

@@ -20,39 +20,27 @@ from __future__ import annotations
 
 import enum
 
-import ml_dtypes
 import numpy as np
 
+from core.dtypes.table import TYPE_ROWS, TypeRow, row_for_numpy_kind
 from core.errors import IllegalArgumentError
 
 __all__ = ["DataType"]
 
-_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
-
-# name -> (numpy name, TF name, kind); kind is one of float/int/uint/bool/complex/string.
-_TABLE = {
-    "FLOAT16": ("float16", "half", "float"),
-    "BFLOAT16": ("bfloat16", "bfloat16", "float"),
-    "FLOAT32": ("float32", "float", "float"),
-    "FLOAT64": ("float64", "double", "float"),
-    "INT8": ("int8", "int8", "int"),
-    "INT16": ("int16", "int16", "int"),
-    "INT32": ("int32", "int32", "int"),
-    "INT64": ("int64", "int64", "int"),
-    "UINT8": ("uint8", "uint8", "uint"),
-    "UINT16": ("uint16", "uint16", "uint"),
-    "UINT32": ("uint32", "uint32", "uint"),
-    "UINT64": ("uint64", "uint64", "uint"),
-    "COMPLEX64": ("complex64", "complex64", "complex"),
-    "COMPLEX128": ("complex128", "complex128", "complex"),
-    "BOOL": ("bool", "bool", "bool"),
-    "STRING": ("string", "string", "string"),
-}
+# TFLite's order: floats, signed ints, unsigned ints, complex, bool, each by size, then STRING
+# (a stable sort keeps float16 before bfloat16, as in the table).
+_KIND_ORDER = ("float", "int", "uint", "complex", "bool")
+_ROWS: tuple[TypeRow, ...] = tuple(
+    sorted(TYPE_ROWS, key=lambda row: (_KIND_ORDER.index(row.kind), row.itemsize)))
+_ROW_BY_MEMBER: dict[str, TypeRow] = {row.data_type: row for row in _ROWS}
 
 
-class DataType(enum.Enum):
+class _DataTypeBase(enum.Enum):
     """Element type of a TensorBuffer (docs/semantics.md §6; TFLite's ``org.tensorflow.lite.DataType``).
 
+    Members, derived from :data:`core.dtypes.table.TYPE_ROWS` in TFLite's order: FLOAT16,
+    BFLOAT16, FLOAT32, FLOAT64, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64,
+    COMPLEX64, COMPLEX128, BOOL, then STRING (which no buffer can hold).
     The value of each member is its numpy name (``DataType.FLOAT32.value == "float32"``).
     ``DataType(x)`` accepts everything :meth:`parse` accepts.
 
@@ -61,23 +49,6 @@ class DataType(enum.Enum):
     IllegalArgumentError
         From ``DataType(x)`` / :meth:`parse` when ``x`` names no supported type.
     """
-
-    FLOAT16 = "float16"
-    BFLOAT16 = "bfloat16"
-    FLOAT32 = "float32"
-    FLOAT64 = "float64"
-    INT8 = "int8"
-    INT16 = "int16"
-    INT32 = "int32"
-    INT64 = "int64"
-    UINT8 = "uint8"
-    UINT16 = "uint16"
-    UINT32 = "uint32"
-    UINT64 = "uint64"
-    COMPLEX64 = "complex64"
-    COMPLEX128 = "complex128"
-    BOOL = "bool"
-    STRING = "string"
 
     def __str__(self) -> str:
         # Java's DataType.toString() is the bare name; TFLite's messages rely on it.
@@ -135,12 +106,14 @@ class DataType(enum.Enum):
     @property
     def kind(self) -> str:
         """``"float"``, ``"int"``, ``"uint"``, ``"bool"``, ``"complex"`` or ``"string"``."""
-        return _TABLE[self.name][2]
+        row = _ROW_BY_MEMBER.get(self.name)
+        return "string" if row is None else row.kind
 
     @property
     def tf_name(self) -> str:
         """TensorFlow's name: ``"half"``, ``"float"``, ``"double"``, otherwise the numpy name."""
-        return _TABLE[self.name][1]
+        row = _ROW_BY_MEMBER.get(self.name)
+        return "string" if row is None else row.tf_name
 
     @property
     def is_floating(self) -> bool:
@@ -183,9 +156,7 @@ class DataType(enum.Enum):
                 "FLOAT32 or UINT8; decode text with another tool)",
                 field="dtype",
             )
-        if self is DataType.BFLOAT16:
-            return _BFLOAT16
-        return np.dtype(self.value)
+        return _ROW_BY_MEMBER[self.name].dtype
 
     @property
     def type_size(self) -> int:
@@ -217,30 +188,18 @@ class DataType(enum.Enum):
         return (int(info.min), int(info.max))
 
 
-_NAMES: dict[str, DataType] = {}
-for _member in DataType:
-    _NAMES[_member.name.lower()] = _member
-    _NAMES[_member.value] = _member
-    _NAMES[_member.tf_name] = _member
-_NAMES["str"] = DataType.STRING
-del _member
+#: The enum itself: one member per row of the type table, then STRING.
+DataType = _DataTypeBase(
+    "DataType", [(row.data_type, row.name) for row in _ROWS] + [("STRING", "string")],
+    module=__name__, qualname="DataType")
+DataType.__doc__ = _DataTypeBase.__doc__
 
-_BY_KIND_SIZE = {
-    ("f", 2): DataType.FLOAT16,
-    ("f", 4): DataType.FLOAT32,
-    ("f", 8): DataType.FLOAT64,
-    ("i", 1): DataType.INT8,
-    ("i", 2): DataType.INT16,
-    ("i", 4): DataType.INT32,
-    ("i", 8): DataType.INT64,
-    ("u", 1): DataType.UINT8,
-    ("u", 2): DataType.UINT16,
-    ("u", 4): DataType.UINT32,
-    ("u", 8): DataType.UINT64,
-    ("c", 8): DataType.COMPLEX64,
-    ("c", 16): DataType.COMPLEX128,
-    ("b", 1): DataType.BOOL,
-}
+_NAMES: dict[str, DataType] = {}
+for _row in _ROWS:
+    for _spelling in (_row.data_type.lower(), _row.name, _row.tf_name, *_row.aliases):
+        _NAMES[_spelling] = DataType[_row.data_type]
+_NAMES["string"] = _NAMES["str"] = DataType.STRING
+del _row, _spelling
 
 
 def _from_numpy(dtype: np.dtype) -> DataType | None:
@@ -248,7 +207,8 @@ def _from_numpy(dtype: np.dtype) -> DataType | None:
         return DataType.BFLOAT16
     if dtype.kind in ("S", "U"):
         return DataType.STRING
-    return _BY_KIND_SIZE.get((dtype.kind, dtype.itemsize))
+    row = row_for_numpy_kind(dtype.kind, dtype.itemsize)
+    return None if row is None else DataType[row.data_type]
 
 
 _AMBIGUOUS = {"int", "uint", "long", "ulong"}

@@ -1,26 +1,31 @@
-"""The type table of ``decode_raw`` (docs/semantics.md §1).
+"""The one type table of the engine (docs/semantics.md §1): every fact about an element type.
 
-TensorFlow names and their numpy equivalents:
+Each row of :data:`TYPE_ROWS` is one element type. Everything else that needs a type, a name for
+a type or a byte size derives from these rows: ``decode_raw``'s ``out_type`` lookup
+(:func:`resolve_dtype`, :data:`ENGINE_TYPES`, :func:`is_tf_decode_type`), TensorBuffer's
+:class:`core.dtypes.data_type.DataType`, the ``.npy`` descr parser
+(:mod:`core.files.npy_header`) and the numpy / TensorFlow names written into code snippets
+(:mod:`core.export.code_snippets`).
 
-========== ============ ==========================
-TF name    numpy name   note
-========== ============ ==========================
-half       float16
-float      float32
-double     float64
-bfloat16   bfloat16     from ``ml_dtypes``
-int8       int8
-int16      int16
-int32      int32
-int64      int64
-uint8      uint8
-uint16     uint16
-complex64  complex64
-complex128 complex128
-bool       bool
-uint32     uint32       beyond TF (``extended_types``)
-uint64     uint64       beyond TF (``extended_types``)
-========== ============ ==========================
+========== ========== ======= ========== ===== ========================================
+name       TF name    DecodeR DecodePadR .npy  note
+========== ========== ======= ========== ===== ========================================
+float32    float      yes     yes        f4
+float64    double     yes     yes        f8
+float16    half       yes     yes        f2
+int8       int8       yes     yes        i1
+int16      int16      yes     yes        i2
+int32      int32      yes     yes        i4
+int64      int64      yes     yes        i8
+uint8      uint8      yes     yes        u1
+uint16     uint16     yes     yes        u2
+complex64  complex64  yes     no         c8
+complex128 complex128 yes     no         c16
+bfloat16   bfloat16   yes     yes        —     ``ml_dtypes``; ``.npy`` has no type code
+bool       bool       yes     no         b1
+uint32     uint32     no      no         u4    beyond TF (``extended_types``)
+uint64     uint64     no      no         u8    beyond TF (``extended_types``)
+========== ========== ======= ========== ===== ========================================
 
 Either name, a ``numpy.dtype`` or a numpy scalar type is accepted. The byte order of a given
 dtype is ignored: ``decode_raw``'s ``little_endian`` says how the bytes are ordered, and
@@ -29,6 +34,7 @@ dtype is ignored: ``decode_raw``'s ``little_endian`` says how the bytes are orde
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import ml_dtypes
@@ -37,10 +43,15 @@ import numpy as np
 from core.errors import DecodeError
 
 __all__ = [
+    "TypeRow",
+    "TYPE_ROWS",
     "ENGINE_TYPES",
     "TF_DECODE_RAW_TYPES",
     "TF_DECODE_PADDED_RAW_TYPES",
     "EXTENDED_TYPES",
+    "type_row",
+    "row_for_npy_code",
+    "row_for_numpy_kind",
     "resolve_dtype",
     "tf_name",
     "engine_name",
@@ -49,46 +60,138 @@ __all__ = [
     "attr_error",
 ]
 
-#: TF's ``DecodeRaw`` attr list, in TF's order (used verbatim in error messages).
-TF_DECODE_RAW_TYPES: tuple[str, ...] = (
-    "half", "float", "double", "int32", "uint16", "uint8", "int16", "int8", "int64",
-    "complex64", "complex128", "bool", "bfloat16",
-)
-#: TF's ``DecodePaddedRaw`` attr list (``decode_raw`` with ``fixed_length``): no bool, no complex.
-TF_DECODE_PADDED_RAW_TYPES: tuple[str, ...] = (
-    "half", "float", "double", "int32", "uint16", "uint8", "int16", "int8", "int64", "bfloat16",
-)
-#: Types the app offers beyond TF (only with ``extended_types=True``).
-EXTENDED_TYPES: tuple[str, ...] = ("uint32", "uint64")
 
-# engine (numpy-style) name -> (TF name, native numpy dtype)
-_TABLE: dict[str, tuple[str, np.dtype]] = {
-    "float32": ("float", np.dtype(np.float32)),
-    "float64": ("double", np.dtype(np.float64)),
-    "float16": ("half", np.dtype(np.float16)),
-    "int8": ("int8", np.dtype(np.int8)),
-    "int16": ("int16", np.dtype(np.int16)),
-    "int32": ("int32", np.dtype(np.int32)),
-    "int64": ("int64", np.dtype(np.int64)),
-    "uint8": ("uint8", np.dtype(np.uint8)),
-    "uint16": ("uint16", np.dtype(np.uint16)),
-    "complex64": ("complex64", np.dtype(np.complex64)),
-    "complex128": ("complex128", np.dtype(np.complex128)),
-    "bfloat16": ("bfloat16", np.dtype(ml_dtypes.bfloat16)),
-    "bool": ("bool", np.dtype(np.bool_)),
-    "uint32": ("uint32", np.dtype(np.uint32)),
-    "uint64": ("uint64", np.dtype(np.uint64)),
+@dataclass(frozen=True)
+class TypeRow:
+    """Everything the program knows about one element type.
+
+    Attributes
+    ----------
+    name
+        The engine's (numpy-style) name, the key everywhere: ``"float32"``, ``"bfloat16"``.
+    dtype
+        The native-byte-order numpy dtype (bfloat16 is ``ml_dtypes.bfloat16``).
+    tf_name
+        TensorFlow's name (``DataTypeString``): ``"float"`` for float32, ``"half"``, ``"double"``.
+    decode_raw_position
+        Position in TF's ``DecodeRaw`` attr list (TF's order, quoted verbatim in messages), or
+        ``None`` when ``tf.io.decode_raw`` refuses the type (the types beyond TF).
+    padded
+        TF's ``DecodePaddedRaw`` (``decode_raw`` with ``fixed_length``) accepts it.
+    data_type
+        Member name of TensorBuffer's :class:`~core.dtypes.data_type.DataType` (``"FLOAT32"``).
+    kind
+        ``"float"``, ``"int"``, ``"uint"``, ``"bool"`` or ``"complex"``.
+    npy_code
+        The ``.npy`` descr without its byte-order mark (``"f4"``, ``"b1"``), or ``None`` when
+        the format has no code for the type (bfloat16).
+    numpy_code
+        How numpy code snippets name the type (``"np.float32"``, ``"ml_dtypes.bfloat16"``).
+    tf_code
+        How TensorFlow code snippets name the type (``"tf.float32"``).
+    aliases
+        Further spellings accepted from users, beyond the name and the TF name.
+    """
+
+    name: str
+    dtype: np.dtype
+    tf_name: str
+    decode_raw_position: int | None
+    padded: bool
+    data_type: str
+    kind: str
+    npy_code: str | None
+    numpy_code: str
+    tf_code: str
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return self.dtype.itemsize
+
+    @property
+    def in_tf_decode_raw(self) -> bool:
+        """``tf.io.decode_raw`` accepts the type (False for the types beyond TF)."""
+        return self.decode_raw_position is not None
+
+
+def _row(name: str, dtype: Any, tf: str, position: int | None, padded: bool, kind: str,
+         npy_code: str | None, aliases: tuple[str, ...] = ()) -> TypeRow:
+    numpy_code = "ml_dtypes.bfloat16" if name == "bfloat16" else f"np.{name}"
+    return TypeRow(name=name, dtype=np.dtype(dtype), tf_name=tf, decode_raw_position=position,
+                   padded=padded, data_type=name.upper(), kind=kind, npy_code=npy_code,
+                   numpy_code=numpy_code, tf_code=f"tf.{name}", aliases=aliases)
+
+
+#: The table, in the order a GUI lists the types (the last two are beyond TF). TF's DecodeRaw
+#: attr list is ``half, float, double, int32, uint16, uint8, int16, int8, int64, complex64,
+#: complex128, bool, bfloat16``: the positions below.
+TYPE_ROWS: tuple[TypeRow, ...] = (
+    _row("float32", np.float32, "float", 1, True, "float", "f4"),
+    _row("float64", np.float64, "double", 2, True, "float", "f8"),
+    _row("float16", np.float16, "half", 0, True, "float", "f2"),
+    _row("int8", np.int8, "int8", 7, True, "int", "i1"),
+    _row("int16", np.int16, "int16", 6, True, "int", "i2"),
+    _row("int32", np.int32, "int32", 3, True, "int", "i4"),
+    _row("int64", np.int64, "int64", 8, True, "int", "i8"),
+    _row("uint8", np.uint8, "uint8", 5, True, "uint", "u1"),
+    _row("uint16", np.uint16, "uint16", 4, True, "uint", "u2"),
+    _row("complex64", np.complex64, "complex64", 9, False, "complex", "c8"),
+    _row("complex128", np.complex128, "complex128", 10, False, "complex", "c16"),
+    _row("bfloat16", ml_dtypes.bfloat16, "bfloat16", 12, True, "float", None),
+    _row("bool", np.bool_, "bool", 11, False, "bool", "b1", aliases=("bool_",)),
+    _row("uint32", np.uint32, "uint32", None, False, "uint", "u4"),
+    _row("uint64", np.uint64, "uint64", None, False, "uint", "u8"),
+)
+
+_BY_NAME: dict[str, TypeRow] = {row.name: row for row in TYPE_ROWS}
+_BY_NPY_CODE: dict[str, TypeRow] = {row.npy_code: row for row in TYPE_ROWS if row.npy_code}
+_BY_NUMPY_KIND: dict[tuple[str, int], TypeRow] = {
+    (row.dtype.kind, row.itemsize): row for row in TYPE_ROWS if row.dtype.kind in "biufc"
 }
 
 #: Canonical numpy-style names in the order a GUI should list them; the last two are beyond TF.
-ENGINE_TYPES: tuple[str, ...] = tuple(_TABLE)
+ENGINE_TYPES: tuple[str, ...] = tuple(row.name for row in TYPE_ROWS)
+_DECODE_RAW_ROWS = sorted((row for row in TYPE_ROWS if row.in_tf_decode_raw),
+                          key=lambda row: row.decode_raw_position)
+#: TF's ``DecodeRaw`` attr list, in TF's order (used verbatim in error messages).
+TF_DECODE_RAW_TYPES: tuple[str, ...] = tuple(row.tf_name for row in _DECODE_RAW_ROWS)
+#: TF's ``DecodePaddedRaw`` attr list (``decode_raw`` with ``fixed_length``): no bool, no complex.
+TF_DECODE_PADDED_RAW_TYPES: tuple[str, ...] = tuple(row.tf_name for row in _DECODE_RAW_ROWS if row.padded)
+#: Types the app offers beyond TF (only with ``extended_types=True``).
+EXTENDED_TYPES: tuple[str, ...] = tuple(row.name for row in TYPE_ROWS if not row.in_tf_decode_raw)
 
 # every accepted spelling -> engine name
 _ALIASES: dict[str, str] = {}
-for _engine, (_tf, _dt) in _TABLE.items():
-    _ALIASES[_engine] = _engine
-    _ALIASES[_tf] = _engine
-_ALIASES["bool_"] = "bool"
+for _type in TYPE_ROWS:
+    for _spelling in (_type.name, _type.tf_name, *_type.aliases):
+        _ALIASES[_spelling] = _type.name
+del _type, _spelling
+
+
+def type_row(name: str) -> TypeRow:
+    """The row of engine type ``name`` (one of :data:`ENGINE_TYPES`).
+
+    Raises
+    ------
+    KeyError
+        ``name`` is not an engine name (use :func:`engine_name` to normalise user input first).
+    """
+    return _BY_NAME[name]
+
+
+def row_for_npy_code(code: str) -> TypeRow | None:
+    """The row whose ``.npy`` descr is ``code`` without byte-order mark (``"f4"``), or None."""
+    return _BY_NPY_CODE.get(code)
+
+
+def row_for_numpy_kind(kind: str, itemsize: int) -> TypeRow | None:
+    """The row of numpy's standard dtype of ``kind`` (``dtype.kind``) and ``itemsize``, or None.
+
+    bfloat16 (numpy kind ``"V"``) is not found this way: look it up by name.
+    """
+    return _BY_NUMPY_KIND.get((kind, itemsize))
 
 # The numpy stand-ins of TF's quantized types (tf.qint8.as_numpy_dtype...): TF recognises them,
 # so its message quotes "qint8", where numpy would call the dtype "void8".
@@ -202,7 +305,7 @@ def resolve_dtype(
             name, allowed,
             f"{name} is beyond TF's decode_raw: enable extended types to use it",
         )
-    return _TABLE[name][1]
+    return _BY_NAME[name].dtype
 
 
 def engine_name(dtype: Any) -> str:
@@ -230,7 +333,7 @@ def tf_name(dtype: Any) -> str:
     DecodeError
         The type is not in the table (``field="dtype"``).
     """
-    return _TABLE[engine_name(dtype)][0]
+    return _BY_NAME[engine_name(dtype)].tf_name
 
 
 def is_tf_decode_type(name: Any) -> bool:
@@ -257,7 +360,7 @@ def check_padded_type(dtype: np.dtype) -> None:
     name = engine_name(dtype)
     if name in EXTENDED_TYPES:
         return
-    tf = _TABLE[name][0]
+    tf = _BY_NAME[name].tf_name
     if tf not in TF_DECODE_PADDED_RAW_TYPES:
         raise attr_error(
             tf, TF_DECODE_PADDED_RAW_TYPES,

@@ -19,11 +19,12 @@ Rules
 * **bin**: the values only, C order, no header: ``view.astype(target).tobytes()``.
 * **csv**: 0-d and 1-d views give one value per line; 2-d views one row per line,
   comma-separated; N-d views (N >= 3) a first line ``# shape (a, b, c)`` then the view as
-  ``prod(shape[:-1])`` rows of ``shape[-1]`` values. Floats are written with the shortest text
-  that reads back as the same value *of their type* (float32 ``0.1`` -> ``0.1``; bfloat16 values,
-  which numpy prints with 6 digits only, as their exact float32 shortest text), or with
-  ``csv_decimals`` fixed decimals; NaN / Inf as ``nan``, ``inf``, ``-inf``; bools as 1 / 0;
-  complex numbers as Python writes them, ``(1+2j)``. :func:`csv_size_warning` says when a CSV
+  ``prod(shape[:-1])`` rows of ``shape[-1]`` values. Each value is written by
+  :func:`core.text.number_format.csv_formatter`: floats with the digits the table shows, the
+  shortest text that reads back as the same value *of their type* (float32 ``0.1`` -> ``0.1``,
+  bfloat16 1/3 -> ``0.334``: read them back as float32 / bfloat16), or with ``csv_decimals``
+  fixed decimals; NaN / Inf as ``nan``, ``inf``, ``-inf``; bools as 1 / 0; complex numbers as
+  ``(1.0+2.0j)``. :func:`csv_size_warning` says when a CSV
   would be too big to be a good idea.
 * **Safety**: the rules of :mod:`core.files.output`: ``path`` may not be one of
   ``source_paths`` (the files the view reads, through any link), nor a directory, FIFO or
@@ -53,11 +54,13 @@ from core.errors import Cancelled, ExportError
 from core.files.output import check_destination, write_atomically
 from core.files.safe_open import sequential_access
 from core.scan.blocks import BlockReader, iter_blocks
+from core.text.number_format import csv_formatter
 from core.tflite.conversions import convert_to
 
-__all__ = ["FORMATS", "CSV_WARNING_VALUES", "csv_size_warning", "export_view"]
+__all__ = ["FILE_FORMATS", "CSV_WARNING_VALUES", "csv_size_warning", "export_view"]
 
-FORMATS = ("npy", "bin", "csv")
+#: The file formats :func:`export_view` writes (number formats are core.text.number_format.FORMATS).
+FILE_FORMATS = ("npy", "bin", "csv")
 CSV_WARNING_VALUES = 10**7
 _CSV_BYTES_PER_VALUE = 128
 
@@ -140,8 +143,8 @@ def export_view(
         ``cancelled()`` returned True; nothing was left behind.
     """
     view = np.asarray(view)
-    if fmt not in FORMATS:
-        raise ExportError(f"Unknown export format {fmt!r} (use one of {', '.join(FORMATS)})")
+    if fmt not in FILE_FORMATS:
+        raise ExportError(f"Unknown export format {fmt!r} (use one of {', '.join(FILE_FORMATS)})")
     if csv_decimals is not None and csv_decimals < 0:
         raise ExportError(f"csv_decimals must be >= 0, got {csv_decimals} (use None or 0..17)")
     path = os.fspath(path)
@@ -225,22 +228,15 @@ def _mebibytes(nbytes: int) -> str:
 
 # ----------------------------------------------------------------------------- csv
 def _formatter(dtype: np.dtype, decimals: int | None) -> Callable[[np.ndarray], list[str]]:
-    """Return a function that turns a 1-d block of ``dtype`` values into CSV strings."""
-    kind = DataType.parse(dtype)
-    if kind is DataType.BOOL:
-        return lambda v: ["1" if b else "0" for b in v.tolist()]
-    if kind.is_integer:
-        return lambda v: [str(i) for i in v.tolist()]
-    if decimals is not None:
-        if kind.is_complex:
-            return lambda v: [f"({z.real:.{decimals}f}{z.imag:+.{decimals}f}j)" for z in v.tolist()]
-        return lambda v: [f"{x:.{decimals}f}" for x in v.tolist()]
-    if kind in (DataType.FLOAT64, DataType.COMPLEX128):
-        return lambda v: [repr(x) for x in v.tolist()]  # Python's shortest round-trip text
-    if kind is DataType.BFLOAT16:
-        # Exact (every bfloat16 is a float32); numpy's own bfloat16 text keeps only 6 digits.
-        return lambda v: [str(x) for x in v.astype(np.float32)]
-    return lambda v: [str(x) for x in v]  # numpy's shortest text for float16/32, complex64
+    """Return a function that turns a 1-d block of ``dtype`` values into CSV strings.
+
+    The text of each value is :func:`core.text.number_format.csv_formatter`'s: the digits the
+    table shows in its "auto" format (the shortest that read back as the same value of the type).
+    """
+    text = csv_formatter(dtype, decimals)
+    if dtype.kind in "biu":  # Python ints and bools format faster than numpy scalars
+        return lambda v: [text(x) for x in v.tolist()]
+    return lambda v: [text(x) for x in v]
 
 
 def _write_csv(out: IO[bytes], shape: tuple[int, ...], dtype: np.dtype, blocks, decimals) -> None:

@@ -46,21 +46,12 @@ from typing import Any
 import numpy as np
 
 from core.dtypes.data_type import DataType
-from core.dtypes.table import engine_name, resolve_dtype
+from core.dtypes.table import engine_name, resolve_dtype, type_row
 from core.pipeline.pipeline import DecodeParams, Pipeline
 from core.slicing.expr import format_slice, parse_slice
 from core.slicing.spec import SliceSpec
 
 __all__ = ["numpy_snippet", "tensorflow_snippet"]
-
-_TF_TYPES = {
-    "float16": "tf.float16", "bfloat16": "tf.bfloat16", "float32": "tf.float32",
-    "float64": "tf.float64", "int8": "tf.int8", "int16": "tf.int16", "int32": "tf.int32",
-    "int64": "tf.int64", "uint8": "tf.uint8", "uint16": "tf.uint16", "uint32": "tf.uint32",
-    "uint64": "tf.uint64", "complex64": "tf.complex64", "complex128": "tf.complex128",
-    "bool": "tf.bool",
-}
-
 
 @dataclass(frozen=True)
 class _Plan:
@@ -256,7 +247,7 @@ def _numpy_view_as(plan: _Plan) -> list[str]:
 
 
 def _numpy_type_name(dtype: np.dtype) -> str:
-    return "ml_dtypes.bfloat16" if dtype.name == "bfloat16" else f"np.{dtype.name}"
+    return type_row(engine_name(dtype)).numpy_code
 
 
 def _numpy_decode(plan: _Plan) -> list[str]:
@@ -349,14 +340,14 @@ def tensorflow_snippet(paths: str | os.PathLike | Sequence[str | os.PathLike],
         decode_type, bitcast = "uint16", name
         lines.append("# TF 2.21 has no CPU kernel for half with fixed_length: decode as uint16, "
                      "then bitcast.")
-    arguments = [f"elements, {_TF_TYPES[decode_type]}"]
+    arguments = [f"elements, {type_row(decode_type).tf_code}"]
     if plan.dtype.itemsize > 1:
         arguments.append(f"little_endian={plan.little_endian}")
     if plan.fixed_length is not None:
         arguments.append(f"fixed_length={plan.fixed_length}")
     lines.append(f"x = tf.io.decode_raw({', '.join(arguments)})")
     if bitcast is not None:
-        lines.append(f"x = tf.bitcast(x, {_TF_TYPES[bitcast]})")
+        lines.append(f"x = tf.bitcast(x, {type_row(bitcast).tf_code})")
     if plan.shape != plan.decoded_shape:
         lines.append(f"x = tf.reshape(x, {list(plan.shape)})")
     if plan.spec is not None:

@@ -20,6 +20,7 @@ import re
 import struct
 from dataclasses import dataclass
 
+from core.dtypes.table import row_for_npy_code
 from core.errors import SourceError
 
 __all__ = ["NPY_MAGIC", "MAX_HEADER_BYTES", "NpyHeader", "looks_like_npy", "parse_npy_header"]
@@ -30,14 +31,6 @@ MAX_HEADER_BYTES = 10000
 #: Bytes to read from the start of a file to parse any acceptable header.
 PREFIX_BYTES = 12 + MAX_HEADER_BYTES
 _MAX_DIMS = 64
-
-_KINDS: dict[tuple[str, int], str] = {
-    ("f", 2): "float16", ("f", 4): "float32", ("f", 8): "float64",
-    ("i", 1): "int8", ("i", 2): "int16", ("i", 4): "int32", ("i", 8): "int64",
-    ("u", 1): "uint8", ("u", 2): "uint16", ("u", 4): "uint32", ("u", 8): "uint64",
-    ("b", 1): "bool", ("c", 8): "complex64", ("c", 16): "complex128",
-}
-
 
 @dataclass(frozen=True)
 class NpyHeader:
@@ -171,14 +164,14 @@ def _parse_descr(descr: object, name: str) -> tuple[str, bool, int]:
     if descr.lstrip("<>|=") == "O" or (match and match.group(2) == "O"):
         raise _error(name, "it holds Python objects (dtype 'O'), stored with pickle, which is "
                      "never loaded", "save a numeric array instead")
-    key = (match.group(2), int(match.group(3))) if match else None
-    if key is None or key not in _KINDS:
+    row = row_for_npy_code(match.group(2) + str(int(match.group(3)))) if match else None
+    if row is None:
         raise _error(name, f"its dtype {descr!r} is not a supported numeric type",
                      "supported: float16/32/64, int8-64, uint8-64, complex64/128, bool")
-    order = match.group(1) if match else ""
+    order = match.group(1)
     if order == "=":
         order = "<" if struct.pack("=H", 1) == b"\x01\x00" else ">"
-    return _KINDS[key], order != ">", key[1]
+    return row.name, order != ">", row.itemsize
 
 
 def _parse_shape(shape: object, name: str) -> tuple[int, ...]:

@@ -1,6 +1,25 @@
 """Text for one array element, and the classification of special floating-point values.
 
-Pure functions, no Qt: the table model, the clipboard export and any report call these.
+Pure functions, no Qt. This is the one place where an element becomes text: the table (cells,
+tooltips, copied TSV), the plot readout, the status bar, the statistics panel's extremes, the data
+inspector, the CLI's text output (:func:`format_value`), CSV export (:func:`csv_formatter`) and
+the CLI's JSON output (:func:`json_value`) all call it, so one value reads the same everywhere.
+
+Screen and files
+----------------
+The screen shows ``"auto"`` (or the format the user picks in the table). Files that other
+programs read back (CSV, JSON) need text that parses back to exactly the value shown; the
+``"auto"`` digits already are that text: the *shortest* decimal that reads back, in the
+element's own type, as the same value (bfloat16 1/3 is ``0.334``: ``bfloat16(0.334)`` is that
+value; float32 0.1 is ``0.1``, read it back as float32). So CSV and JSON write the same digits
+as the screen and differ only in syntax:
+
+* CSV (:func:`format_csv` / :func:`csv_formatter`): bools ``1`` / ``0``; complex in parentheses,
+  ``(1.0+2.0j)`` (Python's ``complex()`` and ``numpy.loadtxt(dtype=complex)`` read it); with
+  ``decimals`` the ``"fixed"`` format instead of ``"auto"``.
+* JSON (:func:`json_value`): numbers are JSON numbers with those digits; NaN and the infinities,
+  which JSON lacks, are the strings ``"nan"``, ``"inf"``, ``"-inf"``; complex values are
+  ``[real, imag]`` pairs; bools ``true`` / ``false``.
 
 Formats (``FORMATS``)
 ---------------------
@@ -33,9 +52,12 @@ imaginary part's bits. Other dtypes (strings, structured) fall back to ``str(val
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
+
+from core.dtypes.table import TYPE_ROWS
 
 try:  # ml_dtypes is a project dependency, but formatting numpy dtypes must not need it.
     import ml_dtypes
@@ -49,7 +71,8 @@ SPECIAL_KINDS: tuple[str, ...] = ("nan", "inf", "-inf", "subnormal", "-0")
 """Values returned by :func:`classify_value`, most alarming first (complex values report the
 first one found in this order among their two parts)."""
 
-_IEEE_NAN_LAYOUT = frozenset({"float16", "float32", "float64", "bfloat16"})
+# The engine's float types all have the IEEE 754 layout (quiet bit on top of the mantissa).
+_IEEE_NAN_LAYOUT = frozenset(row.name for row in TYPE_ROWS if row.kind == "float")
 
 
 @lru_cache(maxsize=64)
@@ -92,10 +115,16 @@ def _bits(value, native: np.dtype) -> int:
 
 def _shortest(value, native: np.dtype) -> str:
     """Shortest decimal that round-trips through ``native`` (a non-numpy float type)."""
-    x = float(value)
+    return _shortest_of_bits(native, _bits(value, native))
+
+
+@lru_cache(maxsize=1 << 16)
+def _shortest_of_bits(native: np.dtype, target: int) -> str:
+    """:func:`_shortest` of the value whose bits are ``target``, cached: ml_dtypes floats have
+    at most 16 bits, so a CSV of a huge bfloat16 view computes each distinct value once."""
+    x = float(np.array(target, dtype=np.dtype(f"u{native.itemsize}")).view(native)[()])
     if not math.isfinite(x) or x == 0.0:
         return str(np.float64(x))
-    target = _bits(value, native)
     for digits in range(1, 18):
         candidate = float(f"{x:.{digits - 1}e}")
         if _bits(candidate, native) == target:
@@ -104,19 +133,34 @@ def _shortest(value, native: np.dtype) -> str:
     return str(np.float64(x))  # pragma: no cover - 17 digits always round-trip
 
 
-def _decimal(x, kind: str, native: np.dtype, fmt: str, decimals: int) -> str:
-    """One real number in a decimal format."""
+def _real_formatter(kind: str, native: np.dtype, nexp: int, nmant: int, fmt: str,
+                    decimals: int) -> Callable[[object], str]:
+    """The function giving the text of one real number (bool, int or float) in ``fmt``.
+
+    Every element text of this module comes from here; the function is built once per dtype
+    and format, so formatting a block of values costs little more than ``str`` per value.
+    """
+    if fmt in ("hex", "raw bits"):
+        return lambda x: _bit_text(x, kind, native, nexp, nmant, fmt)
     if kind == "b":
-        return str(bool(x))
+        return lambda x: "True" if x else "False"
     if kind in "iu":
-        return f"{int(x):.{decimals}e}" if fmt == "scientific" else str(int(x))
+        if fmt == "scientific":
+            return lambda x: f"{int(x):.{decimals}e}"
+        return lambda x: str(int(x))
     if fmt == "auto":
         if native.kind == "f":
-            return str(native.type(x))
-        return _shortest(x, native)
+            scalar = native.type
+            return lambda x: str(scalar(x))  # numpy's shortest round-trip text of that type
+        return lambda x: _shortest(x, native)
     if fmt == "fixed":
-        return f"{float(x):.{decimals}f}"
-    return f"{float(x):.{decimals}e}"
+        return lambda x: f"{float(x):.{decimals}f}"
+    return lambda x: f"{float(x):.{decimals}e}"
+
+
+def _decimal(x, kind: str, native: np.dtype, fmt: str, decimals: int) -> str:
+    """One real number in a decimal format."""
+    return _real_formatter(kind, native, 0, 0, fmt, decimals)(x)
 
 
 def _bit_text(x, kind: str, native: np.dtype, nexp: int, nmant: int, fmt: str) -> str:
@@ -131,8 +175,38 @@ def _bit_text(x, kind: str, native: np.dtype, nexp: int, nmant: int, fmt: str) -
     return " ".join(text[i:i + 8] for i in range(0, nbits, 8))
 
 
+def _check_format(fmt: str, decimals: int) -> None:
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown number format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if decimals < 0:
+        raise ValueError(f"decimals must be >= 0, got {decimals}")
+
+
+@lru_cache(maxsize=256)
+def _element_formatter(dtype: np.dtype, fmt: str, decimals: int) -> Callable[[object], str]:
+    """The element formatter of :func:`value_formatter` (arguments already checked)."""
+    kind, native, nexp, nmant, _ = _info(dtype)
+    if kind == "other":
+        return str
+    if kind != "c":
+        return _real_formatter(kind, native, nexp, nmant, fmt, decimals)
+    part = _real_formatter("f", np.dtype(f"f{native.itemsize // 2}"), nexp, nmant, fmt, decimals)
+    scalar = native.type
+    if fmt in ("hex", "raw bits"):
+        def complex_bits(value) -> str:
+            z = scalar(value)
+            return f"{part(z.real)} | {part(z.imag)}"
+        return complex_bits
+
+    def complex_text(value) -> str:
+        z = scalar(value)
+        re, im = part(z.real), part(z.imag)
+        return f"{re}{im}j" if im.startswith("-") else f"{re}+{im}j"
+    return complex_text
+
+
 def format_value(value, dtype, fmt: str = "auto", decimals: int = 6) -> str:
-    """Text of one element ``value`` of an array of ``dtype`` in format ``fmt``.
+    """Text of one element ``value`` of an array of ``dtype`` in format ``fmt``, for the screen.
 
     Parameters
     ----------
@@ -155,25 +229,90 @@ def format_value(value, dtype, fmt: str = "auto", decimals: int = 6) -> str:
     ValueError
         If ``fmt`` is not one of :data:`FORMATS` or ``decimals`` is negative.
     """
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown number format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    if decimals < 0:
-        raise ValueError(f"decimals must be >= 0, got {decimals}")
-    kind, native, nexp, nmant, _ = _info(np.dtype(dtype))
-    if kind == "other":
-        return str(value)
-    bit_format = fmt in ("hex", "raw bits")
-    if kind != "c":
-        if bit_format:
-            return _bit_text(value, kind, native, nexp, nmant, fmt)
-        return _decimal(value, kind, native, fmt, decimals)
-    part = np.dtype(f"f{native.itemsize // 2}")
-    z = native.type(value)
-    if bit_format:
-        return " | ".join(_bit_text(p, "f", part, nexp, nmant, fmt) for p in (z.real, z.imag))
-    re = _decimal(z.real, "f", part, fmt, decimals)
-    im = _decimal(z.imag, "f", part, fmt, decimals)
-    return f"{re}{im}j" if im.startswith("-") else f"{re}+{im}j"
+    _check_format(fmt, decimals)
+    return _element_formatter(np.dtype(dtype), fmt, int(decimals))(value)
+
+
+def value_formatter(dtype, fmt: str = "auto", decimals: int = 6) -> Callable[[object], str]:
+    """:func:`format_value` with the dtype and format resolved once, for many elements.
+
+    ``value_formatter(dtype, fmt, decimals)(value) == format_value(value, dtype, fmt, decimals)``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`format_value`.
+    """
+    _check_format(fmt, decimals)
+    return _element_formatter(np.dtype(dtype), fmt, int(decimals))
+
+
+def csv_formatter(dtype, decimals: int | None = None) -> Callable[[object], str]:
+    """A function giving the CSV text of one element of ``dtype`` (rules: module docstring).
+
+    Parameters
+    ----------
+    dtype : numpy.dtype or dtype-like
+        The elements' dtype, any byte order.
+    decimals : int or None
+        None: the shortest text that reads back as the same value of ``dtype`` (the screen's
+        ``"auto"`` digits). An int: that many digits after the point (``"fixed"``).
+
+    Raises
+    ------
+    ValueError
+        ``decimals`` is negative.
+    """
+    fmt = "auto" if decimals is None else "fixed"
+    decimals = 6 if decimals is None else int(decimals)
+    _check_format(fmt, decimals)
+    dtype = np.dtype(dtype)
+    text = _element_formatter(dtype, fmt, decimals)
+    kind = _info(dtype)[0]
+    if kind == "b":
+        return lambda value: "1" if value else "0"
+    if kind == "c":
+        return lambda value: f"({text(value)})"
+    return text
+
+
+def format_csv(value, dtype, decimals: int | None = None) -> str:
+    """The CSV text of one element: ``csv_formatter(dtype, decimals)(value)``."""
+    return csv_formatter(dtype, decimals)(value)
+
+
+_JSON_SPECIAL = frozenset({"nan", "inf", "-inf"})
+
+
+def json_value(value, dtype) -> bool | int | float | str | list:
+    """One element as a JSON-ready Python object (rules: module docstring).
+
+    bool -> ``bool``; integers -> ``int`` (exact, uint64 included); floats -> the ``float``
+    whose shortest text is the ``"auto"`` text (so ``json.dumps`` writes the screen's digits),
+    or ``"nan"`` / ``"inf"`` / ``"-inf"``; complex -> ``[real, imag]`` by the same rule.
+
+    Raises
+    ------
+    TypeError
+        ``dtype`` is not a numeric type.
+    """
+    info = _info(np.dtype(dtype))
+    kind, native = info[0], info[1]
+    if kind == "b":
+        return bool(value)
+    if kind in "iu":
+        return int(value)
+    if kind == "f":
+        return _json_number(_decimal(value, kind, native, "auto", 0))
+    if kind == "c":
+        part = np.dtype(f"f{native.itemsize // 2}")
+        z = native.type(value)
+        return [_json_number(_decimal(p, "f", part, "auto", 0)) for p in (z.real, z.imag)]
+    raise TypeError(f"{np.dtype(dtype)} values have no JSON form (only numeric types do)")
+
+
+def _json_number(text: str) -> float | str:
+    return text if text in _JSON_SPECIAL else float(text)
 
 
 def _classify_real(x: float, smallest_normal: float) -> str | None:

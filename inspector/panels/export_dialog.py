@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 
 from core.dtypes.data_type import DataType
 from core.errors import CoreError, describe_error
-from core.export.arrays import CSV_WARNING_VALUES, FORMATS, csv_size_warning, export_view
+from core.export.arrays import CSV_WARNING_VALUES, FILE_FORMATS, csv_size_warning, export_view
 from inspector.panels.status_bar import byte_order_name, human_size
 from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
@@ -272,7 +272,7 @@ class ExportDialog(QDialog):
 
         self.format_combo = QComboBox()
         self.format_combo.setObjectName("exportFormat")
-        for fmt in FORMATS:
+        for fmt in FILE_FORMATS:
             self.format_combo.addItem(_FORMAT_TITLES[fmt], fmt)
         self.format_combo.currentIndexChanged.connect(self._on_format_changed)
         self.dtype_combo = QComboBox()

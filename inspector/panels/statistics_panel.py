@@ -395,18 +395,23 @@ def _texts(stats: Statistics | None, dtype: np.dtype | None) -> dict[str, str]:
 
 
 def _extreme(value: int | float | None, dtype: np.dtype | None) -> str:
-    """A min / max exactly as the view's type prints it (they are values of the view)."""
+    """A min / max as the table prints that value (they are values of the view).
+
+    Integer views print as the table does; a bool view's extremes are the counts 0 / 1 the
+    statistics use; a complex view's are magnitudes, printed as float64 values.
+    """
     if value is None:
         return "—"
     if isinstance(value, int):
-        return str(value)
+        integer_type = dtype if dtype is not None and dtype.kind in "iu" else np.dtype(np.int64)
+        return format_value(value, integer_type)
     if dtype is not None and dtype.kind not in "biuc":
         try:
             native = dtype.newbyteorder("=")
             return format_value(np.asarray(value, dtype=np.float64).astype(native)[()], native)
         except (TypeError, ValueError):
             pass
-    return repr(float(value))
+    return format_value(value, np.float64)
 
 
 def _percent(part: int, whole: int) -> str:

@@ -1,7 +1,8 @@
 """An image of a 2-d plane held by reference, never handing pyqtgraph more than 1024 x 1024 pixels.
 
 - Levels come from a strided subsample of the whole plane (at most ``max_samples`` elements,
-  NaN/Inf ignored), as pyqtgraph's ``ImageItem.quickMinMax``; a HistogramLUTItem beside the image
+  NaN/Inf ignored; :func:`core.display.image_sampling.estimate_levels`, the table's heat map
+  uses the same), as pyqtgraph's ``ImageItem.quickMinMax``; a HistogramLUTItem beside the image
   shows the histogram of the displayed pixels and edits levels and colormap.
 - A plane larger than :data:`MAX_SIDE` along an axis is shown *strided*: the part of the plane
   around the view is read with power-of-two strides so that at most ``MAX_SIDE`` samples per axis
@@ -22,6 +23,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QGraphicsRectItem, QVBoxLayout, QWidget
 
+from core.display.image_sampling import estimate_levels, image_values
 from core.display.line_decimation import real_values
 from inspector.widgets import palette
 
@@ -29,53 +31,6 @@ from inspector.widgets import palette
 MAX_SIDE = 1024  # device pixels of a typical plot dock; zooming in re-reads finer
 #: Planes whose sides differ by more than this ratio are shown with unlocked aspect.
 MAX_LOCKED_ASPECT = 8
-
-
-def image_values(block: np.ndarray, part: str = "abs") -> np.ndarray:
-    """A C-contiguous float copy of ``block`` for an ImageItem (exact: float32 or float64).
-
-    float16/bfloat16/float32, bool and ints of at most 16 bits become float32; everything else
-    float64 (int64/uint64 beyond 2**53 are rounded). Always copies, so the image never reads
-    from a memory-mapped file while painting.
-    """
-    values = real_values(block, part)
-    exact32 = values.dtype == np.float32 or (values.dtype.kind in "iub" and values.dtype.itemsize <= 2)
-    return np.array(values, dtype=np.float32 if exact32 else np.float64, order="C", copy=True)
-
-
-def subsample_strides(shape: tuple[int, int], max_samples: int) -> tuple[int, int]:
-    """Strides ``(sr, sc)`` so that ``plane[::sr, ::sc]`` has at most ``max_samples`` elements.
-
-    Doubles the stride of the axis with more samples left until the budget is met.
-    """
-    rows, cols = shape
-    sr = sc = 1
-    while -(-rows // sr) * -(-cols // sc) > max_samples:
-        if -(-rows // sr) >= -(-cols // sc):
-            sr *= 2
-        else:
-            sc *= 2
-    return sr, sc
-
-
-def estimate_levels(plane: np.ndarray, part: str = "abs", max_samples: int = 100_000) -> tuple[float, float]:
-    """Colour levels ``(low, high)`` from a strided subsample of a 2-d plane.
-
-    Reads at most ``max_samples`` elements; NaN and +-inf are ignored. A constant subsample
-    ``v`` gives ``(v - 0.5, v + 0.5)``; no finite sample gives ``(0.0, 1.0)``.
-    """
-    if plane.size == 0:
-        return 0.0, 1.0
-    sr, sc = subsample_strides(plane.shape, max_samples)
-    sample = real_values(plane[::sr, ::sc], part)
-    if sample.dtype.kind == "f":
-        sample = sample[np.isfinite(sample)]
-    if sample.size == 0:
-        return 0.0, 1.0
-    low, high = float(sample.min()), float(sample.max())
-    if low == high:
-        return low - 0.5, high + 0.5
-    return low, high
 
 
 class _FiniteHistogramImage(pg.ImageItem):
@@ -207,7 +162,7 @@ class ImagePlot(QWidget):
     def set_plane(self, plane: np.ndarray | None, part: str = "abs", keep_view: bool = False) -> None:
         """Show the 2-d ``plane`` (held by reference; None clears).
 
-        Levels are re-estimated from the plane (:func:`estimate_levels`). ``keep_view`` keeps the
+        Levels are re-estimated from the plane (:func:`core.display.image_sampling.estimate_levels`). ``keep_view`` keeps the
         zoom (stepping through planes of equal shape); otherwise the whole plane is shown.
 
         Raises

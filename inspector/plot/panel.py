@@ -17,6 +17,9 @@ Modes (:attr:`PlotPanel.mode`):
 Complex data is plotted as one real number per element, chosen in a small combo:
 ``abs`` (magnitude, the default: phase-independent, what FFT outputs usually need), ``re`` or
 ``im``. The readout always shows the full complex value.
+
+Values read as in the table's "auto" format (:func:`core.text.number_format.format_value`): the
+readout and the table cell of one element show the same text.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.display.line_decimation import COMPLEX_PARTS, real_values
+from core.text.number_format import format_value
 from inspector.plot.image_plot import ImagePlot
 from inspector.plot.line_plot import LinePlot
 from inspector.state.display_axes import DisplayAxes, normalize_index
@@ -230,7 +234,7 @@ class PlotPanel(QWidget):
         if array is None or array.size == 0:
             self._show_message("empty", "no data" if array is None else f"empty array, shape {array.shape}")
         elif array.ndim == 0:
-            self._show_message("scalar", _format_value(array[()]))
+            self._show_message("scalar", format_value(array[()], array.dtype))
         elif array.ndim >= 2 and self._line_axis is None:
             self._render_image(array)
         else:
@@ -300,12 +304,12 @@ class PlotPanel(QWidget):
         index = self._hovered if self._hovered is not None else self._selected
         array = self._array
         if self._mode == "scalar":
-            self._readout.setText(f"index () value {_format_value(array[()])}")
+            self._readout.setText(f"index () value {format_value(array[()], array.dtype)}")
         elif index is None or array is None or not _fits(index, array.shape):
             self._readout.setText("")
         else:
             prefix = "" if index == self._hovered else "selected "
-            self._readout.setText(f"{prefix}index {index} value {_format_value(array[index])}")
+            self._readout.setText(f"{prefix}index {index} value {format_value(array[index], array.dtype)}")
 
     def _rebuild_mode_combo(self) -> None:
         ndim = 0 if self._array is None else self._array.ndim
@@ -363,8 +367,3 @@ class PlotPanel(QWidget):
 
 def _fits(index: tuple[int, ...], shape: tuple[int, ...]) -> bool:
     return len(index) == len(shape) and all(0 <= i < d for i, d in zip(index, shape))
-
-
-def _format_value(value) -> str:
-    """A numpy scalar as the shortest text that round-trips (complex shown whole)."""
-    return str(value)

@@ -9,54 +9,23 @@ reset when only values change, and pages sections so that more than ``2**31 - 1`
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
-from core.text.number_format import FORMATS, classify_value, describe_special, format_value
+from core.display.image_sampling import estimate_levels
+from core.text.number_format import (
+    FORMATS,
+    classify_value,
+    describe_special,
+    format_value,
+    value_formatter,
+)
 from inspector.state.display_axes import DisplayAxes
 from inspector.widgets import palette
 
 SPECIAL_COLORS: dict[str, QColor] = {kind: QColor(color) for kind, color in palette.SPECIAL_VALUES.items()}
 """Text colour of special values (see :func:`core.text.number_format.classify_value`)."""
-
-
-def subsample(plane: np.ndarray, budget: int) -> np.ndarray:
-    """A strided *view* of ``plane`` (0-, 1- or 2-d) with at most ``budget`` elements.
-
-    Both axes are strided in proportion to their length (as pyqtgraph's ``quickMinMax``), so a
-    1 x 10**9 plane keeps its single row and strides along the columns.
-    """
-    if plane.ndim == 0 or plane.size <= budget:
-        return plane
-    if plane.ndim == 1:
-        return plane[:: math.ceil(plane.shape[0] / budget)]
-    n_rows, n_cols = plane.shape
-    keep_rows = min(n_rows, max(1, math.isqrt(budget * n_rows // n_cols)))
-    keep_cols = max(1, budget // keep_rows)
-    return plane[:: math.ceil(n_rows / keep_rows), :: math.ceil(n_cols / keep_cols)]
-
-
-def estimate_levels(plane: np.ndarray, budget: int = 100_000) -> tuple[float, float] | None:
-    """(min, max) of the finite values of a strided subsample of ``plane``, or ``None``.
-
-    Never scans more than ``budget`` elements (copies at most that many into float64).
-    Complex values are measured by magnitude. ``None`` when there is no finite value.
-    """
-    sample = np.asarray(subsample(plane, budget))
-    if sample.size == 0 or sample.dtype.kind in "OSUM" or sample.dtype.fields is not None:
-        return None
-    try:
-        values = np.abs(sample) if sample.dtype.kind == "c" else sample
-        values = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        return None
-    finite = values[np.isfinite(values)]
-    if finite.size == 0:
-        return None
-    return float(finite.min()), float(finite.max())
 
 
 _ROOT = QModelIndex()
@@ -104,8 +73,10 @@ class ArrayTableModel(QAbstractTableModel):
       (array shape, row/column axis, page) -> model reset, back to the first page.
     - Special values (NaN, +-inf, subnormal, -0) get a :data:`SPECIAL_COLORS` foreground, a
       tooltip sentence and :attr:`SpecialRole`; they get no heat-map background.
-    - Heat map: background from viridis over levels estimated by :func:`estimate_levels`
-      (a strided subsample, never a full scan); text black or white for contrast.
+    - Heat map: background from viridis over levels estimated by
+      :func:`core.display.image_sampling.estimate_levels` (a strided subsample, never a full
+      scan; the image plot's levels for the same plane); complex values by magnitude; text
+      black or white for contrast.
 
     Parameters
     ----------
@@ -248,7 +219,7 @@ class ArrayTableModel(QAbstractTableModel):
         self._heat = enabled
         if enabled and self._lut is None:
             self._lut = _viridis_lut()
-        self._levels = estimate_levels(self._plane, self.HEAT_SAMPLE) if enabled else None
+        self._levels = self._estimate_levels(self._plane) if enabled else None
         self._emit_page_changed([Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole])
 
     def set_offsets(self, row_offset: int, col_offset: int) -> None:
@@ -312,10 +283,9 @@ class ArrayTableModel(QAbstractTableModel):
                 f"selection has {cells:,} cells; copying is limited to "
                 f"{self.TSV_MAX_CELLS:,}: select fewer rows or columns"
             )
-        dtype, fmt, decimals = self._array.dtype, self._fmt, self._decimals
+        text_of = value_formatter(self._array.dtype, self._fmt, self._decimals)
         return "\n".join(
-            "\t".join(format_value(self.value_at(r, c), dtype, fmt, decimals)
-                      for c in range(left, right + 1))
+            "\t".join(text_of(self.value_at(r, c)) for c in range(left, right + 1))
             for r in range(top, bottom + 1)
         )
 
@@ -419,6 +389,13 @@ class ArrayTableModel(QAbstractTableModel):
         index = self._axes.full_index(row, col)
         return "[" + ", ".join(str(i) for i in index) + "]"
 
+    def _estimate_levels(self, plane: np.ndarray) -> tuple[float, float] | None:
+        """Heat-map levels of ``plane``; None for a dtype without numbers (strings, records)."""
+        try:
+            return estimate_levels(plane, max_samples=self.HEAT_SAMPLE)
+        except TypeError:
+            return None
+
     def _heat_color(self, value) -> QColor | None:
         if not self._heat or self._levels is None or self._lut is None:
             return None
@@ -453,11 +430,11 @@ class ArrayTableModel(QAbstractTableModel):
         key = (self._array.shape, self._axes.row_axis, self._axes.col_axis)
         if key == self._key:
             self._plane = plane
-            self._levels = estimate_levels(plane, self.HEAT_SAMPLE) if self._heat else None
+            self._levels = self._estimate_levels(plane) if self._heat else None
             self._emit_page_changed([])
             return
         self.beginResetModel()
         self._plane, self._key = plane, key
         self._row_offset = self._col_offset = 0
-        self._levels = estimate_levels(plane, self.HEAT_SAMPLE) if self._heat else None
+        self._levels = self._estimate_levels(plane) if self._heat else None
         self.endResetModel()

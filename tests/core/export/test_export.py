@@ -131,9 +131,10 @@ CSV_CASES = [
     (np.arange(8, dtype=np.uint8).reshape(2, 2, 2), {},
      "# shape (2, 2, 2)\n0,1\n2,3\n4,5\n6,7\n"),
     (np.array([True, False]), {}, "1\n0\n"),
-    (np.array([1 + 2j, 0.5 - 1j]), {}, "(1+2j)\n(0.5-1j)\n"),
+    (np.array([1 + 2j, 0.5 - 1j]), {}, "(1.0+2.0j)\n(0.5-1.0j)\n"),
+    (np.array([0.1 - 0.2j], np.complex64), {}, "(0.1-0.2j)\n"),  # float32 digits
     (np.array([1.5 + 2j]), {"csv_decimals": 1}, "(1.5+2.0j)\n"),
-    (np.array([0.1, 3], BF16), {}, "0.100097656\n3.0\n"),
+    (np.array([0.1, 3, 1 / 3], BF16), {}, "0.1\n3.0\n0.334\n"),  # bfloat16 digits, as the table
     (np.array([1.7, -2.5]), {"dtype": "int16"}, "1\n-2\n"),
     (np.zeros((2, 0)), {}, "\n\n"),
     (np.zeros((0, 3)), {}, ""),

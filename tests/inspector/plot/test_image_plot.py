@@ -5,13 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from inspector.plot.image_plot import (
-    MAX_SIDE,
-    ImagePlot,
-    estimate_levels,
-    image_values,
-    subsample_strides,
-)
+from inspector.plot.image_plot import MAX_SIDE, ImagePlot
 from inspector.plot.panel import configure_pyqtgraph
 
 
@@ -69,37 +63,6 @@ def test_mark_pans_to_an_offscreen_cell(image_plot, big_plane):
     (x0, x1), (y0, y1) = image_plot.view_box.viewRange()
     assert x0 <= 2500.5 <= x1 and y0 <= 4000.5 <= y1
     assert image_plot.marked == (4000, 2500)
-
-
-@pytest.mark.parametrize(
-    ("shape", "budget"),
-    [((10_000, 10_000), 100_000), ((1, 10**8), 100_000), ((10**8, 1), 100_000), ((300, 300), 100_000), ((0, 5), 10)],
-)
-def test_subsample_strides_respect_the_budget(shape, budget):
-    sr, sc = subsample_strides(shape, budget)
-    assert -(-shape[0] // sr) * -(-shape[1] // sc) <= budget
-    if shape[0] * shape[1] <= budget:
-        assert (sr, sc) == (1, 1)
-
-
-def test_estimate_levels_ignores_nan_and_inf():
-    data = np.arange(20, dtype=np.float64).reshape(4, 5)
-    data[0, 0], data[0, 1], data[3, 4] = np.nan, -np.inf, np.inf
-    assert estimate_levels(data) == (2.0, 18.0)
-    assert estimate_levels(np.full((3, 3), 7, np.int16)) == (6.5, 7.5)
-    assert estimate_levels(np.full((3, 3), np.nan)) == (0.0, 1.0)
-    big = np.random.default_rng(0).normal(size=(2000, 2000))
-    low, high = estimate_levels(big)
-    assert big.min() <= low < high <= big.max()
-
-
-def test_image_values_are_exact_float_copies():
-    source = np.arange(6, dtype=">i2").reshape(2, 3)
-    out = image_values(source)
-    assert out.dtype == np.float32 and out.flags.c_contiguous and not np.shares_memory(out, source)
-    np.testing.assert_array_equal(out, source)
-    assert image_values(np.array([[2**60]], np.int64)).dtype == np.float64
-    np.testing.assert_array_equal(image_values(np.array([[3 + 4j]]), "im"), [[4.0]])
 
 
 def test_histogram_ignores_inf_and_uses_whole_bins_for_ints(image_plot):

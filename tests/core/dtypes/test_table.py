@@ -1,0 +1,80 @@
+"""The one type table: every derived list and lookup agrees with TF, numpy and TFLite facts."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from core.dtypes.data_type import DataType
+from core.dtypes.table import (
+    ENGINE_TYPES,
+    EXTENDED_TYPES,
+    TF_DECODE_PADDED_RAW_TYPES,
+    TF_DECODE_RAW_TYPES,
+    TYPE_ROWS,
+    is_tf_decode_type,
+    resolve_dtype,
+    row_for_npy_code,
+    row_for_numpy_kind,
+    tf_name,
+    type_row,
+)
+
+
+def test_tf_attr_lists_are_tfs_own_order():
+    # tensorflow/core/ops/parsing_ops.cc: DecodeRaw and DecodePaddedRaw out_type attrs.
+    assert TF_DECODE_RAW_TYPES == (
+        "half", "float", "double", "int32", "uint16", "uint8", "int16", "int8", "int64",
+        "complex64", "complex128", "bool", "bfloat16")
+    assert TF_DECODE_PADDED_RAW_TYPES == (
+        "half", "float", "double", "int32", "uint16", "uint8", "int16", "int8", "int64", "bfloat16")
+    assert EXTENDED_TYPES == ("uint32", "uint64")
+
+
+def test_engine_types_in_gui_order():
+    assert ENGINE_TYPES == (
+        "float32", "float64", "float16", "int8", "int16", "int32", "int64", "uint8", "uint16",
+        "complex64", "complex128", "bfloat16", "bool", "uint32", "uint64")
+
+
+@pytest.mark.parametrize("name, itemsize, npy, numpy_code, tf_code", [
+    ("float32", 4, "f4", "np.float32", "tf.float32"),
+    ("float16", 2, "f2", "np.float16", "tf.float16"),
+    ("bfloat16", 2, None, "ml_dtypes.bfloat16", "tf.bfloat16"),
+    ("complex128", 16, "c16", "np.complex128", "tf.complex128"),
+    ("bool", 1, "b1", "np.bool", "tf.bool"),
+    ("uint64", 8, "u8", "np.uint64", "tf.uint64"),
+])
+def test_row_columns(name, itemsize, npy, numpy_code, tf_code):
+    row = type_row(name)
+    assert (row.itemsize, row.npy_code, row.numpy_code, row.tf_code) == (itemsize, npy, numpy_code, tf_code)
+
+
+@pytest.mark.parametrize("row", TYPE_ROWS, ids=lambda row: row.name)
+def test_every_spelling_of_a_row_resolves_to_its_dtype(row):
+    for spelling in (row.name, row.tf_name, *row.aliases, row.name.upper(), f"tf.{row.tf_name}"):
+        assert resolve_dtype(spelling, extended_types=True) == row.dtype
+    assert tf_name(row.dtype) == row.tf_name
+    assert is_tf_decode_type(row.name) is (row.name not in EXTENDED_TYPES)
+    member = DataType.parse(row.name)
+    assert member.name == row.data_type and member.numpy_dtype == row.dtype
+    assert member.tf_name == row.tf_name and member.type_size == row.itemsize
+
+
+@pytest.mark.parametrize("row", [r for r in TYPE_ROWS if r.npy_code], ids=lambda row: row.name)
+def test_npy_codes_are_numpys(row):
+    assert np.dtype("<" + row.npy_code).newbyteorder("=") == row.dtype
+    assert row_for_npy_code(row.npy_code) is row
+    assert row_for_numpy_kind(row.dtype.kind, row.itemsize) is row
+
+
+def test_bfloat16_has_no_npy_code_and_no_numpy_kind():
+    assert type_row("bfloat16").dtype == np.dtype(ml_dtypes.bfloat16)
+    assert row_for_npy_code("V2") is None
+    assert row_for_numpy_kind("V", 2) is None
+    assert row_for_npy_code("f16") is None  # longdouble
+
+
+def test_data_type_members_in_tflite_order():
+    assert [m.name for m in DataType] == [
+        "FLOAT16", "BFLOAT16", "FLOAT32", "FLOAT64", "INT8", "INT16", "INT32", "INT64",
+        "UINT8", "UINT16", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BOOL", "STRING"]

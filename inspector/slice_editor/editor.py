@@ -47,12 +47,12 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import SliceError
+from core.slicing.editing import with_mask
 from core.slicing.expr import format_slice, parse_slice
 from core.slicing.feedback import describe, highlight_html
 from core.slicing.spec import SliceSpec
 from core.slicing.tokens import SliceSyntaxError
 from inspector.slice_editor.copy_button import SliceCopyButton, copy_text
-from inspector.slice_editor.entries_model import with_mask
 from inspector.slice_editor.entries_view import SliceEntriesView
 from inspector.slice_editor.mask_fields import MaskFields
 from inspector.state.slice_history import REDO_KEYS, UNDO_KEYS, SpecCommand, TypingSessions, history_step

@@ -95,7 +95,6 @@ class DenseSpec:
     dims: tuple[DenseDim, ...]
     final_shape_gather_indices: tuple[int, ...]
     gather_entries: tuple[int | None, ...]
-    implicit_ellipsis: bool
 
 
 def build_dense_spec(sparse: SliceSpec, rank: int) -> DenseSpec:
@@ -174,7 +173,7 @@ def build_dense_spec(sparse: SliceSpec, rank: int) -> DenseSpec:
                     False,
                 )
             )
-    return DenseSpec(tuple(dims), tuple(gather), tuple(gather_entries), implicit)
+    return DenseSpec(tuple(dims), tuple(gather), tuple(gather_entries))
 
 
 def _consuming_entries(sparse: SliceSpec) -> int:

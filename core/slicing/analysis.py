@@ -105,7 +105,7 @@ def analyze(spec: SliceSpec, shape: Sequence[int]) -> SliceAnalysis:
     Raises
     ------
     SliceError
-        Exactly where :func:`core.slicing.strided_slice.strided_slice` would.
+        Exactly where :meth:`core.slicing.spec.SliceSpec.apply` would.
     """
     plan = plan_strided_slice(shape, spec)
     outputs: list[OutputDim] = []

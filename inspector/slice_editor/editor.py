@@ -230,8 +230,8 @@ class SliceEditor(QWidget):
         self._analyse(emit=True)
 
     def copy_text(self, kind: str) -> str:
-        """The current spec as code: ``"tf"`` (``spec.to_tf("x")``), ``"numpy"``
-        (``spec.to_numpy("x")``) or ``"java"`` (``spec.to_java()``, ``""`` when all masks are 0).
+        """The current spec as code: ``"tf"`` (``to_tf(spec, "x")``), ``"numpy"``
+        (``to_numpy(spec, "x")``) or ``"java"`` (``to_java(spec)``, ``""`` when all masks are 0).
 
         Raises
         ------

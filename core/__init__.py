@@ -19,8 +19,7 @@ from core.errors import (
 from core.files.sources import FileSource, open_source
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.slicing.expr import format_slice, parse_slice
-from core.slicing.spec import SliceSpec
-from core.slicing.strided_slice import strided_slice
+from core.slicing.spec import SliceSpec, strided_slice
 from core.tflite.tensor_buffer import TensorBuffer
 
 __all__ = [

@@ -24,6 +24,7 @@ from core.decode.reshape import parse_shape
 from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
 from core.errors import DEBUG_VARIABLE, CoreError, describe_error
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
+from core.slicing.expr import parse_slice
 from core.text.number_format import json_value, value_formatter
 
 __all__ = [
@@ -248,13 +249,6 @@ def render_json(result: PipelineResult, limit: int = DEFAULT_LIMIT) -> str:
     return json.dumps(document) + "\n"
 
 
-def _parse_slice(text: str) -> object:
-    try:
-        from core.slicing.expr import parse_slice
-    except ImportError:
-        raise CoreError("--slice is not supported yet (this build has no slice expressions; "
-                        "drop --slice)", field="slice") from None
-    return parse_slice(text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -271,7 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         params, slice_text, _view_as = params_from_args(args)
-        spec = _parse_slice(slice_text) if slice_text is not None else None
+        spec = parse_slice(slice_text) if slice_text is not None else None
         with Pipeline(args.files) as pipeline:
             result = pipeline.run(params, spec)
             text = render_json(result, args.limit) if args.json else render_text(result, args.limit)

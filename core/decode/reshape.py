@@ -15,7 +15,7 @@ import numpy as np
 
 from core.errors import ShapeError
 
-__all__ = ["parse_shape", "resolve_shape", "apply_target_shape", "format_shape"]
+__all__ = ["parse_shape", "resolve_shape", "format_shape"]
 
 _MAX_DIMS = 64
 _INT64_MAX = 2**63 - 1
@@ -183,35 +183,3 @@ def resolve_shape(shape: str | Sequence[int], size: int) -> tuple[int, ...]:
     return dims
 
 
-def apply_target_shape(array: np.ndarray, shape: str | Sequence[int]) -> np.ndarray:
-    """Give ``array``'s values, read in C order, a new shape; always a view.
-
-    Parameters
-    ----------
-    array
-        The decoded tensor.
-    shape
-        Target shape text or sequence; one ``-1`` is inferred.
-
-    Returns
-    -------
-    numpy.ndarray
-        A view of ``array`` (no value is copied).
-
-    Raises
-    ------
-    ShapeError
-        The shape does not fit (see :func:`resolve_shape`), or ``array``'s memory layout does
-        not allow this shape without a copy (a strided array, e.g. records truncated by
-        ``fixed_length``; make it contiguous first, which copies).
-    """
-    target = resolve_shape(shape, array.size)
-    try:
-        return array.reshape(target, copy=False)
-    except ValueError:
-        raise ShapeError(
-            f"shape {target} cannot be a view of the decoded {array.shape} values, whose rows "
-            "are not contiguous in memory (keep the last dimension, or decode without "
-            "truncation so that the values are contiguous)",
-            field="shape",
-        ) from None

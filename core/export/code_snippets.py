@@ -18,7 +18,7 @@ numpy (:func:`numpy_snippet`)
     bfloat16 that prints sanely, so those bytes are viewed as ``>u2`` and turned into native
     ``ml_dtypes.bfloat16`` after slicing (one copy, of the view only). Then
     ``x = x.reshape(shape)`` when the target shape differs, and the slice as ``x[...]``
-    (:meth:`SliceSpec.to_numpy`), or, for a spec no index expression writes (mask-only specs),
+    (:func:`core.slicing.source_code.to_numpy`), or, for a spec no index expression writes (mask-only specs),
     the equivalent basic index resolved for the tensor's shape, after a comment with the
     ``tf.strided_slice`` call. numpy gives a scalar where the app shows a 0-d array.
 
@@ -27,7 +27,7 @@ TensorFlow (:func:`tensorflow_snippet`)
     element (one per file, or one per record: positions ``start + record_size * tf.range(n)``),
     ``tf.stack`` for several files, then ``tf.io.decode_raw(elements, tf.float32,
     little_endian=..., fixed_length=...)``, ``tf.reshape`` and ``tf.strided_slice`` with every
-    mask (:meth:`SliceSpec.to_tf`). Two deviations, commented in the snippet: uint32 / uint64
+    mask (:func:`core.slicing.source_code.to_tf`). Two deviations, commented in the snippet: uint32 / uint64
     (beyond TF) decode as int32 / int64 and ``tf.bitcast``; float16 with ``fixed_length`` (TF 2.21
     has no CPU kernel for it) decodes as uint16 and ``tf.bitcast``. ``tf.io.read_file`` reads
     whole files into memory.
@@ -48,7 +48,8 @@ import numpy as np
 from core.dtypes.data_type import DataType
 from core.dtypes.table import engine_name, resolve_dtype, type_row
 from core.pipeline.pipeline import DecodeParams, Pipeline
-from core.slicing.expr import format_slice, parse_slice
+from core.slicing.expr import format_slice, is_expressible, parse_slice
+from core.slicing.source_code import to_numpy, to_tf
 from core.slicing.spec import SliceSpec
 
 __all__ = ["numpy_snippet", "tensorflow_snippet"]
@@ -267,11 +268,11 @@ def _numpy_slice(plan: _Plan) -> list[str]:
     spec = plan.spec
     if spec is None:
         return []
-    if spec.is_expressible():
-        return [f"x = {spec.to_numpy('x')}"]
+    if is_expressible(spec):
+        return [f"x = {to_numpy(spec, 'x')}"]
     index = spec.analyze(plan.shape).plan.index
     return [
-        f"# {spec.to_tf('x')}",
+        f"# {to_tf(spec, 'x')}",
         f"# has no index expression; for shape {plan.shape} it selects:",
         f"x = x[{_index_text(index)}]",
     ]
@@ -351,6 +352,6 @@ def tensorflow_snippet(paths: str | os.PathLike | Sequence[str | os.PathLike],
     if plan.shape != plan.decoded_shape:
         lines.append(f"x = tf.reshape(x, {list(plan.shape)})")
     if plan.spec is not None:
-        lines.append(f"x = {plan.spec.to_tf('x')}")
+        lines.append(f"x = {to_tf(plan.spec, 'x')}")
     lines += _view_as_note(plan)
     return "\n".join(lines) + "\n"

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from core.slicing.strided_slice import NEW_AXIS, SlicePlan, plan_strided_slice
-from core.slicing.validate import SparseSpec, bit, set_bits
+from core.slicing.validate import bit, set_bits
+
+if TYPE_CHECKING:  # spec imports this module (SliceSpec.analyze); the name is for annotations
+    from core.slicing.spec import SliceSpec
 
 __all__ = ["InputDim", "OutputDim", "SliceAnalysis", "analyze", "explain"]
 
@@ -93,7 +97,7 @@ class SliceAnalysis:
         return tuple(source)
 
 
-def analyze(spec: SparseSpec, shape: Sequence[int]) -> SliceAnalysis:
+def analyze(spec: SliceSpec, shape: Sequence[int]) -> SliceAnalysis:
     """Analyse ``spec`` applied to an input of ``shape`` (shape only, no data).
 
     ``analysis.output_shape == strided_slice(numpy.empty(shape), ...).shape`` always.
@@ -101,7 +105,7 @@ def analyze(spec: SparseSpec, shape: Sequence[int]) -> SliceAnalysis:
     Raises
     ------
     SliceError
-        Exactly where :func:`core.slicing.strided_slice.strided_slice` would.
+        Exactly where :meth:`core.slicing.spec.SliceSpec.apply` would.
     """
     plan = plan_strided_slice(shape, spec)
     outputs: list[OutputDim] = []
@@ -142,7 +146,7 @@ def _bits_text(bits: list[int]) -> str:
     return ("bit " if len(bits) == 1 else "bits ") + ", ".join(str(b) for b in bits)
 
 
-def explain(spec: SparseSpec) -> tuple[str, ...]:
+def explain(spec: SliceSpec) -> tuple[str, ...]:
     """Shape-independent notes on how TensorFlow resolves ``spec``'s masks.
 
     One note per resolution, in entry order, then one per mask with bits beyond the spec:

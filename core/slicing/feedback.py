@@ -127,7 +127,7 @@ def describe(spec: SliceSpec, shape: Sequence[int] | None) -> SliceFeedback:
     :attr:`SliceFeedback.error`, and the shape-independent notes are still listed.
     """
     if shape is None:
-        notes = explain(spec.to_sparse())
+        notes = explain(spec)
         return SliceFeedback("no input tensor yet: the output shape needs one", notes=notes)
     shape = tuple(shape)
     try:
@@ -135,7 +135,7 @@ def describe(spec: SliceSpec, shape: Sequence[int] | None) -> SliceFeedback:
     except SliceError as error:
         return SliceFeedback(
             f"input {_shape_text(shape)} -> no output",
-            notes=explain(spec.to_sparse()),
+            notes=explain(spec),
             error=error.message,
         )
     return SliceFeedback(

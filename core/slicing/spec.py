@@ -5,10 +5,15 @@
 construction where the rule does not depend on the input's shape (1-D of equal length below 32,
 int64 values, int32 masks) and is cheap to compare, hash and hand to a worker thread. Rules that
 need the shape, and the ellipsis count (``"[..., ...]"`` parses, then fails when applied), are
-checked by :meth:`SliceSpec.apply` and :meth:`SliceSpec.analyze`.
+checked by :meth:`SliceSpec.apply` and :meth:`SliceSpec.analyze`. A ``SliceSpec`` is
+TensorFlow's *sparse spec*: the pipeline of :mod:`core.slicing.strided_slice` runs on it.
 
 The empty spec (:meth:`SliceSpec.full`) means "the whole tensor": TensorFlow's implicit ellipsis
-takes every dimension.
+takes every dimension. :func:`strided_slice` is the op with TensorFlow's signature.
+
+Layers: this module imports the pipeline (``validate``, ``strided_slice``, ``analysis``);
+text forms and source code live above it (:mod:`core.slicing.expr`,
+:mod:`core.slicing.source_code`, :mod:`core.slicing.editing` import this module).
 """
 
 from __future__ import annotations
@@ -22,10 +27,10 @@ import numpy as np
 
 from core.errors import SliceError
 from core.slicing.analysis import SliceAnalysis, analyze
-from core.slicing.strided_slice import strided_slice
-from core.slicing.validate import MASK_NAMES, SparseSpec, bit, read_sparse_spec
+from core.slicing.strided_slice import plan_strided_slice
+from core.slicing.validate import MASK_NAMES, bit, read_fields
 
-__all__ = ["SliceSpec"]
+__all__ = ["SliceSpec", "strided_slice"]
 
 
 @dataclass(frozen=True)
@@ -53,8 +58,9 @@ class SliceSpec:
     Examples
     --------
     ``x[1:, tf.newaxis, -1]`` is ``SliceSpec((1, 0, -1), (0, 0, 0), (1, 1, 1), end_mask=1,
-    new_axis_mask=2, shrink_axis_mask=4)``, also written ``parse_slice("1:, tf.newaxis, -1")``
-    or ``SliceSpec.from_index((slice(1, None), None, -1))``.
+    new_axis_mask=2, shrink_axis_mask=4)``, also written
+    ``core.slicing.expr.parse_slice("1:, tf.newaxis, -1")`` or
+    ``SliceSpec.from_index((slice(1, None), None, -1))``.
     """
 
     begin: tuple[int, ...] = ()
@@ -67,18 +73,18 @@ class SliceSpec:
     shrink_axis_mask: int = 0
 
     def __post_init__(self) -> None:
-        sparse = read_sparse_spec(
+        begin, end, strides, masks = read_fields(
             self.begin,
             self.end,
             self.strides,
             **{name: getattr(self, name) for name in MASK_NAMES},
         )
         # Normalise to tuples of Python ints so that equal specs compare and hash equal.
-        object.__setattr__(self, "begin", sparse.begin)
-        object.__setattr__(self, "end", sparse.end)
-        object.__setattr__(self, "strides", sparse.strides)
+        object.__setattr__(self, "begin", begin)
+        object.__setattr__(self, "end", end)
+        object.__setattr__(self, "strides", strides)
         for name in MASK_NAMES:
-            object.__setattr__(self, name, getattr(sparse, name))
+            object.__setattr__(self, name, masks[name])
 
     # ---------------------------------------------------------------- construction helpers
 
@@ -142,12 +148,6 @@ class SliceSpec:
         """Number of entries (items of the index expression), not the input's rank."""
         return len(self.begin)
 
-    def to_sparse(self) -> SparseSpec:
-        """The spec as :mod:`core.slicing.strided_slice` consumes it."""
-        return SparseSpec(
-            self.begin, self.end, self.strides, **{n: getattr(self, n) for n in MASK_NAMES}
-        )
-
     def entry_kind(self, i: int) -> str:
         """What entry ``i`` is after TensorFlow's precedence (ellipsis > new_axis > shrink).
 
@@ -171,14 +171,16 @@ class SliceSpec:
     def apply(self, x: Any) -> np.ndarray:
         """``tf.strided_slice(x, **spec)`` as a view of ``x`` (a 0-d result included).
 
+        ``x`` is a numpy array (any rank, zero-size dimensions allowed); anything else is first
+        converted with ``numpy.asarray``, which may copy, and the result is a view of that array.
+
         Raises
         ------
         SliceError
-            Wherever TensorFlow raises (see :func:`core.slicing.strided_slice.strided_slice`).
+            Wherever TensorFlow raises (the steps of :mod:`core.slicing.strided_slice`).
         """
-        return strided_slice(
-            x, self.begin, self.end, self.strides, **{n: getattr(self, n) for n in MASK_NAMES}
-        )
+        array = x if isinstance(x, np.ndarray) else np.asarray(x)
+        return array[plan_strided_slice(array.shape, self).index]
 
     def analyze(self, shape: Sequence[int]) -> SliceAnalysis:
         """Output shape and per-dimension explanation for an input of ``shape`` (no data).
@@ -190,40 +192,61 @@ class SliceSpec:
         SliceError
             Exactly where :meth:`apply` would.
         """
-        return analyze(self.to_sparse(), shape)
+        return analyze(self, shape)
 
-    # ---------------------------------------------------------------- text forms
-    # Imported on use: slice_expr and slice_export build SliceSpecs, so they import this module.
 
-    def is_expressible(self) -> bool:
-        """Whether an index expression (``x[...]``) produces exactly this spec."""
-        from core.slicing.expr import is_expressible
+def strided_slice(
+    x: Any,
+    begin: Any,
+    end: Any,
+    strides: Any = None,
+    *,
+    begin_mask: int = 0,
+    end_mask: int = 0,
+    ellipsis_mask: int = 0,
+    new_axis_mask: int = 0,
+    shrink_axis_mask: int = 0,
+) -> np.ndarray:
+    """``tf.strided_slice(x, begin, end, strides, ...)``, returned as a view of ``x``.
 
-        return is_expressible(self)
+    ``SliceSpec(begin, end, strides, **masks).apply(x)``: bit ``i`` of each mask refers to entry
+    ``i`` of begin/end/strides. The semantics are TensorFlow's exactly (the steps
+    :func:`core.slicing.validate.validate`, :func:`core.slicing.strided_slice.build_dense_spec`,
+    :func:`~core.slicing.strided_slice.canonicalize`, :func:`~core.slicing.strided_slice.final_shape`)
+    and equal numpy basic indexing wherever an index expression can express the spec.
 
-    def __str__(self) -> str:
-        """The canonical expression (:func:`core.slicing.expr.format_slice`)."""
-        from core.slicing.expr import format_slice
+    Parameters
+    ----------
+    x
+        A numpy array (any rank, zero-size dimensions allowed). Anything else is first
+        converted with ``numpy.asarray``, which may copy; the result is a view of that array.
+    begin, end, strides
+        1-D integer sequences of equal length (< 32); ``strides=None`` means all ones.
+    begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask
+        int32 bit masks, as in TensorFlow.
 
-        return format_slice(self)
+    Returns
+    -------
+    numpy.ndarray
+        Always a view sharing ``x``'s memory, never a copy; a 0-d result is a 0-d ``ndarray``
+        (not a numpy scalar).
 
-    def to_tf(self, name: str = "x") -> str:
-        """``tf.strided_slice(x, begin=[...], ...)`` source text (see :mod:`core.slicing.source_code`)."""
-        from core.slicing.source_code import to_tf
-
-        return to_tf(self, name)
-
-    def to_numpy(self, name: str = "x") -> str:
-        """``x[...]`` numpy source text; raises :class:`SliceError` if not expressible."""
-        from core.slicing.source_code import to_numpy
-
-        return to_numpy(self, name)
-
-    def to_java(self) -> str:
-        """The TF Java ``StridedSlice.Options`` calls for the nonzero masks."""
-        from core.slicing.source_code import to_java
-
-        return to_java(self)
+    Raises
+    ------
+    SliceError
+        Wherever TensorFlow raises, with its message and a fix in parentheses.
+    """
+    spec = SliceSpec(
+        begin,
+        end,
+        strides,
+        begin_mask=begin_mask,
+        end_mask=end_mask,
+        ellipsis_mask=ellipsis_mask,
+        new_axis_mask=new_axis_mask,
+        shrink_axis_mask=shrink_axis_mask,
+    )
+    return spec.apply(x)
 
 
 def _index_item(value: Any, i: int) -> int:

@@ -7,7 +7,8 @@ the reference line by line:
 1. :func:`validate` (in :mod:`core.slicing.validate`) -- begin, end and strides are 1-D of equal
    length (fewer than 32 entries, because the masks are 32-bit), the masks fit in an int32, at
    most one ellipsis bit is set in the *whole* ellipsis mask.
-2. :func:`build_dense_spec` -- the sparse spec (one entry per item of ``x[...]``) becomes a dense
+2. :func:`build_dense_spec` -- the sparse spec (a :class:`core.slicing.spec.SliceSpec`, one
+   entry per item of ``x[...]``) becomes a dense
    spec (one entry per input dimension): the ellipsis, explicit or implicit, expands to full
    ranges; new axes consume no input dimension; per bit, ellipsis > new_axis > shrink.
 3. :func:`canonicalize` -- per input dimension: zero strides are refused, masks become explicit
@@ -16,8 +17,12 @@ the reference line by line:
 4. :func:`final_shape` -- kept dimensions in order, new axes as 1, shrunk dimensions dropped.
 
 :func:`plan_strided_slice` runs the four steps on a shape alone (no data) and returns a
-:class:`SlicePlan`, whose :attr:`SlicePlan.index` is a numpy *basic* index; :func:`strided_slice`
-applies it, so the result is always a view of the input (never a copy), a 0-d result included.
+:class:`SlicePlan`, whose :attr:`SlicePlan.index` is a numpy *basic* index;
+:meth:`core.slicing.spec.SliceSpec.apply` applies it, so the result is always a view of the input
+(never a copy), a 0-d result included. The op with TensorFlow's signature,
+``strided_slice(x, begin, end, strides, ...)``, is :func:`core.slicing.spec.strided_slice`: it
+builds the ``SliceSpec`` first, and this module sits below ``spec`` (it names ``SliceSpec`` only
+in annotations).
 
 Every error is a :class:`core.errors.SliceError` (``field="slice"``) whose message is
 TensorFlow's text followed by the fix in parentheses.
@@ -28,11 +33,12 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+from core.slicing.validate import bit, slice_error, validate
 
-from core.slicing.validate import SparseSpec, bit, check_ellipsis, slice_error, validate
+if TYPE_CHECKING:  # spec imports this module (SliceSpec.apply); the name is for annotations
+    from core.slicing.spec import SliceSpec
 
 __all__ = [
     "NEW_AXIS",
@@ -45,7 +51,6 @@ __all__ = [
     "canonicalize",
     "final_shape",
     "plan_strided_slice",
-    "strided_slice",
     "validate",
 ]
 
@@ -90,10 +95,9 @@ class DenseSpec:
     dims: tuple[DenseDim, ...]
     final_shape_gather_indices: tuple[int, ...]
     gather_entries: tuple[int | None, ...]
-    implicit_ellipsis: bool
 
 
-def build_dense_spec(sparse: SparseSpec, rank: int) -> DenseSpec:
+def build_dense_spec(sparse: SliceSpec, rank: int) -> DenseSpec:
     """Step 2: expand ``sparse`` to one entry per dimension of a rank-``rank`` input.
 
     Rules (TF's ``BuildDenseSpec``):
@@ -169,10 +173,10 @@ def build_dense_spec(sparse: SparseSpec, rank: int) -> DenseSpec:
                     False,
                 )
             )
-    return DenseSpec(tuple(dims), tuple(gather), tuple(gather_entries), implicit)
+    return DenseSpec(tuple(dims), tuple(gather), tuple(gather_entries))
 
 
-def _consuming_entries(sparse: SparseSpec) -> int:
+def _consuming_entries(sparse: SliceSpec) -> int:
     """How many entries of ``sparse`` consume an input dimension (not ellipsis, not new axis)."""
     return sum(
         1
@@ -314,14 +318,14 @@ MAX_OUTPUT_DIMS = 64
 
 @dataclass(frozen=True)
 class SlicePlan:
-    """Everything :func:`strided_slice` computes from a shape, before touching data.
+    """Everything the strided slice computes from a shape, before touching data.
 
     ``index`` is a numpy *basic* index (ints, slices, ``None``, and a trailing ``...`` that
     makes numpy return a 0-d array instead of a scalar), so ``x[plan.index]`` is a view.
     """
 
     input_shape: tuple[int, ...]
-    sparse: SparseSpec
+    sparse: SliceSpec
     dense: DenseSpec
     canonical: tuple[CanonicalDim, ...]
     output_shape: tuple[int, ...]
@@ -342,74 +346,19 @@ def _numpy_index(dense: DenseSpec, canonical: tuple[CanonicalDim, ...]) -> tuple
     return tuple(index)
 
 
-def plan_strided_slice(shape: Sequence[int], sparse: SparseSpec) -> SlicePlan:
+def plan_strided_slice(shape: Sequence[int], sparse: SliceSpec) -> SlicePlan:
     """Run the four steps of ``ValidateStridedSliceOp`` for ``sparse`` on ``shape`` (no data).
 
-    ``sparse`` comes from :func:`validate` (or :func:`core.slicing.validate.read_sparse_spec`:
-    the ellipsis count is checked again here, so a spec holding two ellipsis bits fails now).
+    Step 1 (:func:`validate`) runs first, so a spec holding two ellipsis bits fails now.
 
     Raises
     ------
     SliceError
         Whatever TensorFlow would raise for this spec and shape (see the step functions).
     """
-    check_ellipsis(sparse)
+    validate(sparse)
     shape = tuple(operator.index(s) for s in shape)
     dense = build_dense_spec(sparse, len(shape))
     canonical = canonicalize(dense, shape)
     output_shape = final_shape(dense, canonical)
     return SlicePlan(shape, sparse, dense, canonical, output_shape, _numpy_index(dense, canonical))
-
-
-def strided_slice(
-    x: Any,
-    begin: Any,
-    end: Any,
-    strides: Any = None,
-    *,
-    begin_mask: int = 0,
-    end_mask: int = 0,
-    ellipsis_mask: int = 0,
-    new_axis_mask: int = 0,
-    shrink_axis_mask: int = 0,
-) -> np.ndarray:
-    """``tf.strided_slice(x, begin, end, strides, ...)``, returned as a view of ``x``.
-
-    Bit ``i`` of each mask refers to entry ``i`` of begin/end/strides. The semantics are
-    TensorFlow's exactly (see :func:`validate`, :func:`build_dense_spec`,
-    :func:`canonicalize`, :func:`final_shape`) and equal numpy basic indexing wherever an
-    index expression can express the spec.
-
-    Parameters
-    ----------
-    x
-        A numpy array (any rank, zero-size dimensions allowed). Anything else is first
-        converted with ``numpy.asarray``, which may copy; the result is a view of that array.
-    begin, end, strides
-        1-D integer sequences of equal length (< 32); ``strides=None`` means all ones.
-    begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask
-        int32 bit masks, as in TensorFlow.
-
-    Returns
-    -------
-    numpy.ndarray
-        Always a view sharing ``x``'s memory, never a copy; a 0-d result is a 0-d ``ndarray``
-        (not a numpy scalar).
-
-    Raises
-    ------
-    SliceError
-        Wherever TensorFlow raises, with its message and a fix in parentheses.
-    """
-    sparse = validate(
-        begin,
-        end,
-        strides,
-        begin_mask=begin_mask,
-        end_mask=end_mask,
-        ellipsis_mask=ellipsis_mask,
-        new_axis_mask=new_axis_mask,
-        shrink_axis_mask=shrink_axis_mask,
-    )
-    array = x if isinstance(x, np.ndarray) else np.asarray(x)
-    return array[plan_strided_slice(array.shape, sparse).index]

@@ -6,6 +6,12 @@ Mirrors the first checks of TensorFlow's ``ValidateStridedSliceOp``
 ellipsis bit is set in the *whole* ellipsis mask. The later steps live in
 :mod:`core.slicing.strided_slice`.
 
+TensorFlow's sparse spec is :class:`core.slicing.spec.SliceSpec`. Its constructor applies the
+per-field rules (:func:`read_fields`), so every ``SliceSpec`` already satisfies them;
+:func:`validate` is step 1 on a spec and adds the rule a spec may still break, the ellipsis count
+(``"[..., ...]"`` parses, as in TensorFlow, and fails when applied). This module sits below
+``spec``: it names ``SliceSpec`` only in annotations (``TYPE_CHECKING``), never at run time.
+
 Also home of the small helpers every slice module shares: :func:`slice_error` (TensorFlow's
 message followed by the fix in parentheses, as a :class:`core.errors.SliceError` with
 ``field="slice"``) and the bit helpers :func:`bit` / :func:`set_bits`, which read a mask as
@@ -16,12 +22,14 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from core.errors import SliceError
+
+if TYPE_CHECKING:  # spec imports this module (SliceSpec.apply); the name is for annotations
+    from core.slicing.spec import SliceSpec
 
 __all__ = [
     "INT32_MAX",
@@ -30,10 +38,8 @@ __all__ = [
     "INT64_MIN",
     "MASK_NAMES",
     "MAX_ENTRIES",
-    "SparseSpec",
     "bit",
-    "check_ellipsis",
-    "read_sparse_spec",
+    "read_fields",
     "set_bits",
     "slice_error",
     "validate",
@@ -60,28 +66,6 @@ def set_bits(mask: int) -> list[int]:
 def bit(mask: int, i: int) -> bool:
     """Whether bit ``i`` of ``mask`` (an int32, possibly negative) is set."""
     return bool((mask & 0xFFFFFFFF) >> i & 1)
-
-
-@dataclass(frozen=True)
-class SparseSpec:
-    """A validated sparse spec: one entry per item, exactly as the caller gave it.
-
-    ``begin``, ``end`` and ``strides`` are tuples of Python ints in the int64 range, of equal
-    length at most :data:`MAX_ENTRIES`; the masks are ints in the int32 range (a negative mask
-    is its 32-bit two's complement pattern, as in TensorFlow).
-    """
-
-    begin: tuple[int, ...]
-    end: tuple[int, ...]
-    strides: tuple[int, ...]
-    begin_mask: int = 0
-    end_mask: int = 0
-    ellipsis_mask: int = 0
-    new_axis_mask: int = 0
-    shrink_axis_mask: int = 0
-
-    def __len__(self) -> int:
-        return len(self.begin)
 
 
 def _shape_string(shape: tuple[int, ...]) -> str:
@@ -147,7 +131,7 @@ def _index_vector(value: Any, name: str) -> tuple[tuple[int, ...], tuple[int, ..
     return (len(values),), values
 
 
-def read_sparse_spec(
+def read_fields(
     begin: Any,
     end: Any,
     strides: Any = None,
@@ -157,18 +141,31 @@ def read_sparse_spec(
     ellipsis_mask: int = 0,
     new_axis_mask: int = 0,
     shrink_axis_mask: int = 0,
-) -> SparseSpec:
-    """The shape-independent checks of :func:`validate`, except the ellipsis count.
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], dict[str, int]]:
+    """TensorFlow's per-field rules of step 1: ``(begin, end, strides, masks)`` normalised.
 
-    A :class:`core.slicing.spec.SliceSpec` may hold two ellipsis bits (``"[..., ...]"`` parses)
-    and fails only when applied, so construction uses this function and application uses
-    :func:`validate`.
+    The :class:`core.slicing.spec.SliceSpec` constructor calls this, so a spec holds tuples of
+    Python ints (equal specs compare and hash equal). Rules, in TensorFlow's order:
+
+    * ``strides=None`` means ones, one per entry of ``begin`` (as ``tf.strided_slice`` does);
+    * begin, end and strides are 1-D with the same number of entries, and fewer than 32
+      entries, else ``Expected begin, end, and strides to be 1D equal size tensors, but got
+      shapes [2], [1], and [1] instead.``;
+    * each mask is in the int32 range, else ``Attr begin_mask has value ... out of range for an
+      int32`` (a negative mask is its 32-bit two's complement pattern).
+
+    The ellipsis count is left to :func:`validate`.
+
+    Returns
+    -------
+    tuple
+        ``begin``, ``end`` and ``strides`` as tuples of ints, and the masks by name
+        (:data:`MASK_NAMES` order).
 
     Raises
     ------
     SliceError
-        When a value is not an integer or does not fit in int64, when begin, end and strides
-        are not 1-D of the same length below 32, or when a mask does not fit in an int32.
+        On any rule above, or when a value is not an integer or does not fit in int64.
     """
     begin_shape, begin_values = _index_vector(begin, "begin")
     end_shape, end_values = _index_vector(end, "end")
@@ -205,18 +202,21 @@ def read_sparse_spec(
                 f"use a value in [{INT32_MIN}, {INT32_MAX}]; bit i refers to entry i",
             )
         masks[name] = mask
-    return SparseSpec(begin_values, end_values, strides_values, **masks)
+    return begin_values, end_values, strides_values, masks
 
 
-def check_ellipsis(sparse: SparseSpec) -> SparseSpec:
-    """At most one bit of ``ellipsis_mask`` may be set, *counting bits beyond the spec*.
+def validate(spec: SliceSpec) -> SliceSpec:
+    """Step 1: ``spec`` if TensorFlow accepts it before seeing a shape, else the error.
+
+    The per-field rules (:func:`read_fields`) hold for every :class:`SliceSpec`; what remains is
+    that at most one bit of ``ellipsis_mask`` may be set, *counting bits beyond the spec*.
 
     Raises
     ------
     SliceError
         ``Multiple ellipses in slice spec not allowed``.
     """
-    ellipsis_bits = set_bits(sparse.ellipsis_mask)
+    ellipsis_bits = set_bits(spec.ellipsis_mask)
     if len(ellipsis_bits) > 1:
         raise slice_error(
             "Multiple ellipses in slice spec not allowed",
@@ -224,47 +224,4 @@ def check_ellipsis(sparse: SparseSpec) -> SparseSpec:
             + ", ".join(str(b) for b in ellipsis_bits)
             + " set",
         )
-    return sparse
-
-
-def validate(
-    begin: Any,
-    end: Any,
-    strides: Any = None,
-    *,
-    begin_mask: int = 0,
-    end_mask: int = 0,
-    ellipsis_mask: int = 0,
-    new_axis_mask: int = 0,
-    shrink_axis_mask: int = 0,
-) -> SparseSpec:
-    """Step 1: check the shape-independent rules and return the :class:`SparseSpec`.
-
-    Rules (TensorFlow's, in its order):
-
-    * ``strides=None`` means ones, one per entry of ``begin`` (as ``tf.strided_slice`` does).
-    * begin, end and strides are 1-D with the same number of entries, and fewer than 32
-      entries, else ``Expected begin, end, and strides to be 1D equal size tensors, but got
-      shapes [2], [1], and [1] instead.``
-    * each mask is in the int32 range, else ``Attr begin_mask has value ... out of range for an
-      int32`` (a negative mask is its 32-bit two's complement pattern).
-    * at most one bit of ``ellipsis_mask`` is set, counting bits beyond the spec's length:
-      ``Multiple ellipses in slice spec not allowed``.
-
-    Raises
-    ------
-    SliceError
-        On any rule above, or when a value is not an integer or does not fit in int64.
-    """
-    return check_ellipsis(
-        read_sparse_spec(
-            begin,
-            end,
-            strides,
-            begin_mask=begin_mask,
-            end_mask=end_mask,
-            ellipsis_mask=ellipsis_mask,
-            new_axis_mask=new_axis_mask,
-            shrink_axis_mask=shrink_axis_mask,
-        )
-    )
+    return spec

@@ -1,8 +1,7 @@
 """A "Copy as" button: the current slice as TensorFlow, numpy or TF Java source text.
 
-The texts are the engine's (:meth:`SliceSpec.to_tf`, :meth:`SliceSpec.to_numpy`,
-:meth:`SliceSpec.to_java`); this module only offers them and puts the chosen one on the
-clipboard.
+The texts are the engine's (:func:`core.slicing.source_code.to_tf`, ``to_numpy``, ``to_java``);
+this module only offers them and puts the chosen one on the clipboard.
 """
 
 from __future__ import annotations
@@ -12,6 +11,8 @@ from functools import partial
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
+from core.slicing.expr import is_expressible
+from core.slicing.source_code import to_java, to_numpy, to_tf
 from core.slicing.spec import SliceSpec
 from core.slicing.validate import MASK_NAMES
 
@@ -26,8 +27,8 @@ COPY_KINDS = {
 
 
 def copy_text(spec: SliceSpec, kind: str) -> str:
-    """``spec`` as source text: ``"tf"`` -> ``spec.to_tf("x")``, ``"numpy"`` ->
-    ``spec.to_numpy("x")``, ``"java"`` -> ``spec.to_java()`` (``""`` when every mask is 0).
+    """``spec`` as source text: ``"tf"`` -> ``to_tf(spec, "x")``, ``"numpy"`` ->
+    ``to_numpy(spec, "x")``, ``"java"`` -> ``to_java(spec)`` (``""`` when every mask is 0).
 
     Raises
     ------
@@ -37,11 +38,11 @@ def copy_text(spec: SliceSpec, kind: str) -> str:
         For ``"numpy"`` when no index expression expresses ``spec``.
     """
     if kind == "tf":
-        return spec.to_tf("x")
+        return to_tf(spec, "x")
     if kind == "numpy":
-        return spec.to_numpy("x")
+        return to_numpy(spec, "x")
     if kind == "java":
-        return spec.to_java()
+        return to_java(spec)
     raise ValueError(f"copy kind must be one of {', '.join(COPY_KINDS)}, not {kind!r}")
 
 
@@ -75,7 +76,7 @@ class SliceCopyButton(QToolButton):
     def set_spec(self, spec: SliceSpec) -> None:
         """Offer ``spec``'s texts; enables or disables the numpy and Java entries."""
         self._spec = spec
-        expressible = spec.is_expressible()
+        expressible = is_expressible(spec)
         numpy_action = self._actions["numpy"]
         numpy_action.setEnabled(expressible)
         numpy_action.setToolTip(

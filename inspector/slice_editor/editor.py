@@ -47,11 +47,11 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import SliceError, SliceSyntaxError, describe_error
+from core.slicing.editing import with_mask
 from core.slicing.expr import format_slice, parse_slice
 from core.slicing.feedback import describe, highlight_html
 from core.slicing.spec import SliceSpec
 from inspector.slice_editor.copy_button import SliceCopyButton, copy_text
-from inspector.slice_editor.entries_model import with_mask
 from inspector.slice_editor.entries_view import SliceEntriesView
 from inspector.slice_editor.mask_fields import MaskFields
 from inspector.state.slice_history import REDO_KEYS, UNDO_KEYS, SpecCommand, TypingSessions, history_step
@@ -230,8 +230,8 @@ class SliceEditor(QWidget):
         self._analyse(emit=True)
 
     def copy_text(self, kind: str) -> str:
-        """The current spec as code: ``"tf"`` (``spec.to_tf("x")``), ``"numpy"``
-        (``spec.to_numpy("x")``) or ``"java"`` (``spec.to_java()``, ``""`` when all masks are 0).
+        """The current spec as code: ``"tf"`` (``to_tf(spec, "x")``), ``"numpy"``
+        (``to_numpy(spec, "x")``) or ``"java"`` (``to_java(spec)``, ``""`` when all masks are 0).
 
         Raises
         ------

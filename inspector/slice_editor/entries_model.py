@@ -6,9 +6,8 @@ the owner (the :class:`inspector.slice_editor.editor.SliceEditor`) decides what 
 calls :meth:`SliceEntriesModel.set_spec`. Values the engine refuses (not an integer, outside
 int64) are announced with :attr:`SliceEntriesModel.editRejected` and leave the spec unchanged.
 
-The editing helpers below (:func:`with_value`, :func:`with_bit`, :func:`insert_entry`,
-:func:`remove_entry`, :func:`swap_entries`) only move numbers and bits around; what those
-numbers *mean* is the engine's business (:meth:`SliceSpec.analyze`).
+Edits are the engine's spec algebra (:mod:`core.slicing.editing`): this module maps cells and
+check boxes to those calls.
 """
 
 from __future__ import annotations
@@ -17,20 +16,12 @@ from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QRect, Qt, 
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionButton
 
 from core.errors import SliceError, describe_error
+from core.slicing.editing import parse_entry_value, with_bit, with_value
 from core.slicing.expr import format_item
 from core.slicing.spec import SliceSpec
+from core.slicing.validate import bit
 
-__all__ = [
-    "CENTERED_CHECK_COLUMNS",
-    "CheckBoxDelegate",
-    "SliceEntriesModel",
-    "insert_entry",
-    "remove_entry",
-    "swap_entries",
-    "with_bit",
-    "with_mask",
-    "with_value",
-]
+__all__ = ["CENTERED_CHECK_COLUMNS", "CheckBoxDelegate", "SliceEntriesModel"]
 
 #: (header, SliceSpec field) of the integer columns.
 VALUE_COLUMNS = (("begin", "begin"), ("end", "end"), ("stride", "strides"))
@@ -42,136 +33,12 @@ MASK_COLUMNS = (
     ("new axis", "new_axis_mask"),
     ("shrink", "shrink_axis_mask"),
 )
-_MASK_FIELDS = tuple(mask for _, mask in MASK_COLUMNS)
 KIND_COLUMN = 0
 _FIRST_VALUE = 1
 _FIRST_MASK = _FIRST_VALUE + len(VALUE_COLUMNS)
 #: Columns drawn by :class:`CheckBoxDelegate`.
 CENTERED_CHECK_COLUMNS = tuple(range(_FIRST_MASK, _FIRST_MASK + len(MASK_COLUMNS)))
 _KIND_TEXT = {"range": "range", "index": "index", "ellipsis": "ellipsis", "new_axis": "new axis"}
-
-
-# ------------------------------------------------------------------------- spec editing
-
-
-def _signed32(pattern: int) -> int:
-    """A 32-bit pattern as the int32 TensorFlow reads (bit 31 set -> negative)."""
-    pattern &= 0xFFFFFFFF
-    return pattern - (1 << 32) if pattern >> 31 else pattern
-
-
-def _replace(spec: SliceSpec, **changes) -> SliceSpec:
-    fields = {
-        "begin": spec.begin,
-        "end": spec.end,
-        "strides": spec.strides,
-        **{mask: getattr(spec, mask) for mask in _MASK_FIELDS},
-    }
-    fields.update(changes)
-    return SliceSpec(**fields)
-
-
-def with_value(spec: SliceSpec, field: str, i: int, value: int) -> SliceSpec:
-    """``spec`` with ``field`` (``"begin"``, ``"end"`` or ``"strides"``) of entry ``i`` set.
-
-    Raises
-    ------
-    SliceError
-        When ``value`` is outside int64 (the spec's own validation).
-    """
-    values = list(getattr(spec, field))
-    values[i] = value
-    return _replace(spec, **{field: tuple(values)})
-
-
-def with_mask(spec: SliceSpec, mask: str, value: int) -> SliceSpec:
-    """``spec`` with the whole ``mask`` (e.g. ``"begin_mask"``) replaced by ``value``.
-
-    Raises
-    ------
-    SliceError
-        When ``value`` is outside int32 (the spec's own validation).
-    """
-    return _replace(spec, **{mask: value})
-
-
-def with_bit(spec: SliceSpec, mask: str, i: int, on: bool) -> SliceSpec:
-    """``spec`` with bit ``i`` of ``mask`` set (``on``) or cleared; nothing else changes."""
-    pattern = getattr(spec, mask) & 0xFFFFFFFF
-    pattern = pattern | (1 << i) if on else pattern & ~(1 << i)
-    return _replace(spec, **{mask: _signed32(pattern)})
-
-
-def _insert_bit(mask: int, i: int, on: bool) -> int:
-    pattern = mask & 0xFFFFFFFF
-    low = pattern & ((1 << i) - 1)
-    return _signed32(low | ((pattern >> i) << (i + 1)) | (int(on) << i))
-
-
-def _remove_bit(mask: int, i: int) -> int:
-    pattern = mask & 0xFFFFFFFF
-    low = pattern & ((1 << i) - 1)
-    return _signed32(low | ((pattern >> (i + 1)) << i))
-
-
-def insert_entry(spec: SliceSpec, i: int) -> SliceSpec:
-    """``spec`` with a full-range entry (``:``, both masks set) inserted before entry ``i``.
-
-    Mask bits from ``i`` upwards move up by one, those beyond the spec included (so they stay
-    beyond it); a bit pushed past bit 31 is lost.
-
-    Raises
-    ------
-    SliceError
-        When the spec already has 31 entries (TensorFlow's 32-bit masks).
-    """
-    masks = {mask: _insert_bit(getattr(spec, mask), i, False) for mask in _MASK_FIELDS}
-    masks["begin_mask"] = _insert_bit(spec.begin_mask, i, True)
-    masks["end_mask"] = _insert_bit(spec.end_mask, i, True)
-    return SliceSpec(
-        spec.begin[:i] + (0,) + spec.begin[i:],
-        spec.end[:i] + (0,) + spec.end[i:],
-        spec.strides[:i] + (1,) + spec.strides[i:],
-        **masks,
-    )
-
-
-def remove_entry(spec: SliceSpec, i: int) -> SliceSpec:
-    """``spec`` without entry ``i``; mask bits above ``i`` move down by one."""
-    return SliceSpec(
-        spec.begin[:i] + spec.begin[i + 1 :],
-        spec.end[:i] + spec.end[i + 1 :],
-        spec.strides[:i] + spec.strides[i + 1 :],
-        **{mask: _remove_bit(getattr(spec, mask), i) for mask in _MASK_FIELDS},
-    )
-
-
-def swap_entries(spec: SliceSpec, i: int, j: int) -> SliceSpec:
-    """``spec`` with entries ``i`` and ``j`` (values and mask bits) exchanged."""
-
-    def swapped(values: tuple[int, ...]) -> tuple[int, ...]:
-        out = list(values)
-        out[i], out[j] = out[j], out[i]
-        return tuple(out)
-
-    masks = {}
-    for mask in _MASK_FIELDS:
-        pattern = getattr(spec, mask) & 0xFFFFFFFF
-        bi, bj = pattern >> i & 1, pattern >> j & 1
-        pattern &= ~((1 << i) | (1 << j))
-        masks[mask] = _signed32(pattern | (bi << j) | (bj << i))
-    return SliceSpec(swapped(spec.begin), swapped(spec.end), swapped(spec.strides), **masks)
-
-
-def _parse_int(text: str, what: str) -> int:
-    cleaned = str(text).strip().replace("_", "")
-    try:
-        return int(cleaned)
-    except ValueError:
-        raise SliceError(
-            f"{what} {str(text)!r} is not an integer (type a whole number such as -1 or 5)",
-            field="slice",
-        ) from None
 
 
 # ------------------------------------------------------------------------- the model
@@ -268,7 +135,7 @@ class SliceEntriesModel(QAbstractTableModel):
             return None
         mask = MASK_COLUMNS[column - _FIRST_MASK][1]
         if role == Qt.ItemDataRole.CheckStateRole:
-            on = getattr(self._spec, mask) >> row & 1
+            on = bit(getattr(self._spec, mask), row)
             return Qt.CheckState.Checked if on else Qt.CheckState.Unchecked
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"bit {row} of {mask}"
@@ -281,7 +148,7 @@ class SliceEntriesModel(QAbstractTableModel):
         try:
             if _FIRST_VALUE <= column < _FIRST_MASK and role == Qt.ItemDataRole.EditRole:
                 header, field = VALUE_COLUMNS[column - _FIRST_VALUE]
-                number = _parse_int(value, f"{header} of entry {row}")
+                number = parse_entry_value(value, f"{header} of entry {row}")
                 new = with_value(self._spec, field, row, number)
             elif column >= _FIRST_MASK and role == Qt.ItemDataRole.CheckStateRole:
                 on = Qt.CheckState(value) == Qt.CheckState.Checked

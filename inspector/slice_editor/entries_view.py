@@ -21,15 +21,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.slicing.editing import insert_entry, remove_entry, swap_entries
 from core.slicing.spec import SliceSpec
 from core.slicing.validate import MAX_ENTRIES
 from inspector.slice_editor.entries_model import (
     CENTERED_CHECK_COLUMNS,
     CheckBoxDelegate,
     SliceEntriesModel,
-    insert_entry,
-    remove_entry,
-    swap_entries,
 )
 
 __all__ = ["SliceEntriesView"]

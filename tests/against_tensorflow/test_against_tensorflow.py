@@ -57,8 +57,7 @@ tf = pytest.importorskip("tensorflow")
 from core.decode.decode_raw import decode_raw
 from core.errors import CoreError
 from core.slicing.expr import parse_slice
-from core.slicing.spec import SliceSpec
-from core.slicing.strided_slice import strided_slice
+from core.slicing.spec import SliceSpec, strided_slice
 
 #: ``TF_DIFF_SCALE=20 TF_DIFF_SEED=7 pytest ...`` explores more cases / other seeds.
 SCALE = int(os.environ.get("TF_DIFF_SCALE", "1"))

@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 
 from core.errors import CoreError, SliceError
-from core.slicing.spec import SliceSpec
-from core.slicing.strided_slice import strided_slice
+from core.slicing.spec import SliceSpec, strided_slice
 
 
 def data(shape):

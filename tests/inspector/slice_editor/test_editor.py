@@ -7,6 +7,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLineEdit
 
 from core.slicing.expr import format_slice, parse_slice
+from core.slicing.source_code import to_java, to_numpy, to_tf
 from core.slicing.spec import SliceSpec
 from inspector.slice_editor.editor import SliceEditor
 
@@ -325,9 +326,9 @@ def test_copy_as_puts_engine_text_on_the_clipboard(qtbot, editor):
     spec = parse_slice(EXPRESSION)
     clipboard = QGuiApplication.clipboard()
     for kind, expected in (
-        ("tf", spec.to_tf("x")),
-        ("numpy", spec.to_numpy("x")),
-        ("java", spec.to_java()),
+        ("tf", to_tf(spec, "x")),
+        ("numpy", to_numpy(spec, "x")),
+        ("java", to_java(spec)),
     ):
         assert editor.copy_text(kind) == expected
         editor._copy_actions[kind].trigger()

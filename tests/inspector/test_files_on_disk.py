@@ -14,7 +14,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import numpy as np
 import pytest
 from PySide6.QtCore import QSettings, Qt
 

@@ -138,9 +138,8 @@ class ShrinkGuard:
         mapped = self._sizes[index]
         if size >= mapped:
             return ""
-        if size < self._protected_to[index]:
-            zero_fill_past(self._data[index], mapped, size)
-            self._protected_to[index] = size
+        if size < self._protected_to[index] and zero_fill_past(self._data[index], mapped, size):
+            self._protected_to[index] = size  # else: tried again at the next check
         return (f"'{self._paths[index]}' changed on disk since it was opened "
                 f"(size {mapped} -> {size} bytes) (reload it)")
 

@@ -199,8 +199,12 @@ class Document(QObject):
         return self._pipeline.source.bytes_at(file_index, offset, nbytes)
 
     def changes_on_disk(self) -> ChangeReport | None:
-        """Check the files now (:meth:`FileMonitor.check_now`); the changes found, or None."""
-        return self._file_monitor.check_now()
+        """Check the files now (:meth:`FileMonitor.peek`); the changes found, or None.
+
+        A new report reaches :attr:`filesChangedOnDisk` from the event loop, not from inside
+        the caller.
+        """
+        return self._file_monitor.peek()
 
     # ------------------------------------------------------------------ internals
     def _on_files_changed_on_disk(self, report: ChangeReport) -> None:

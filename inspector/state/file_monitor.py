@@ -14,7 +14,8 @@ When it checks
   to the inode the path names now, and a deleted file is watched again once it reappears (the
   folder watch notices it).
 * **A poll** every ``poll_ms``, for file systems without events.
-* **On demand**: :meth:`FileMonitor.check_now` before reading bytes for a new selection.
+* **On demand**: :meth:`FileMonitor.peek` before reading bytes for a new selection (a new
+  report is then emitted from the event loop).
 * **Before every event of the GUI thread** (an application event filter), the SIGBUS guard
   (:mod:`core.files.shrink_guard`) checks *one* descriptor, the next in turn: a constant cost
   per event, whatever the number of files. A shrink found there is protected at once and
@@ -104,6 +105,18 @@ class FileMonitor(QObject):
     def report(self) -> ChangeReport | None:
         """The last report emitted since :meth:`watch` (None: no change seen)."""
         return self._report
+
+    def peek(self) -> ChangeReport | None:
+        """Compare the files with their records now, like :meth:`check_now`, but emit a new
+        report from the event loop, not from inside the caller (who may be a slot of a view
+        that the report's receivers are about to clear)."""
+        source = self._source
+        if source is None or source.closed:
+            return None
+        report = ChangeReport.of(source.changes())
+        if report is not None and report != self._report:
+            QTimer.singleShot(0, self, self.check_now)
+        return report
 
     def check_now(self) -> ChangeReport | None:
         """Compare the files with their records now (two system calls per file at most).

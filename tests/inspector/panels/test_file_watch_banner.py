@@ -117,7 +117,8 @@ def test_several_changed_files_are_counted(qtbot, tmp_path):
     qtbot.addWidget(banner)
     for p in paths[1:]:
         os.truncate(p, 8)
-    report = document.changes_on_disk()
+    with qtbot.waitSignal(document.filesChangedOnDisk, timeout=5000):
+        report = document.changes_on_disk()
     assert banner.message() == report.message == (
         "f1.bin shrank from 400 to 8 bytes" + CLEARED + " (and 1 more file)")
     document.close_files()

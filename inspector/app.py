@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             check_destination(args.screenshot, args.files)
         except CoreError as error:
-            print(f"error: --screenshot: {error}", file=sys.stderr)
+            print(f"error: --screenshot: {describe_error(error).message}", file=sys.stderr)
             return 2
     problem = _display_problem(args.screenshot)
     if problem:
@@ -120,7 +120,7 @@ def _screenshot(app, window, path: str, inspected: list[str]) -> int:
     try:
         write_atomically(path, lambda out: out.write(bytes(data)), inspected)
     except CoreError as error:
-        print(f"error: --screenshot: {error}", file=sys.stderr)
+        print(f"error: --screenshot: {describe_error(error).message}", file=sys.stderr)
         return 2
     return 0
 

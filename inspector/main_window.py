@@ -89,7 +89,7 @@ class MainWindow(QMainWindow):
         self.slice_editor.specChanged.connect(self._on_spec_edited)
         self.document.sliceChanged.connect(self.slice_editor.set_text)
         self.data_inspector.typeChosen.connect(self._on_type_chosen)
-        self.file_watch_banner.filesInvalidated.connect(self._on_files_invalidated)
+        self.document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
         self.resize(1280, 800)
         self._restore_layout()
 
@@ -172,7 +172,7 @@ class MainWindow(QMainWindow):
         paths = self.document.paths
         self.slice_editor.undo_stack.clear()
         self.slice_editor.set_input_shape(None)  # explain against the new tensor once decoded
-        self.hex_view.set_files(list(paths))
+        self.hex_view.set_reader(self.document if paths else None)
         title = os.path.basename(paths[0]) if paths else ""
         if len(paths) > 1:
             title += f" + {len(paths) - 1} more"
@@ -213,18 +213,25 @@ class MainWindow(QMainWindow):
     def _copy_code(self, kind: str) -> None:
         self.statusBar().showMessage(copy_snippet_message(self.document, kind), 8000)
 
-    def _on_files_invalidated(self) -> None:
-        """The file shrank or vanished: drop every view of its map before anything reads it."""
-        self.statistics_panel.cancel()
+    def _on_files_changed_on_disk(self, report) -> None:
+        """The mapped bytes changed: clear every view of them together, until a reload.
+
+        (The banner, status bar and statistics follow the same document signal themselves.)
+        """
+        if not report.invalidates_view:
+            return  # e.g. replaced: the map still holds the file every view was made from
         self.table_panel.set_array(np.zeros((0,), np.uint8))
         self.plot_panel.set_array(None)
-        self.hex_view.set_files([])
+        self.hex_view.set_reader(None, report.message)
+        self.data_inspector.set_bytes(b"")
 
     def _file_problem(self) -> str | None:
-        problem = self.file_watch_banner.file_problem()
-        if problem:
-            self.statusBar().showMessage(problem, 8000)
-        return problem
+        """Check the files now; the message if the views must stay cleared, else None."""
+        report = self.document.changes_on_disk()
+        if report is None or not report.invalidates_view:
+            return None
+        self.statusBar().showMessage(report.message, 8000)
+        return report.message
 
     def _on_selection_changed(self, index) -> None:
         result = self.document.result

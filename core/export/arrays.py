@@ -34,7 +34,7 @@ Rules
   (:func:`core.budget.elements_per_chunk`): a huge view streams, it is never refused for size.
 * ``progress(done, total)`` after each block (``total = view.size``); ``cancelled()`` before each
   block raises :class:`~core.errors.Cancelled`; ``check()`` before each block lets the source
-  raise ``SourceError`` when its file changed (instead of SIGBUS).
+  raise ``SourceError`` when its file changed (why: :mod:`core.files.shrink_guard`).
 """
 
 from __future__ import annotations

@@ -8,16 +8,11 @@ Rules (docs/semantics.md §3, see :mod:`core.files.sources` for how a source use
   path was swapped between the two calls.
 - Files are mapped with ``mmap.ACCESS_READ`` (never writable); an empty file cannot be mapped and
   reads as ``b""``.
-- :func:`describe_change` compares a file with what was recorded at open (size, mtime, device and
-  inode, through both the open descriptor and the path), so that nothing touches the pages of a
-  file that shrank (which would raise ``SIGBUS``).
+- :class:`FileInfo` records each file as it was at open; :mod:`core.files.file_change` compares
+  it with the file now, and :mod:`core.files.shrink_guard` protects the map of a file that shrank.
 - Maps are advised ``MADV_RANDOM`` (the app reads scattered cells and strided samples; the
   kernel's read-around would fetch MiBs per touched page); :func:`sequential_access` switches
   the range of one array to ``MADV_SEQUENTIAL`` while a scan (statistics, export) reads it whole.
-- :func:`zero_fill_past` is the safety net for arrays that already view a map when its file
-  shrinks (a GUI keeps the last good view on screen and repaints it): the map's pages wholly
-  past the new end are replaced by private zero pages, so those arrays then read zeros instead
-  of killing the process with ``SIGBUS``.
 """
 
 from __future__ import annotations
@@ -27,7 +22,6 @@ import ctypes
 import mmap
 import os
 import stat
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -36,13 +30,12 @@ import numpy as np
 from core.errors import SourceError, describe_error
 from core.files.npy_header import PREFIX_BYTES, NpyHeader, looks_like_npy, parse_npy_header
 
-__all__ = ["FileInfo", "open_mapped", "release", "describe_change", "sequential_access",
-           "zero_fill_past"]
+__all__ = ["FileInfo", "open_mapped", "release", "sequential_access"]
 
 
 @dataclass(frozen=True)
 class FileInfo:
-    """One opened file as it was at open time (``size`` and ``mtime_ns`` guard against changes)."""
+    """One opened file as it was at open time (compared by :mod:`core.files.file_change`)."""
 
     path: str
     size: int
@@ -155,42 +148,7 @@ def release(fds: list[int], maps: list[mmap.mmap | None]) -> None:
     maps.clear()
 
 
-def describe_change(info: FileInfo, fd: int) -> str:
-    """Why a file no longer matches its record ('' if it does)."""
-    try:
-        mapped = os.fstat(fd)
-    except OSError:
-        return "its descriptor is no longer valid"
-    if mapped.st_size != info.size:
-        return f"size {info.size} -> {mapped.st_size} bytes"
-    try:
-        current = os.stat(info.path)
-    except OSError:
-        return "it was deleted or moved"
-    if (current.st_dev, current.st_ino) != (info.device, info.inode):
-        return "it was replaced by another file"
-    if current.st_size != info.size:
-        return f"size {info.size} -> {current.st_size} bytes"
-    if current.st_mtime_ns != info.mtime_ns:
-        return "it was modified"
-    return ""
-
-
-# MAP_FIXED is 0x10 on Linux and the BSDs/macOS; Python's mmap module does not export it.
-_MAP_FIXED = 0x10 if sys.platform.startswith(("linux", "darwin", "freebsd")) else None
-_libc_mmap = None
 _libc_madvise = None
-
-
-def _mmap_function():
-    global _libc_mmap
-    if _libc_mmap is None:
-        function = ctypes.CDLL(None, use_errno=True).mmap
-        function.restype = ctypes.c_void_p
-        function.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
-                             ctypes.c_int, ctypes.c_long]
-        _libc_mmap = function
-    return _libc_mmap
 
 
 def _madvise(start: int, length: int, advice: int) -> None:
@@ -231,42 +189,3 @@ def sequential_access(array: np.ndarray) -> Iterator[None]:
         yield
     finally:
         _madvise(start, high - start, mmap.MADV_RANDOM)
-
-
-def zero_fill_past(data: np.ndarray, mapped_size: int, new_size: int) -> bool:
-    """Make the pages of a map that lie wholly past ``new_size`` read as zeros.
-
-    Reading a page of a shared file map that is entirely past the file's end raises ``SIGBUS``,
-    which kills the process; arrays made before the file shrank may still be read (a table
-    repainting the last good view). This replaces those pages, in place, by a private anonymous
-    read-only mapping (``mmap(MAP_FIXED)``), so every existing view stays valid and reads 0 there.
-    The page holding the new end stays mapped (the kernel reads zeros after the end within it).
-
-    Parameters
-    ----------
-    data
-        The ``uint8`` array viewing the whole map (as returned by :func:`open_mapped`).
-    mapped_size
-        The file's size when it was mapped (the map's length).
-    new_size
-        The file's size now.
-
-    Returns
-    -------
-    bool
-        True when no page past the end remains mapped to the file; False on platforms without
-        ``MAP_FIXED`` or if the system refused (then reading those pages can still fault).
-    """
-    page = mmap.PAGESIZE
-    start = -(-max(new_size, 0) // page) * page
-    if start >= mapped_size or data.size == 0:
-        return True
-    if _MAP_FIXED is None:
-        return False
-    address = int(data.__array_interface__["data"][0]) + start
-    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_FIXED
-    try:
-        result = _mmap_function()(address, mapped_size - start, mmap.PROT_READ, flags, -1, 0)
-    except (OSError, AttributeError):  # no libc mmap symbol: nothing we can do
-        return False
-    return result == address

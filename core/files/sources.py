@@ -13,15 +13,10 @@ A :class:`FileSource` opens one or more files once, memory-maps each one read-on
   file holds the same number of records.
 
 Safety (details in :mod:`core.files.safe_open`): a FIFO, device, socket or directory is refused
-before it is opened; files are mapped read-only; an empty file reads as ``b""``. A mapped file
-that shrinks would raise ``SIGBUS`` when a page beyond its new end is touched:
-:meth:`FileSource.check_unchanged` compares size, mtime and inode (of the path *and* of the open
-descriptor) with those recorded at open, and :class:`core.pipeline.pipeline.Pipeline` calls it at the start
-of every run, before any page is touched; it also calls :meth:`FileSource.protect_shrunk`, which
-replaces the pages past a shrunk file's new end by zero pages, so arrays kept from an earlier run
-read zeros there instead of faulting. This makes a crash unlikely, not impossible: a file
-truncated *during* a read, or between the shrink and the next check, can still fault. A GUI that
-keeps arrays should call ``protect_shrunk`` (cheap) often, e.g. on a timer.
+before it is opened; files are mapped read-only; an empty file reads as ``b""``.
+:meth:`FileSource.check_unchanged` refuses to go on when a file changed since it was opened
+(:mod:`core.files.file_change`); :class:`core.pipeline.pipeline.Pipeline` calls it before every
+run. A file that shrinks under its map: see :mod:`core.files.shrink_guard` (SIGBUS).
 """
 
 from __future__ import annotations
@@ -35,8 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import SourceError
+from core.files.file_change import FileChange, detect_change
 from core.files.npy_header import NpyHeader
-from core.files.safe_open import FileInfo, describe_change, open_mapped, release, zero_fill_past
+from core.files.safe_open import FileInfo, open_mapped, release
+from core.files.shrink_guard import ShrinkGuard
 
 __all__ = ["FileInfo", "FileSource", "MappedRange", "SourceLayout", "open_source"]
 
@@ -126,6 +123,8 @@ class FileSource:
         self.files: tuple[FileInfo, ...] = tuple(infos)
         self.offset = offset
         self.record_size = record_size
+        self.shrink_guard = ShrinkGuard(self.paths, [i.size for i in infos], self._fds, self._data)
+        """Protects the maps when a file shrinks (see :mod:`core.files.shrink_guard`)."""
         try:
             self.layout()  # validate offset / record_size now, so errors show at open
         except BaseException:
@@ -153,6 +152,29 @@ class FileSource:
             MappedRange(path, fd, data.__array_interface__["data"][0], data.size)
             for path, fd, data in zip(self.paths, self._fds, self._data) if data.size
         )
+
+    def file_size(self, index: int) -> int:
+        """Size in bytes of file ``index`` as opened (the length of its map)."""
+        return self.files[index].size
+
+    def bytes_at(self, index: int, offset: int, nbytes: int) -> bytes:
+        """A copy of up to ``nbytes`` bytes of file ``index`` from ``offset`` (fewer at its end).
+
+        Reads the file as opened (its map): a file replaced on disk still reads its old bytes;
+        one that shrank reads zeros past its new end instead of faulting (the shrink guard
+        checks that file first, one ``fstat``). Negative ``offset`` / ``nbytes`` count as 0.
+
+        Raises
+        ------
+        SourceError
+            The source was closed.
+        IndexError
+            ``index`` is not a file of the source.
+        """
+        data = self.data(index)
+        self.shrink_guard.protect(index)
+        start = max(int(offset), 0)
+        return bytes(data[start:start + max(int(nbytes), 0)])
 
     @property
     def npy(self) -> NpyHeader | None:
@@ -252,11 +274,11 @@ class FileSource:
 
     # -- lifetime -------------------------------------------------------------------------
     def check_unchanged(self) -> None:
-        """Refuse to go on if a file changed since it was opened (size, mtime or identity).
+        """Refuse to go on if a file changed since it was opened (the rule of
+        :mod:`core.files.file_change`: size, mtime or identity; a replaced file too).
 
-        Call it before touching mapped pages: a file truncated under its map would raise
-        ``SIGBUS`` there. Checks the open descriptor (the mapped inode itself) and the path
-        (replaced or deleted files).
+        Call it before touching mapped pages; shrunk files are protected first (see
+        :mod:`core.files.shrink_guard`).
 
         Raises
         ------
@@ -266,44 +288,28 @@ class FileSource:
         """
         if not self._fds and self.files:
             raise SourceError("the files were closed (open them again)", field="files")
-        self.protect_shrunk()  # arrays of earlier runs may still be read (a GUI repaints them)
-        for info, fd in zip(self.files, self._fds):
-            detail = describe_change(info, fd)
-            if detail:
-                raise SourceError(
-                    f"'{info.path}' changed on disk since it was opened ({detail}) (reload it)",
-                    field="files",
-                )
+        changes = self.changes()
+        if changes:
+            raise SourceError(changes[0].error_message, field="files")
+
+    def changes(self) -> tuple[FileChange, ...]:
+        """How each changed file differs from its record at open, in file order (empty: none).
+
+        Protects shrunk files first (:meth:`protect_shrunk`). Two system calls per file at most;
+        nothing is opened. Empty after :meth:`close`.
+        """
+        self.protect_shrunk()
+        found = (detect_change(info, fd) for info, fd in zip(self.files, self._fds))
+        return tuple(change for change in found if change is not None)
 
     def protect_shrunk(self) -> str:
-        """Make every view of a file that shrank since it was opened read zeros past its new end.
-
-        Cheap (one ``fstat`` per file): call it often, e.g. from a GUI timer, so that repainting
-        arrays of an earlier run never touches a page past a file's new end (``SIGBUS``, see
-        :func:`core.files.safe_open.zero_fill_past`). The data is not re-read: reload to see the file
-        as it is now.
-
-        Returns
-        -------
-        str
-            ``'x' changed on disk since it was opened (size 100 -> 50 bytes) (reload it)`` for
-            the first file that shrank, '' if none did (or the source is closed).
-        """
-        message = ""
-        for info, fd, data in zip(self.files, self._fds, self._data):
-            try:
-                size = os.fstat(fd).st_size
-            except OSError:
-                continue
-            if size < info.size:
-                zero_fill_past(data, info.size, size)
-                message = message or (f"'{info.path}' changed on disk since it was opened "
-                                      f"(size {info.size} -> {size} bytes) (reload it)")
-        return message
+        """Protect the map of every file that shrank (:meth:`ShrinkGuard.protect_all
+        <core.files.shrink_guard.ShrinkGuard.protect_all>`); its message, or ''."""
+        return self.shrink_guard.protect_all()
 
     def close(self) -> None:
         """Close the descriptors and the maps (maps still viewed by arrays close with them)."""
-        self._data = []
+        self._data.clear()  # in place: the shrink guard reads this list
         release(self._fds, self._maps)
 
     @property

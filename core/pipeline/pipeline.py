@@ -235,7 +235,7 @@ class Pipeline:
             and whatever ``slice_spec.apply`` raises.
         """
         source = self._source
-        source.check_unchanged()  # before touching any mapped page: a shrunk file would SIGBUS
+        source.check_unchanged()  # before touching any mapped page (core/files/shrink_guard.py)
         npy = source.npy
         dtype_name = params.dtype if params.dtype is not None else (npy.dtype if npy else "uint8")
         little = params.little_endian

@@ -29,8 +29,8 @@ Rules
   within the copy budget of :mod:`core.budget`, and a histogram too big for it is refused.
 * Cancellation raises :class:`Cancelled` (deliberately *not* a :class:`~core.errors.CoreError`:
   nothing is wrong with the data). ``check()``, when given, is called before each block is read
-  (the pipeline's ``FileSource.check_unchanged``), so a file that shrank raises its
-  ``SourceError`` instead of killing the process with SIGBUS.
+  (the pipeline's ``FileSource.check_unchanged``), so a file that changed raises its
+  ``SourceError`` (why this matters: :mod:`core.files.shrink_guard`).
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ def compute_statistics(
         Checked before each block; when it returns True, :class:`Cancelled` is raised.
     check
         Called before each block is read; it raises (e.g. ``SourceError``) when the file behind
-        the view changed, which would otherwise make reading it crash with SIGBUS.
+        the view changed (see :mod:`core.files.shrink_guard`).
     reader
         Reads the blocks of a memory-mapped view with ``pread`` (:mod:`core.scan.blocks`), so a
         file truncated during the scan raises ``SourceError`` instead of faulting. Give one

@@ -1,30 +1,29 @@
 """Hex view: offset, hex bytes and ASCII of one file, reading only the rows on screen.
 
-The file is mapped read-only (``mmap``, ``ACCESS_READ``) and each paint reads just the visible
-rows, so a 1 TiB sparse file opens as fast as a 40-byte one. Rows are 16 bytes; the offset
-column is as wide as the file's last offset needs (at least 8 hex digits).
+The view is handed a :class:`ByteReader` (the document, or a ``FileSource``) and reads every
+byte through it: it never opens or maps a file itself, so it shows exactly the bytes the table
+was decoded from (the engine's map), and a file that shrinks is handled once, by the engine's
+guard (:mod:`core.files.shrink_guard`). Each paint reads just the visible rows, so a 1 TiB
+sparse file shows as fast as a 40-byte one. Rows are 16 bytes; the offset column is as wide as
+the file's last offset needs (at least 8 hex digits).
 
 * **Scrollbars are 32-bit.** A 1 TiB file has 2**36 rows. The first visible row is a Python
   int; past ``_SCROLL_LIMIT`` positions the scrollbar is *scaled* (one unit covers many rows)
   and its arrow / page actions are re-done in rows, so they still move one row / one page.
-* **A mapped file that shrinks kills the process** (SIGBUS on a page past the new end). Before
-  every read the view compares the mapped descriptor's ``fstat`` size with the mapped size and
-  re-maps on any difference, saying "... changed on disk ..." in a banner. A truncation in the
-  microseconds between that check and the read remains possible: the residual risk of a map.
+* **Changes on disk** are not this view's business: the document's file monitor reports them,
+  and the main window clears this view (with the report's message) together with the others.
 """
 
 from __future__ import annotations
 
-import mmap
 import os
-import stat
-from collections.abc import Sequence
+from typing import Protocol
 
-from PySide6.QtCore import QFileSystemWatcher, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSlider, QWidget
 
-from core.errors import describe_error
+from core.errors import CoreError, describe_error
 from inspector.widgets import palette
 
 BYTES_PER_ROW = 16
@@ -38,57 +37,19 @@ _BANNER_TEXT = QColor(palette.MESSAGE_COLORS["warning"].text)
 _Action = QAbstractSlider.SliderAction
 
 
-class _MappedFile:
-    """One file mapped read-only, remembering the size it was mapped with.
+class ByteReader(Protocol):
+    """What the hex view reads from: :class:`inspector.state.document.Document` or
+    :class:`core.files.sources.FileSource`."""
 
-    Never raises: a file that cannot be mapped (missing, empty, not a regular file) has
-    ``size == 0`` and says why in ``error``.
-    """
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """One path per file (only their base names are shown)."""
 
-    def __init__(self, path: str) -> None:
-        self.path, self.name = path, os.path.basename(path) or path
-        self.size, self.error = 0, ""
-        self._fd: int | None = None
-        self._map: mmap.mmap | None = None
-        try:
-            if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block open()
-                self.error = f"{self.name} is not a regular file"
-                return
-            self._fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-            if os.fstat(self._fd).st_size > 0:
-                self._map = mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ)
-                self.size = len(self._map)
-        except (OSError, ValueError) as exc:
-            self.close()
-            self.error = f"cannot open {self.name}: {describe_error(exc).message}"
-            return
-        if self.size == 0:
-            self.error = f"{self.name} is empty (0 bytes)"
+    def file_size(self, index: int) -> int:
+        """Size in bytes of file ``index``."""
 
-    def close(self) -> None:
-        """Unmap and close; the object then reads as an empty file."""
-        if self._map is not None:
-            self._map.close()
-        if self._fd is not None:
-            os.close(self._fd)
-        self._map, self._fd, self.size = None, None, 0
-
-    def changed(self) -> bool:
-        """Whether the file now differs in size, or was replaced, since it was mapped."""
-        try:
-            on_disk = os.stat(self.path)
-        except OSError:
-            return False  # deleted or renamed: our descriptor still holds the old inode
-        if self._fd is None:  # missing or unreadable before: has it appeared?
-            return stat.S_ISREG(on_disk.st_mode) and on_disk.st_size > 0
-        mapped = os.fstat(self._fd)
-        return mapped.st_size != self.size or on_disk.st_ino != mapped.st_ino
-
-    def read(self, offset: int, nbytes: int) -> bytes:
-        """Up to ``nbytes`` bytes from ``offset``, clipped to the mapped size (a copy)."""
-        if self._map is None or offset >= self.size or nbytes <= 0:
-            return b""
-        return self._map[offset:min(offset + nbytes, self.size)]
+    def bytes_at(self, index: int, offset: int, nbytes: int) -> bytes:
+        """Up to ``nbytes`` bytes of file ``index`` from ``offset``."""
 
 
 class HexView(QAbstractScrollArea):
@@ -105,18 +66,17 @@ class HexView(QAbstractScrollArea):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._paths: list[str] = []
+        self._reader: ByteReader | None = None
+        self._count = 0
         self._index = -1
-        self._file: _MappedFile | None = None
-        self._message = ""
+        self._size = 0
+        self._message = self._empty_message = ""
         self._top_row = 0
         self._highlight: tuple[int, int, int] | None = None
         self._selection: tuple[int, int] | None = None  # first, last byte (inclusive)
         self._anchor: int | None = None
         self._wheel_rest = 0
         self._char_width, self._row_height, self._ascent = 8.0, 16, 12.0  # set by the font
-        self._watcher = QFileSystemWatcher(self)
-        self._watcher.fileChanged.connect(self._on_file_changed)
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         font.setStyleHint(QFont.StyleHint.Monospace)
         self.setFont(font)
@@ -129,27 +89,29 @@ class HexView(QAbstractScrollArea):
         self._update_scrollbars()
 
     # ------------------------------------------------------------------ files
-    def set_files(self, paths: Sequence[str]) -> None:
-        """Show ``paths`` (mapped read-only), starting with the first one.
+    def set_reader(self, reader: ByteReader | None, message: str = "") -> None:
+        """Show the files of ``reader`` (None: none), starting with the first one.
 
-        A missing, empty or unreadable file shows an empty view with a message; this never
-        raises. Clears the highlight and the selection.
+        ``message`` is shown in the banner row while there is nothing to show (e.g. why the
+        view was cleared). Clears the highlight and the selection; never raises.
         """
-        self._paths = [os.fspath(p) for p in paths]
+        self._reader = reader
+        self._count = len(reader.paths) if reader is not None else 0
+        self._empty_message = message
         self._highlight = None
         self._index = -1  # scrolls the new first file to its start
-        self._show_file(0 if self._paths else -1)
+        self._show_file(0 if self._count else -1)
 
     def set_file_index(self, index: int) -> None:
-        """Show file ``index`` of the last :meth:`set_files` list, scrolled to its start.
+        """Show file ``index`` of the reader, scrolled to its start.
 
         Raises
         ------
         IndexError
             ``index`` is not in ``[0, number of files)``.
         """
-        if not 0 <= index < len(self._paths):
-            raise IndexError(f"file index {index} out of range: {len(self._paths)} file(s) set")
+        if not 0 <= index < self._count:
+            raise IndexError(f"file index {index} out of range: {self._count} file(s) set")
         if index != self._index:
             self._show_file(index)
 
@@ -158,42 +120,42 @@ class HexView(QAbstractScrollArea):
         return self._index
 
     def file_size(self) -> int:
-        """Size in bytes of the file on screen as currently mapped (0 if none)."""
-        return self._file.size if self._file is not None else 0
+        """Size in bytes of the file on screen (0 if none)."""
+        return self._size
 
     def message(self) -> str:
-        """The banner text (why the view is empty, or that the file changed), or ``""``."""
+        """The banner text (why the view is empty, or why a read failed), or ``""``."""
         return self._message
 
-    def _show_file(self, index: int, remapped_from: int | None = None) -> None:
-        """Map file ``index`` (-1: none); ``remapped_from`` is the old size when re-mapping."""
-        if self._file is not None:
-            self._file.close()
-        if self._watcher.files():
-            self._watcher.removePaths(self._watcher.files())
+    def _show_file(self, index: int) -> None:
+        """Show file ``index`` (-1: none)."""
         if index != self._index:
             self._top_row = 0
         self._index = index
-        self._file = _MappedFile(self._paths[index]) if index >= 0 else None
-        self._message = self._file.error if self._file is not None else ""
-        if remapped_from is not None:
-            self._message = (f"{self._file.name} changed on disk (was {remapped_from:,} bytes, "
-                             f"now {self._file.size:,}); showing the new contents")
-        if self._file is not None and os.path.exists(self._file.path):
-            self._watcher.addPath(self._file.path)
+        self._size, self._message = 0, self._empty_message if index < 0 else ""
+        if index >= 0:
+            name = os.path.basename(self._reader.paths[index]) or self._reader.paths[index]
+            try:
+                self._size = int(self._reader.file_size(index))
+            except (CoreError, IndexError) as error:
+                self._message = f"cannot read {name}: {describe_error(error).message}"
+            if self._size == 0 and not self._message:
+                self._message = f"{name} is empty (0 bytes)"
         self._selection = self._anchor = None
         self.viewport().setToolTip(self._message)  # the banner may be elided
         self.updateGeometry()  # the offset column's width follows the file size
         self._update_scrollbars()
         self.viewport().update()
 
-    def _refresh_mapping(self) -> None:
-        """Re-map before reading if the file changed on disk (avoids SIGBUS past a new end)."""
-        if self._file is not None and self._file.changed():
-            self._show_file(self._index, remapped_from=self._file.size)
-
-    def _on_file_changed(self, _path: str) -> None:
-        self.viewport().update()
+    def _read(self, offset: int, nbytes: int) -> bytes:
+        """Up to ``nbytes`` bytes of the file on screen from ``offset``, through the reader."""
+        if self._index < 0 or nbytes <= 0 or offset >= self._size:
+            return b""
+        try:
+            return self._reader.bytes_at(self._index, offset, min(nbytes, self._size - offset))
+        except (CoreError, IndexError) as error:  # e.g. the files were closed meanwhile
+            self._message = f"cannot read the file: {describe_error(error).message}"
+            return b""
 
     # -------------------------------------------------------------- highlight
     def highlight(self, file_index: int, offset: int, nbytes: int) -> None:
@@ -342,10 +304,6 @@ class HexView(QAbstractScrollArea):
         self.verticalScrollBar().setValue(self._value_for_top(self._top_row))
         self.viewport().update()
 
-    def scroll_to_offset(self, offset: int) -> None:
-        """Make the row holding ``offset`` the first visible row (clamped to the file's end)."""
-        self._set_top_row(offset // BYTES_PER_ROW)
-
     def _on_vertical_scroll(self, value: int) -> None:
         if value != self._value_for_top(self._top_row):
             self._top_row = self._top_for_value(value)
@@ -435,19 +393,17 @@ class HexView(QAbstractScrollArea):
         IndexError
             ``row`` is not in ``[0, row_count())``.
         """
-        self._refresh_mapping()
         if not 0 <= row < self.row_count():
             raise IndexError(f"row {row} out of range: the file has {self.row_count()} rows")
-        chunk = self._file.read(row * BYTES_PER_ROW, BYTES_PER_ROW)
+        chunk = self._read(row * BYTES_PER_ROW, BYTES_PER_ROW)
         offset, hexes, ascii_ = self._row_texts(row, chunk)
         hexes += ["  "] * (BYTES_PER_ROW - len(hexes))
         return f"{offset}  {' '.join(hexes[:8])}  {' '.join(hexes[8:])}  {ascii_}"
 
     def paintEvent(self, event) -> None:
-        self._refresh_mapping()  # before any read: pages past a new end would SIGBUS
         painter = QPainter(self.viewport())
-        palette, rh, width = self.palette(), self._row_height, self.viewport().width()
-        painter.fillRect(event.rect(), palette.base())
+        qt_palette, rh, width = self.palette(), self._row_height, self.viewport().width()
+        painter.fillRect(event.rect(), qt_palette.base())
         cw = self._char_width
         hex_x = [self._x(self._hex_col(i)) for i in range(BYTES_PER_ROW)]
         ascii_x = [self._x(self._ascii_col(i)) for i in range(BYTES_PER_ROW)]
@@ -459,7 +415,7 @@ class HexView(QAbstractScrollArea):
             text = painter.fontMetrics().elidedText(self._message, elide, width - 2 * _MARGIN)
             painter.drawText(QPointF(_MARGIN, self._ascent), text)
             y = rh
-        dim = palette.placeholderText().color()
+        dim = qt_palette.placeholderText().color()
         painter.setPen(dim)
         painter.drawText(QPointF(self._x(0), y + self._ascent), "offset")
         for i in range(BYTES_PER_ROW):
@@ -469,16 +425,16 @@ class HexView(QAbstractScrollArea):
         y += rh
 
         nrows = min(-(-(self.viewport().height() - y) // rh), self.row_count() - self._top_row)
-        if self._file is None or nrows <= 0:
+        if nrows <= 0:
             return
-        data = self._file.read(self._top_row * BYTES_PER_ROW, nrows * BYTES_PER_ROW)  # one read
+        data = self._read(self._top_row * BYTES_PER_ROW, nrows * BYTES_PER_ROW)  # one read
         marked = []  # (first, end exclusive, colour); the selection paints over the highlight
         if self._highlight is not None and self._highlight[0] == self._index:
             marked.append((self._highlight[1], self._highlight[1] + self._highlight[2], _HIGHLIGHT))
         if self._selection is not None:
-            marked.append((self._selection[0], self._selection[1] + 1, palette.highlight().color()))
+            marked.append((self._selection[0], self._selection[1] + 1, qt_palette.highlight().color()))
         first, last = self._selection or (-1, -1)
-        ink, selected_ink = palette.text().color(), palette.highlightedText().color()
+        ink, selected_ink = qt_palette.text().color(), qt_palette.highlightedText().color()
         for r in range(nrows):
             row, ry = self._top_row + r, y + r * rh
             start = row * BYTES_PER_ROW

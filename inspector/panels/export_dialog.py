@@ -13,7 +13,7 @@ Rules (the engine's, see :mod:`core.export.arrays`): the file is written to a te
 the destination and renamed only when complete, so a cancelled or failed export leaves nothing
 behind and never a half-written file; exporting onto one of the document's own files is refused;
 ``source.check_unchanged`` runs before every block, so a file that changed on disk stops the
-export with a message instead of crashing. The view exported is the one shown when the export
+export with a message (the hazard: ``core/files/shrink_guard.py``). The view exported is the one shown when the export
 *starts*; later changes of settings do not affect a running export.
 """
 

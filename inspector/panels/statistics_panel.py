@@ -18,9 +18,9 @@ Rules
 * **Staleness**: a new view cancels the computation of the old one (a result that still arrives
   is cached, never shown for the new view).
   Before a result is shown or a computation starts, ``source.check_unchanged()`` runs, and the
-  worker runs it again before every block, so a file that shrank on disk gives an error message
-  instead of a SIGBUS crash. (A file truncated *while* a block is being read can still fault:
-  the check narrows the window, it cannot close it.)
+  worker runs it again before every block, so a file that changed on disk gives an error message
+  (a shrink: see ``core/files/shrink_guard.py``). When the document reports a change that
+  clears the views, the computation stops and the statistics are cleared with them.
 * Floats: min / max ignore NaN, mean / std (population) are over the finite values; complex
   views show statistics of ``|z|``. See :mod:`core.scan.statistics` for every rule.
 """
@@ -111,6 +111,7 @@ class StatisticsPanel(QWidget):
         self._build()
         document.resultChanged.connect(self._on_result_changed)
         document.filesChanged.connect(self._on_files_changed)
+        document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
         if document.result is not None:
             self._on_result_changed(document.result)
         else:
@@ -268,6 +269,12 @@ class StatisticsPanel(QWidget):
             self._drop_task()
             self._show(None)
             self._set_status("No file open")
+
+    def _on_files_changed_on_disk(self, report) -> None:
+        if report.invalidates_view:  # every view is cleared until a reload: so are these numbers
+            self._drop_task()
+            self._show(None)
+            self._set_status(f"Error: {report.first.error_message}", error=True)
 
     # ------------------------------------------------------------------ task events
     def _on_task_progress(self, done: int, total: int) -> None:

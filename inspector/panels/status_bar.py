@@ -53,19 +53,17 @@ class StatusBar(QStatusBar):
         document.filesChanged.connect(self._on_files_changed)
         document.resultChanged.connect(self._on_result_changed)
         document.selectionChanged.connect(self._on_selection_changed)
+        document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
+        self._stale = False  # the files changed on disk: show no value until a reload
         self._on_files_changed()
 
     def _on_files_changed(self) -> None:
+        self._stale = False
         paths = self._document.paths
         if not paths:
             self.file_label.setText("no file")
             return
-        sizes = []
-        for path in paths:
-            try:
-                sizes.append(os.stat(path).st_size)
-            except OSError:
-                sizes.append(0)
+        sizes = [self._document.file_size(i) for i in range(len(paths))]
         name = os.path.basename(paths[0]) + (f" + {len(paths) - 1} more" if len(paths) > 1 else "")
         self.file_label.setText(f"{name} ({human_size(sum(sizes))})")
         self.file_label.setToolTip("\n".join(paths))
@@ -76,9 +74,14 @@ class StatusBar(QStatusBar):
         self.shape_label.setText("shape (" + ", ".join(str(d) for d in view.shape) + ")")
         self._on_selection_changed(self._document.selection)
 
+    def _on_files_changed_on_disk(self, report) -> None:
+        if report.invalidates_view:
+            self._stale = True
+            self.selection_label.setText("")
+
     def _on_selection_changed(self, index: tuple[int, ...] | None) -> None:
         result = self._document.result
-        if result is None or index is None:
+        if result is None or index is None or self._stale:
             self.selection_label.setText("")
             return
         self.selection_label.setText(selection_text(result, index, self._document.paths))

@@ -14,10 +14,12 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import replace
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from core.errors import DEBUG_VARIABLE, CoreError, ErrorReport, SourceError, describe_error
+from core.files.file_change import ChangeReport
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
+from inspector.state.file_monitor import FileMonitor
 
 
 class Document(QObject):
@@ -35,6 +37,10 @@ class Document(QObject):
         to a widget; while an error is shown, :attr:`result` stays the last good one.
     selectionChanged(object)
         The selected element's index into ``result.view`` (a tuple) or ``None``.
+    filesChangedOnDisk(object)
+        The open files changed on disk: a :class:`core.files.file_change.ChangeReport` from
+        the one :class:`~inspector.state.file_monitor.FileMonitor`. When its
+        ``invalidates_view`` is true every view of the files must be cleared until a reload.
     """
 
     filesChanged = Signal()
@@ -43,6 +49,7 @@ class Document(QObject):
     selectionChanged = Signal(object)
     paramsChanged = Signal(object)
     sliceChanged = Signal(str)
+    filesChangedOnDisk = Signal(object)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -55,15 +62,9 @@ class Document(QObject):
         self._error: ErrorReport | None = None
         self._exception: BaseException | None = None
         self._selection: tuple[int, ...] | None = None
-        # Widgets keep reading the last good view (paints, hover readouts, timers). If a file
-        # shrinks under its map, those reads would hit pages past its end and kill the app with
-        # SIGBUS. So before the GUI thread handles any event (an application event filter) and
-        # on an idle poll, one fstat per file checks for a shrink; the pages past the new end
-        # are then swapped for zero pages (FileSource.protect_shrunk) and the user is told.
-        self._shrink_timer = QTimer(self)
-        self._shrink_timer.setInterval(SHRINK_POLL_MS)
-        self._shrink_timer.timeout.connect(self._on_shrink_poll)
-        self._filtering = False
+        # The one change detector (and the per-event SIGBUS guard, core/files/shrink_guard.py).
+        self._file_monitor = FileMonitor(self)
+        self._file_monitor.changed.connect(self._on_files_changed_on_disk)
 
     # ------------------------------------------------------------------ read-only state
     @property
@@ -73,6 +74,11 @@ class Document(QObject):
     @property
     def pipeline(self) -> Pipeline | None:
         return self._pipeline
+
+    @property
+    def file_monitor(self) -> FileMonitor:
+        """The one detector of changes on disk (its report reaches :attr:`filesChangedOnDisk`)."""
+        return self._file_monitor
 
     @property
     def params(self) -> DecodeParams:
@@ -118,11 +124,7 @@ class Document(QObject):
         if self._pipeline is not None:
             self._pipeline.close()
         self._pipeline = pipeline
-        self._shrink_timer.start()
-        app = QCoreApplication.instance()
-        if app is not None and not self._filtering:
-            app.installEventFilter(self)
-            self._filtering = True
+        self._file_monitor.watch(pipeline.source)
         self._paths = tuple(os.fspath(p) for p in paths)
         self._params = params if params is not None else DecodeParams()
         self._slice_text = slice_text
@@ -137,11 +139,7 @@ class Document(QObject):
         return True
 
     def close_files(self) -> None:
-        self._shrink_timer.stop()
-        app = QCoreApplication.instance()
-        if app is not None and self._filtering:
-            app.removeEventFilter(self)
-            self._filtering = False
+        self._file_monitor.watch(None)
         if self._pipeline is not None:
             self._pipeline.close()
         self._pipeline = None
@@ -187,34 +185,41 @@ class Document(QObject):
         self._selection = index
         self.selectionChanged.emit(index)
 
+    def file_size(self, file_index: int) -> int:
+        """Size in bytes of open file ``file_index`` as opened (0 when no files are open)."""
+        return self._pipeline.source.file_size(file_index) if self._pipeline is not None else 0
+
     def bytes_at(self, file_index: int, offset: int, nbytes: int) -> bytes:
         """Up to ``nbytes`` bytes of file ``file_index`` from ``offset`` (fewer at the end).
 
-        The file size is checked first, so a file that shrank on disk raises
-        :class:`core.errors.SourceError` instead of touching unmapped pages (SIGBUS).
+        The only way the GUI reads file bytes (hex view, data inspector): through the open
+        source's map, as :meth:`core.files.sources.FileSource.bytes_at` (shrink-guarded, see
+        :mod:`core.files.shrink_guard`). ``b""`` when no files are open.
+
+        Raises
+        ------
+        IndexError
+            ``file_index`` is not an open file.
         """
         if self._pipeline is None:
             return b""
-        source = self._pipeline.source
-        source.check_unchanged()
-        data = source.data(file_index)
-        return bytes(data[max(offset, 0) : max(offset, 0) + max(nbytes, 0)])
+        return self._pipeline.source.bytes_at(file_index, offset, nbytes)
+
+    def changes_on_disk(self) -> ChangeReport | None:
+        """Check the files now (:meth:`FileMonitor.peek`); the changes found, or None.
+
+        A new report reaches :attr:`filesChangedOnDisk` from the event loop, not from inside
+        the caller.
+        """
+        return self._file_monitor.peek()
 
     # ------------------------------------------------------------------ internals
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Before every event of the GUI thread: protect the maps of files that shrank."""
-        # While Python tears this object down, Qt may still call the filter: attributes can
-        # already be gone then.
-        if getattr(self, "_pipeline", None) is not None:
-            self._on_shrink_poll()
-        return False
-
-    def _on_shrink_poll(self) -> None:
-        if self._pipeline is None:
-            return
-        message = self._pipeline.source.protect_shrunk()
-        if message and (self._error is None or self._error.message != message):
-            self._set_error(SourceError(message, field="files"))
+    def _on_files_changed_on_disk(self, report: ChangeReport) -> None:
+        if report.invalidates_view:
+            message = report.first.error_message
+            if self._error is None or self._error.message != message:
+                self._set_error(SourceError(message, field="files"))
+        self.filesChangedOnDisk.emit(report)
 
     def _parse_slice(self, text: str):
         if not text.strip():
@@ -256,8 +261,6 @@ class Document(QObject):
 
 
 _INVALID = object()
-#: How often the open files are checked for shrinking (see ``Document.__init__``).
-SHRINK_POLL_MS = 250
 
 
 def _index_in(index: tuple[int, ...], shape: tuple[int, ...]) -> bool:

@@ -425,7 +425,7 @@ TRUNCATE_SCRIPT = textwrap.dedent("""
     window.grab()
     print(window.message_label.text())
     model = window.table_panel.model
-    # The file-watch banner may have blanked the views first (its own shrink check): fine too.
+    # The document's file monitor may have cleared the views first (its report): fine too.
     cleared = (model.rowCount(), model.columnCount()) != (256, 1024)
     print("cleared" if cleared else model.value_at(255, 1023), flush=True)
     # Leave without interpreter finalisation: a script that exits with a live MainWindow can

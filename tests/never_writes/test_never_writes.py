@@ -186,8 +186,24 @@ def test_the_engine_alone_never_writes_either(tmp_path, sources, monkeypatch):
     assert all(how[0] == mmap.ACCESS_READ for kind, _, how in touching if kind == "mmap")
 
 
-OPENING_MODULES = ["core/files/safe_open.py", "core/files/sources.py", "inspector/bytes/hex_view.py",
-                   "inspector/state/document.py"]
+OPENING_MODULES = ["core/files/safe_open.py", "core/files/sources.py", "core/files/shrink_guard.py"]
+"""The only modules that open or map input files (shrink_guard re-maps pages read-only)."""
+
+_FILE_CALLS = {"open", "io.open", "os.open", "os.fdopen", "os.stat", "os.lstat", "os.fstat",
+               "mmap.mmap", "np.memmap", "np.fromfile", "Path.open"}
+
+
+def test_the_gui_never_opens_maps_or_stats_files_itself():
+    """Static check: no module of inspector/ opens, maps or stats a file; they read through the
+    document's source, and the document's file monitor asks core.files.file_change."""
+    found = []
+    for module in sorted((ROOT / "inspector").rglob("*.py")):
+        for node in ast.walk(ast.parse(module.read_text())):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in _FILE_CALLS:
+                found.append(f"{module.relative_to(ROOT)}: {ast.unparse(node)}")
+            if isinstance(node, ast.Attribute) and node.attr in ("read_bytes", "memmap", "mmap"):
+                found.append(f"{module.relative_to(ROOT)}: {ast.unparse(node)}")
+    assert found == []
 
 
 @pytest.mark.parametrize("module", OPENING_MODULES)

@@ -1,5 +1,5 @@
 """FileWatchBanner: real files changed on disk (modified, grown, shrunk, deleted, replaced) and
-the banner's message, Reload / Dismiss buttons and filesInvalidated signal."""
+the banner's message, Reload / Dismiss buttons, following the document's one change signal."""
 
 import os
 
@@ -12,6 +12,7 @@ from inspector.panels.file_watch_banner import FileWatchBanner
 from inspector.state.document import Document
 
 VALUES = np.arange(100, dtype=np.float32)  # 400 bytes
+CLEARED = "; the view was cleared until you reload"
 
 
 @pytest.fixture
@@ -20,9 +21,10 @@ def setup(qtbot, tmp_path):
     VALUES.tofile(path)
     document = Document()
     assert document.open_files([str(path)], DecodeParams(dtype="float32"))
-    banner = FileWatchBanner(document, debounce_ms=10)
+    banner = FileWatchBanner(document)
     qtbot.addWidget(banner)
-    return path, document, banner
+    yield path, document, banner
+    document.close_files()
 
 
 def shown(banner):
@@ -36,9 +38,9 @@ def bump_mtime(path):
 
 
 def test_nothing_shown_while_the_file_is_unchanged(setup):
-    _path, _document, banner = setup
-    banner.check_now()
-    assert not shown(banner) and banner.message() == "" and banner.file_problem() is None
+    _path, document, banner = setup
+    assert document.changes_on_disk() is None
+    assert not shown(banner) and banner.message() == ""
 
 
 def test_modified_file_shows_the_banner_and_reload_refreshes(qtbot, setup):
@@ -47,9 +49,8 @@ def test_modified_file_shows_the_banner_and_reload_refreshes(qtbot, setup):
         f.write(np.float32(42.0).tobytes())
     bump_mtime(path)
     qtbot.waitUntil(lambda: shown(banner), timeout=5000)
-    assert banner.message() == "data.bin changed on disk"
+    assert banner.message() == "data.bin changed on disk" + CLEARED
     assert banner.reload_button.text() == "Reload"
-    assert banner.file_problem() is None  # same size: the mapped pages are all still there
 
     with qtbot.waitSignal(document.resultChanged, timeout=5000):
         qtbot.mouseClick(banner.reload_button, Qt.MouseButton.LeftButton)
@@ -58,48 +59,24 @@ def test_modified_file_shows_the_banner_and_reload_refreshes(qtbot, setup):
     assert not shown(banner) and banner.message() == ""
 
 
-def test_truncated_file_says_so_and_invalidates(qtbot, setup):
+def test_truncated_file_says_so(qtbot, setup):
     path, document, banner = setup
-    with qtbot.waitSignal(banner.filesInvalidated, timeout=5000):
+    with qtbot.waitSignal(document.filesChangedOnDisk, timeout=5000) as blocker:
         os.truncate(path, 100)
-    expected = "data.bin shrank from 400 to 100 bytes; the view was cleared until you reload"
-    qtbot.waitUntil(lambda: shown(banner), timeout=5000)
-    assert banner.message() == expected
-    assert banner.file_problem() == expected
+    assert blocker.args[0].invalidates_view
+    expected = "data.bin shrank from 400 to 100 bytes" + CLEARED
+    assert shown(banner) and banner.message() == expected
 
     document.reload()  # reopened at its new size: nothing to report any more
     assert document.result.view.shape == (25,)
-    assert not shown(banner) and banner.file_problem() is None
+    assert not shown(banner) and document.changes_on_disk() is None
 
 
-def test_deleted_file_says_so_and_invalidates(qtbot, setup):
+def test_deleted_file_says_so(qtbot, setup):
     path, _document, banner = setup
-    with qtbot.waitSignal(banner.filesInvalidated, timeout=5000):
-        os.remove(path)
+    os.remove(path)
     qtbot.waitUntil(lambda: shown(banner), timeout=5000)
-    assert banner.message() == "data.bin was deleted; the view was cleared until you reload"
-    assert banner.file_problem() == banner.message()
-
-
-def test_invalidated_is_emitted_once_per_change(qtbot, setup):
-    path, _document, banner = setup
-    emitted = []
-    banner.filesInvalidated.connect(lambda: emitted.append(1))
-    os.truncate(path, 100)
-    qtbot.waitUntil(lambda: bool(emitted), timeout=5000)
-    os.truncate(path, 50)
-    qtbot.waitUntil(lambda: "to 50 bytes" in banner.message(), timeout=5000)
-    assert emitted == [1]
-
-
-def test_file_problem_checks_right_away(qtbot, setup):
-    path, _document, banner = setup
-    banner._watcher.removePaths(banner._watcher.files() + banner._watcher.directories())
-    os.truncate(path, 8)  # no event will come: the watcher is off
-    assert banner.file_problem() == ("data.bin shrank from 400 to 8 bytes; the view was cleared "
-                                     "until you reload")
-    with qtbot.waitSignal(banner.filesInvalidated, timeout=5000):
-        pass  # the banner catches up from the event loop
+    assert banner.message() == "data.bin was deleted" + CLEARED
 
 
 def test_grown_file(qtbot, setup):
@@ -107,43 +84,41 @@ def test_grown_file(qtbot, setup):
     with open(path, "ab") as f:
         f.write(b"\0" * 24)
     qtbot.waitUntil(lambda: shown(banner), timeout=5000)
-    assert banner.message() == "data.bin grew from 400 to 424 bytes on disk"
-    assert banner.file_problem() is None
+    assert banner.message() == "data.bin grew from 400 to 424 bytes" + CLEARED
 
 
-def test_replaced_file_is_watched_again(qtbot, tmp_path, setup):
-    path, _document, banner = setup
+def test_replaced_file_keeps_the_view_and_dismiss_hides_until_it_changes_again(qtbot, tmp_path, setup):
+    path, document, banner = setup
     new = tmp_path / "data.bin.new"
     (VALUES * 2).tofile(new)
-    os.replace(new, path)  # an atomic save: the watched inode is gone from the path
+    os.replace(new, path)  # an atomic save: the map still holds the old, intact file
     qtbot.waitUntil(lambda: shown(banner), timeout=5000)
     assert banner.message() == "data.bin was replaced on disk"
-    assert banner.file_problem() is None  # the map still holds the old, intact file
-    new_identity = (os.stat(path).st_dev, os.stat(path).st_ino)
-    assert str(path) in banner._watcher.files() and banner._watched[str(path)] == new_identity
+    assert not document.file_monitor.report().invalidates_view
 
     qtbot.mouseClick(banner.dismiss_button, Qt.MouseButton.LeftButton)
     assert not shown(banner)
     (tmp_path / "unrelated.txt").write_text("x")  # a folder event alone does not re-show it
-    qtbot.wait(100)
+    qtbot.wait(400)  # longer than the poll: an unchanged report is not emitted again
     assert not shown(banner)
-    with open(path, "r+b") as f:  # the *new* file changes: its watch was added back
+    with open(path, "r+b") as f:  # the *new* file changes: its watch was moved to it
         f.write(b"\1")
     qtbot.waitUntil(lambda: shown(banner), timeout=5000)
+    assert banner.message() == "data.bin was replaced on disk"
 
 
-def test_closing_the_files_stops_watching(setup):
-    _path, document, banner = setup
+def test_several_changed_files_are_counted(qtbot, tmp_path):
+    paths = [tmp_path / f"f{i}.bin" for i in range(3)]
+    for p in paths:
+        VALUES.tofile(p)
+    document = Document()
+    assert document.open_files([str(p) for p in paths], DecodeParams(dtype="float32"))
+    banner = FileWatchBanner(document)
+    qtbot.addWidget(banner)
+    for p in paths[1:]:
+        os.truncate(p, 8)
+    with qtbot.waitSignal(document.filesChangedOnDisk, timeout=5000):
+        report = document.changes_on_disk()
+    assert banner.message() == report.message == (
+        "f1.bin shrank from 400 to 8 bytes" + CLEARED + " (and 1 more file)")
     document.close_files()
-    assert banner._watcher.files() == [] and banner._watcher.directories() == []
-    assert banner.file_problem() is None
-
-
-def test_deleted_then_recreated_file_is_noticed_through_the_folder(qtbot, setup):
-    path, _document, banner = setup
-    with qtbot.waitSignal(banner.filesInvalidated, timeout=5000):
-        os.remove(path)
-    VALUES.tofile(path)  # a new inode: only the folder watch can see this
-    qtbot.waitUntil(lambda: banner.message() == "data.bin was replaced on disk", timeout=5000)
-    assert banner.file_problem() is None
-    assert banner._watched[str(path)] == (os.stat(path).st_dev, os.stat(path).st_ino)

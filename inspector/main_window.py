@@ -1,6 +1,8 @@
-"""The main window: assembles the panels as dock widgets and wires them to the document.
+"""The main window: assembles the panels as dock widgets around one document and builds the menus.
 
-It computes nothing: every number comes from the engine through :class:`Document`.
+It computes nothing and pushes no data: every view is built from :class:`Document` and listens
+to it (napari's Qt viewer). The Edit menu's Undo / Redo walk the document's history of decode
+and slice edits, from anywhere in the window (see :class:`_HistoryKeys`).
 """
 
 from __future__ import annotations
@@ -9,13 +11,12 @@ import os
 from collections.abc import Sequence
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVBoxLayout, QWidget
 
 from core.errors import CoreError
 from core.pipeline.pipeline import DecodeParams
-from core.slicing.expr import format_slice
 from inspector.bytes.data_inspector import DataInspector
 from inspector.bytes.hex_view import HexView
 from inspector.panels.code_export import copy_snippet_message
@@ -27,10 +28,10 @@ from inspector.panels.status_bar import StatusBar
 from inspector.plot.panel import PlotPanel
 from inspector.slice_editor.editor import SliceEditor
 from inspector.state.background_task import shutdown_tasks
-from inspector.state.display_axes import DisplayAxes
 from inspector.state.document import Document
 from inspector.state.settings_store import SettingsStore
 from inspector.table.panel import TablePanel
+from inspector.widgets.history_keys import REDO_KEYS, UNDO_KEYS, history_step
 
 
 class MainWindow(QMainWindow):
@@ -42,7 +43,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.settings = settings if settings is not None else SettingsStore()
         self.document = Document(self)
-        self.display_axes = DisplayAxes(self)
+        self.display_axes = self.document.display_axes
 
         self.message_label = QLabel()
         self.message_label.setObjectName("messageBanner")
@@ -52,7 +53,7 @@ class MainWindow(QMainWindow):
             "QLabel { background: #fdecea; color: #b71c1c; padding: 6px; border: 1px solid #f5c6cb; }"
         )
         self.message_label.hide()
-        self.table_panel = TablePanel(self.display_axes)
+        self.table_panel = TablePanel(document=self.document)
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -63,9 +64,9 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
         self.decode_panel = DecodePanel(self.document)
-        self.plot_panel = PlotPanel(self.display_axes)
+        self.plot_panel = PlotPanel(document=self.document)
         self.docks: dict[str, QDockWidget] = {}
-        self.slice_editor = SliceEditor()
+        self.slice_editor = SliceEditor(self.document)
         self._add_dock("decode", "Decode", self.decode_panel, Qt.LeftDockWidgetArea)
         self._add_dock("slice", "Slice", self.slice_editor, Qt.LeftDockWidgetArea)
         self._add_dock("plot", "Plot", self.plot_panel, Qt.RightDockWidgetArea)
@@ -84,11 +85,7 @@ class MainWindow(QMainWindow):
         self.document.errorChanged.connect(self._on_error_changed)
         self.document.selectionChanged.connect(self._on_selection_changed)
         self.document.filesChanged.connect(self._on_files_changed)
-        self.table_panel.elementSelected.connect(self.document.select)
-        self.plot_panel.elementSelected.connect(self.document.select)
         self.hex_view.bytesSelected.connect(self._on_bytes_selected)
-        self.slice_editor.specChanged.connect(self._on_spec_edited)
-        self.document.sliceChanged.connect(self.slice_editor.set_text)
         self.data_inspector.typeChosen.connect(self._on_type_chosen)
         self.file_watch_banner.filesInvalidated.connect(self._on_files_invalidated)
         self.resize(1280, 800)
@@ -116,6 +113,17 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(QAction("&Quit", self, shortcut=QKeySequence.Quit, triggered=self.close))
         edit_menu = self.menuBar().addMenu("&Edit")
+        self.undo_action = QAction("&Undo", self, triggered=self.document.undo)
+        self.undo_action.setShortcuts(_key_list(QKeySequence.StandardKey.Undo, UNDO_KEYS))
+        self.redo_action = QAction("&Redo", self, triggered=self.document.redo)
+        self.redo_action.setShortcuts(_key_list(QKeySequence.StandardKey.Redo, REDO_KEYS))
+        for action in (self.undo_action, self.redo_action):
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            edit_menu.addAction(action)
+        edit_menu.addSeparator()
+        self.document.historyChanged.connect(self._on_history_changed)
+        self._on_history_changed()
+        self._history_keys = _HistoryKeys(self)
         for kind, label in (("numpy", "Copy view as &numpy code"), ("tensorflow", "Copy view as &TensorFlow code")):
             edit_menu.addAction(QAction(label, self, triggered=lambda _=False, k=kind: self._copy_code(k)))
         self.view_menu = self.menuBar().addMenu("&View")
@@ -171,25 +179,21 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ document events
     def _on_files_changed(self) -> None:
         paths = self.document.paths
-        self.slice_editor.undo_stack.clear()
-        self.slice_editor.set_input_shape(None)  # explain against the new tensor once decoded
         self.hex_view.set_files(list(paths))
         title = os.path.basename(paths[0]) if paths else ""
         if len(paths) > 1:
             title += f" + {len(paths) - 1} more"
         self.setWindowTitle(f"{title} — tensor-inspector" if title else "tensor-inspector")
 
-    def _on_spec_edited(self, spec) -> None:
-        self.document.set_slice_text(format_slice(spec))
+    def _on_result_changed(self, _result) -> None:
+        self._shown_paths = self.document.paths  # which files the views show (error banner)
 
-    def _on_result_changed(self, result) -> None:
-        self._shown_paths = self.document.paths
-        self.slice_editor.set_input_shape(result.tensor.shape)
-        self.display_axes.reset(result.view.shape)
-        self.table_panel.set_array(result.view)
-        self.plot_panel.set_array(result.view)
-        if self.document.selection is None and result.view.size:
-            self.document.select((0,) * result.view.ndim)  # the hex view and inspector show it
+    def _on_history_changed(self) -> None:
+        history = self.document.history
+        self.undo_action.setEnabled(history.can_undo)
+        self.redo_action.setEnabled(history.can_redo)
+        self.undo_action.setText(f"&Undo {history.undo_label}" if history.can_undo else "&Undo")
+        self.redo_action.setText(f"&Redo {history.redo_label}" if history.can_redo else "&Redo")
 
     def _on_error_changed(self, error: CoreError | None) -> None:
         if error is None:
@@ -230,8 +234,6 @@ class MainWindow(QMainWindow):
         result = self.document.result
         if index is None or result is None or self._file_problem():
             return
-        self.table_panel.select_element(index)
-        self.plot_panel.select_element(index)
         try:
             file_index, offset, nbytes = result.byte_offset(index)
             self.hex_view.highlight(file_index, offset, max(nbytes, 1))
@@ -286,6 +288,43 @@ class MainWindow(QMainWindow):
         shutdown_tasks()
         self.document.close_files()
         super().closeEvent(event)
+
+
+class _HistoryKeys(QObject):
+    """Undo / redo keys pressed anywhere in the window undo the document.
+
+    A focused line edit claims Ctrl+Z for its own text (it accepts the ShortcutOverride
+    event), so the Edit menu's shortcut would not fire there. Every field applies live, so the
+    document's undo must win: the key press that reaches such a widget is taken here first (an
+    application event filter, limited to this window) and triggers the Edit menu's action.
+    """
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self._window = window
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.installEventFilter(self)  # removed by Qt when this object is destroyed
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() != QEvent.Type.KeyPress or not watched.isWidgetType():
+            return False
+        window = getattr(self, "_window", None)
+        if window is None or not (watched is window or window.isAncestorOf(watched)):
+            return False
+        step = history_step(event)
+        if step is None:
+            return False
+        action = window.undo_action if step == "undo" else window.redo_action
+        if action.isEnabled():
+            action.trigger()
+        return True
+
+
+def _key_list(standard: QKeySequence.StandardKey, extra: list[QKeySequence]) -> list[QKeySequence]:
+    """The platform's bindings for ``standard`` plus ``extra``, without duplicates."""
+    keys = list(QKeySequence.keyBindings(standard))
+    return keys + [key for key in extra if key not in keys]
 
 
 def _escape(text: str) -> str:

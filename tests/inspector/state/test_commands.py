@@ -156,3 +156,22 @@ def test_replaying_is_true_only_during_undo_and_redo():
     stack.undo()
     stack.redo()
     assert seen == [(1, False), (0, True), (1, True)]
+
+
+def test_the_state_layer_uses_qtcore_only():
+    """The document, its commands and settings never depend on widgets (QtGui / QtWidgets)."""
+    import ast
+    from pathlib import Path
+
+    import inspector.state
+
+    imported = set()
+    for path in Path(inspector.state.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module)
+            elif isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+    qt = {name for name in imported if name.startswith("PySide6")}
+    assert qt == {"PySide6.QtCore"}
+    assert "inspector.state.commands" in imported  # the document records its edits here

@@ -106,6 +106,7 @@ class SliceEditor(QWidget):
         result = self._document.result
         self._shape = None if result is None else tuple(result.tensor.shape)
         self._show(self._document.slice_spec, shown_by=None, emit=False)
+        self._show_unparsed()
         self._on_history_changed()
 
     # ------------------------------------------------------------------ construction
@@ -214,7 +215,7 @@ class SliceEditor(QWidget):
             raise TypeError(f"set_spec takes a SliceSpec, not {type(spec).__name__}")
         self._document.end_typing()
         self._emitted = spec
-        if spec == self.spec():
+        if spec == self.spec() and self._document.unparsed_slice_text is None:
             self._show(spec, shown_by=None, emit=False)
         else:
             self._document.set_slice_spec(spec, label="set slice")  # -> _on_document_slice
@@ -343,7 +344,7 @@ class SliceEditor(QWidget):
         """
         if field is None:
             self._document.end_typing()
-        if spec == self.spec():
+        if spec == self.spec() and self._document.unparsed_slice_text is None:
             self._show(spec, shown_by=field, emit=True)  # clears a stale input error
             return
         self._committing, self._committed_by = True, field
@@ -361,6 +362,18 @@ class SliceEditor(QWidget):
         else:  # from outside (files opened, set_spec): nothing to tell
             self._emitted = spec
             self._show(spec, shown_by=None, emit=False)
+            self._show_unparsed()
+
+    def _show_unparsed(self) -> None:
+        """Text the document was opened with that does not parse: shown with its error."""
+        text = self._document.unparsed_slice_text
+        if text is None:
+            return
+        try:
+            parse_slice(text)
+        except SliceSyntaxError as error:
+            self._expression.setText(text)
+            self._set_input_error(error.message, (error.column, error.length))
 
     def _show(self, spec: SliceSpec, shown_by: str | None, emit: bool) -> None:
         """Show ``spec`` (the document's), rewrite every view but ``shown_by``, analyse, maybe emit."""

@@ -65,6 +65,7 @@ class Document(QObject):
         self._paths: tuple[str, ...] = ()
         self._params = DecodeParams()
         self._spec = SliceSpec.full()
+        self._unparsed_slice: str | None = None  # slice text from outside that did not parse
         self._result: PipelineResult | None = None
         self._error: CoreError | None = None
         self._selection: tuple[int, ...] | None = None
@@ -101,8 +102,16 @@ class Document(QObject):
     @property
     def slice_text(self) -> str:
         """:attr:`slice_spec` as an expression (``""`` for the whole tensor), for settings and
-        code snippets."""
+        code snippets; the :attr:`unparsed_slice_text` while there is one."""
+        if self._unparsed_slice is not None:
+            return self._unparsed_slice
         return "" if self._spec == SliceSpec.full() else format_slice(self._spec)
+
+    @property
+    def unparsed_slice_text(self) -> str | None:
+        """Slice text given to :meth:`open_files` that does not parse (nothing is decoded until
+        a valid spec is set), else None."""
+        return self._unparsed_slice
 
     @property
     def display_axes(self) -> DisplayAxes:
@@ -135,23 +144,25 @@ class Document(QObject):
 
         A file that cannot be opened keeps the previous document on screen and reports the
         :class:`core.errors.SourceError` through :attr:`errorChanged`. ``slice_text`` (e.g.
-        restored from the settings) that does not parse is reported and the whole tensor is
-        shown. The edit history is cleared.
+        restored from the settings) that does not parse is reported and kept as
+        :attr:`unparsed_slice_text`; nothing is decoded until a valid spec is set. The edit
+        history is cleared.
         """
-        spec, slice_error = SliceSpec.full(), None
+        spec, unparsed, slice_error = SliceSpec.full(), None, None
         if slice_text.strip():
             try:
                 spec = parse_slice(slice_text)
             except CoreError as error:
-                slice_error = error
-        if not self._open(paths, params if params is not None else DecodeParams(), spec):
+                unparsed, slice_error = slice_text, error
+        if not self._open(paths, params if params is not None else DecodeParams(), spec, unparsed):
             return False
         self._history.clear()
         if slice_error is not None:
             self._set_error(slice_error)
         return True
 
-    def _open(self, paths: Sequence[str | os.PathLike], params: DecodeParams, spec: SliceSpec) -> bool:
+    def _open(self, paths: Sequence[str | os.PathLike], params: DecodeParams, spec: SliceSpec,
+              unparsed_slice: str | None) -> bool:
         try:
             pipeline = Pipeline([os.fspath(p) for p in paths])
         except CoreError as error:
@@ -171,6 +182,7 @@ class Document(QObject):
         self._paths = tuple(os.fspath(p) for p in paths)
         self._params = params
         self._spec = spec
+        self._unparsed_slice = unparsed_slice
         self._result = None
         self._selection = None
         self.filesChanged.emit()
@@ -225,9 +237,9 @@ class Document(QObject):
         """
         if not isinstance(spec, SliceSpec):
             raise TypeError(f"set_slice_spec takes a SliceSpec, not {type(spec).__name__}")
-        if spec == self._spec:
+        if spec == self._spec and self._unparsed_slice is None:
             return
-        key = ("slice", field) if field else None
+        key = ("slice", field) if field else None  # an equal spec replacing unparsed text: no step
         self._history.push(ValueCommand(label, self._spec, spec, self._apply_spec, key))
 
     def set_slice_text(self, text: str) -> bool:
@@ -259,7 +271,7 @@ class Document(QObject):
         The history is kept: the edits still describe these files.
         """
         if self._paths:
-            self._open(self._paths, self._params, self._spec)
+            self._open(self._paths, self._params, self._spec, self._unparsed_slice)
 
     def select(self, index: tuple[int, ...] | None) -> None:
         """Select an element of ``result.view`` (``None`` clears the selection)."""
@@ -305,11 +317,12 @@ class Document(QObject):
 
     def _apply_spec(self, spec: SliceSpec, _redoing: bool) -> None:
         self._spec = spec
+        self._unparsed_slice = None
         self.sliceChanged.emit(spec)
         self._rerun()
 
     def _rerun(self) -> None:
-        if self._pipeline is None:
+        if self._pipeline is None or self._unparsed_slice is not None:
             return
         spec = None if self._spec == SliceSpec.full() else self._spec
         try:

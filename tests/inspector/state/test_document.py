@@ -145,3 +145,17 @@ def test_selection_defaults_to_the_first_element_and_is_dropped_when_it_no_longe
     document.update_params(little_endian=False)  # still fits: kept
     assert document.selection == (4,)
     assert seen == [(11,), (0,), (4,)]
+
+
+def test_slice_text_that_does_not_parse_blocks_decoding_until_a_spec_is_set(tmp_path):
+    path = tmp_path / "four.bin"
+    path.write_bytes(b"\x01\x02\x03\x04")
+    document = Document()
+    assert document.open_files([str(path)], slice_text="[1,")
+    assert document.result is None and document.error.field == "slice"
+    assert document.unparsed_slice_text == "[1," and document.slice_text == "[1,"  # kept for settings
+    document.set_slice_spec(SliceSpec.full())  # the same spec as before, but it replaces the text
+    assert document.unparsed_slice_text is None and document.error is None
+    assert document.result.view.tolist() == [1, 2, 3, 4]
+    assert not document.history.can_undo  # nothing to go back to: the text never applied
+    document.close_files()

@@ -101,7 +101,7 @@ class SliceEditor(QWidget):
         self._build()
         self._document.sliceChanged.connect(self._on_document_slice)
         self._document.resultChanged.connect(lambda result: self.set_input_shape(result.tensor.shape))
-        self._document.filesChanged.connect(lambda: self.set_input_shape(None))
+        self._document.filesChanged.connect(self._on_files_changed)
         self._document.historyChanged.connect(self._on_history_changed)
         result = self._document.result
         self._shape = None if result is None else tuple(result.tensor.shape)
@@ -352,6 +352,12 @@ class SliceEditor(QWidget):
             self._document.set_slice_spec(spec, field=field, label=text)  # -> _on_document_slice
         finally:
             self._committing, self._committed_by = False, None
+
+    def _on_files_changed(self) -> None:
+        """Other files: no input shape until they decode; their spec comes from outside."""
+        self._emitted = self.spec()
+        self._shape = None
+        self._analyse(emit=False)
 
     def _on_document_slice(self, spec: SliceSpec) -> None:
         """The document's spec changed: by this editor, an undo/redo, or from outside."""

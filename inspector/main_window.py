@@ -1,6 +1,8 @@
-"""The main window: assembles the panels as dock widgets and wires them to the document.
+"""The main window: assembles the panels as dock widgets around one document and builds the menus.
 
-It computes nothing: every number comes from the engine through :class:`Document`.
+It computes nothing and pushes no data: every view is built from :class:`Document` and listens
+to it (napari's Qt viewer). The Edit menu's Undo / Redo walk the document's history of decode
+and slice edits, from anywhere in the window (see :class:`_HistoryKeys`).
 """
 
 from __future__ import annotations
@@ -9,13 +11,12 @@ import os
 from collections.abc import Sequence
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVBoxLayout, QWidget
 
 from core.errors import ErrorReport, describe_error
 from core.pipeline.pipeline import DecodeParams
-from core.slicing.expr import format_slice
 from inspector.bytes.data_inspector import DataInspector
 from inspector.bytes.hex_view import HexView
 from inspector.panels.code_export import copy_snippet_message
@@ -27,11 +28,11 @@ from inspector.panels.status_bar import StatusBar
 from inspector.plot.panel import PlotPanel
 from inspector.slice_editor.editor import SliceEditor
 from inspector.state.background_task import shutdown_tasks
-from inspector.state.display_axes import DisplayAxes
 from inspector.state.document import Document
 from inspector.state.settings_store import SettingsStore
 from inspector.table.panel import TablePanel
 from inspector.widgets import palette
+from inspector.widgets.history_keys import REDO_KEYS, UNDO_KEYS, history_step
 
 
 class MainWindow(QMainWindow):
@@ -43,7 +44,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.settings = settings if settings is not None else SettingsStore()
         self.document = Document(self)
-        self.display_axes = DisplayAxes(self)
+        self.display_axes = self.document.display_axes
 
         self.message_label = QLabel()
         self.message_label.setObjectName("messageBanner")
@@ -51,7 +52,7 @@ class MainWindow(QMainWindow):
         self.message_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.message_label.setStyleSheet(palette.banner_style("error"))
         self.message_label.hide()
-        self.table_panel = TablePanel(self.display_axes)
+        self.table_panel = TablePanel(document=self.document)
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -62,9 +63,9 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
         self.decode_panel = DecodePanel(self.document)
-        self.plot_panel = PlotPanel(self.display_axes)
+        self.plot_panel = PlotPanel(document=self.document)
         self.docks: dict[str, QDockWidget] = {}
-        self.slice_editor = SliceEditor()
+        self.slice_editor = SliceEditor(self.document)
         self._add_dock("decode", "Decode", self.decode_panel, Qt.LeftDockWidgetArea)
         self._add_dock("slice", "Slice", self.slice_editor, Qt.LeftDockWidgetArea)
         self._add_dock("plot", "Plot", self.plot_panel, Qt.RightDockWidgetArea)
@@ -83,11 +84,7 @@ class MainWindow(QMainWindow):
         self.document.errorChanged.connect(self._on_error_changed)
         self.document.selectionChanged.connect(self._on_selection_changed)
         self.document.filesChanged.connect(self._on_files_changed)
-        self.table_panel.elementSelected.connect(self.document.select)
-        self.plot_panel.elementSelected.connect(self.document.select)
         self.hex_view.bytesSelected.connect(self._on_bytes_selected)
-        self.slice_editor.specChanged.connect(self._on_spec_edited)
-        self.document.sliceChanged.connect(self.slice_editor.set_text)
         self.data_inspector.typeChosen.connect(self._on_type_chosen)
         self.document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
         self.resize(1280, 800)
@@ -115,6 +112,17 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(QAction("&Quit", self, shortcut=QKeySequence.Quit, triggered=self.close))
         edit_menu = self.menuBar().addMenu("&Edit")
+        self.undo_action = QAction("&Undo", self, triggered=self.document.undo)
+        self.undo_action.setShortcuts(_key_list(QKeySequence.StandardKey.Undo, UNDO_KEYS))
+        self.redo_action = QAction("&Redo", self, triggered=self.document.redo)
+        self.redo_action.setShortcuts(_key_list(QKeySequence.StandardKey.Redo, REDO_KEYS))
+        for action in (self.undo_action, self.redo_action):
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            edit_menu.addAction(action)
+        edit_menu.addSeparator()
+        self.document.historyChanged.connect(self._on_history_changed)
+        self._on_history_changed()
+        self._history_keys = _HistoryKeys(self)
         for kind, label in (("numpy", "Copy view as &numpy code"), ("tensorflow", "Copy view as &TensorFlow code")):
             edit_menu.addAction(QAction(label, self, triggered=lambda _=False, k=kind: self._copy_code(k)))
         self.view_menu = self.menuBar().addMenu("&View")
@@ -170,25 +178,22 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ document events
     def _on_files_changed(self) -> None:
         paths = self.document.paths
-        self.slice_editor.undo_stack.clear()
-        self.slice_editor.set_input_shape(None)  # explain against the new tensor once decoded
         self.hex_view.set_reader(self.document if paths else None)
         title = os.path.basename(paths[0]) if paths else ""
         if len(paths) > 1:
             title += f" + {len(paths) - 1} more"
         self.setWindowTitle(f"{title} — tensor-inspector" if title else "tensor-inspector")
 
-    def _on_spec_edited(self, spec) -> None:
-        self.document.set_slice_text(format_slice(spec))
+    def _on_result_changed(self, _result) -> None:
+        self._shown_paths = self.document.paths  # which files the views show (error banner)
+        self._views_cleared = False
 
-    def _on_result_changed(self, result) -> None:
-        self._shown_paths = self.document.paths
-        self.slice_editor.set_input_shape(result.tensor.shape)
-        self.display_axes.reset(result.view.shape)
-        self.table_panel.set_array(result.view)
-        self.plot_panel.set_array(result.view)
-        if self.document.selection is None and result.view.size:
-            self.document.select((0,) * result.view.ndim)  # the hex view and inspector show it
+    def _on_history_changed(self) -> None:
+        history = self.document.history
+        self.undo_action.setEnabled(history.can_undo)
+        self.redo_action.setEnabled(history.can_redo)
+        self.undo_action.setText(f"&Undo {history.undo_label}" if history.can_undo else "&Undo")
+        self.redo_action.setText(f"&Redo {history.redo_label}" if history.can_redo else "&Redo")
 
     def _on_error_changed(self, error: ErrorReport | None) -> None:
         if error is None:
@@ -200,6 +205,8 @@ class MainWindow(QMainWindow):
         shown = getattr(self, "_shown_paths", ())
         if self.document.result is None and shown not in ((), self.document.paths):
             kept = " The view still shows the previous file."
+        if getattr(self, "_views_cleared", False):
+            kept = " The views were cleared until you reload (File > Reload)."
         self.message_label.setText(f"<b>{where}:</b> {_escape(error.message)}{kept}")
         self.message_label.show()
 
@@ -220,6 +227,9 @@ class MainWindow(QMainWindow):
         """
         if not report.invalidates_view:
             return  # e.g. replaced: the map still holds the file every view was made from
+        self._views_cleared = True
+        if self.document.error is not None:
+            self._on_error_changed(self.document.error)  # the banner says what is shown
         self.table_panel.set_array(np.zeros((0,), np.uint8))
         self.plot_panel.set_array(None)
         self.hex_view.set_reader(None, report.message)
@@ -237,8 +247,6 @@ class MainWindow(QMainWindow):
         result = self.document.result
         if index is None or result is None or self._file_problem():
             return
-        self.table_panel.select_element(index)
-        self.plot_panel.select_element(index)
         try:
             file_index, offset, nbytes = result.byte_offset(index)
             self.hex_view.highlight(file_index, offset, max(nbytes, 1))
@@ -293,6 +301,43 @@ class MainWindow(QMainWindow):
         shutdown_tasks()
         self.document.close_files()
         super().closeEvent(event)
+
+
+class _HistoryKeys(QObject):
+    """Undo / redo keys pressed anywhere in the window undo the document.
+
+    A focused line edit claims Ctrl+Z for its own text (it accepts the ShortcutOverride
+    event), so the Edit menu's shortcut would not fire there. Every field applies live, so the
+    document's undo must win: the key press that reaches such a widget is taken here first (an
+    application event filter, limited to this window) and triggers the Edit menu's action.
+    """
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self._window = window
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.installEventFilter(self)  # removed by Qt when this object is destroyed
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() != QEvent.Type.KeyPress or not watched.isWidgetType():
+            return False
+        window = getattr(self, "_window", None)
+        if window is None or not (watched is window or window.isAncestorOf(watched)):
+            return False
+        step = history_step(event)
+        if step is None:
+            return False
+        action = window.undo_action if step == "undo" else window.redo_action
+        if action.isEnabled():
+            action.trigger()
+        return True
+
+
+def _key_list(standard: QKeySequence.StandardKey, extra: list[QKeySequence]) -> list[QKeySequence]:
+    """The platform's bindings for ``standard`` plus ``extra``, without duplicates."""
+    keys = list(QKeySequence.keyBindings(standard))
+    return keys + [key for key in extra if key not in keys]
 
 
 def _escape(text: str) -> str:

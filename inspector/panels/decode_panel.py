@@ -100,14 +100,16 @@ class DecodePanel(QWidget):
 
         self.dtype_combo.currentIndexChanged.connect(self._on_dtype_changed)
         self.byte_order_combo.currentIndexChanged.connect(self._on_byte_order_changed)
-        self.fixed_length_check.toggled.connect(self._on_fixed_length_changed)
-        self.fixed_length_field.valueEdited.connect(self._on_fixed_length_changed)
+        self.fixed_length_check.toggled.connect(lambda _checked: self._on_fixed_length_changed(None))
+        self.fixed_length_field.valueEdited.connect(lambda _value: self._on_fixed_length_changed("fixed_length"))
         self.offset_field.valueEdited.connect(lambda v: self._on_int_edited("offset", v))
         self.record_size_field.valueEdited.connect(lambda v: self._on_int_edited("record_size", v))
         self.shape_field.textEdited.connect(self._on_shape_edited)
         self.infer_button.clicked.connect(self._on_infer_clicked)
         self.suggest_combo.activated.connect(self._on_suggestion_chosen)
         self.view_as_combo.currentIndexChanged.connect(self._on_view_as_changed)
+        for line in (self.fixed_length_field, self.offset_field, self.record_size_field, self.shape_field):
+            line.editingFinished.connect(document.end_typing)  # the next keystroke is a new undo step
         document.paramsChanged.connect(self._on_params_changed)
         document.resultChanged.connect(self._on_result_changed)
         document.errorChanged.connect(self._on_error_changed)
@@ -134,9 +136,10 @@ class DecodePanel(QWidget):
         form.addRow(label, column)
 
     # ------------------------------------------------------------------ user edits
-    def _update(self, **changes: object) -> None:
+    def _update(self, field: str | None = None, **changes: object) -> None:
+        """One undoable edit; ``field`` names the line edit typed in (its keystrokes merge)."""
         if not self._updating:
-            self._document.update_params(**changes)
+            self._document.update_params(field=field, **changes)
 
     def _on_dtype_changed(self, _index: int) -> None:
         self._update(dtype=self.dtype_combo.currentData())
@@ -144,7 +147,7 @@ class DecodePanel(QWidget):
     def _on_byte_order_changed(self, _index: int) -> None:
         self._update(little_endian=self.byte_order_combo.currentData())
 
-    def _on_fixed_length_changed(self, *_args: object) -> None:
+    def _on_fixed_length_changed(self, typed: str | None) -> None:
         if self._updating:
             return
         enabled = self.fixed_length_check.isChecked()
@@ -155,40 +158,40 @@ class DecodePanel(QWidget):
             return
         if enabled and value is None:
             return  # waiting for a number
-        self._update(fixed_length=value)
+        self._update(typed, fixed_length=value)
 
     def _on_int_edited(self, field: str, value: object) -> None:
         if isinstance(value, str):
             self._show_local_error(field, f"{field} must be an integer number of bytes, not {value!r} (or empty)")
             return
-        self._update(**{field: value})
+        self._update(field, **{field: value})
 
-    def _on_shape_edited(self, text: str) -> None:
+    def _on_shape_edited(self, text: str, typed: str | None = "shape") -> None:
         from core.decode.reshape import parse_shape
 
         if not text.strip():
-            self._update(shape=None)
+            self._update(typed, shape=None)
             return
         try:
             shape = parse_shape(text)
         except CoreError as error:
             self._show_local_error("shape", describe_error(error).message)
             return
-        self._update(shape=tuple(shape))
+        self._update(typed, shape=tuple(shape))
 
     def _on_infer_clicked(self) -> None:
         """Replace the first dimension by -1 (or start a shape ``-1``): numpy infers it."""
         parts = [p.strip() for p in self.shape_field.text().split(",") if p.strip()]
         text = ",".join(["-1"] + parts[1:])
         self.shape_field.setText(text)
-        self._on_shape_edited(text)
+        self._on_shape_edited(text, typed=None)
 
     def _on_suggestion_chosen(self, index: int) -> None:
         shape = self.suggest_combo.itemData(index)
         if shape:
             text = ",".join(str(d) for d in shape)
             self.shape_field.setText(text)
-            self._on_shape_edited(text)
+            self._on_shape_edited(text, typed=None)
 
     def _on_view_as_changed(self, _index: int) -> None:
         self._update(view_as=self.view_as_combo.currentData())

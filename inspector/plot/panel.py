@@ -41,6 +41,7 @@ from core.text.number_format import format_value
 from inspector.plot.image_plot import ImagePlot
 from inspector.plot.line_plot import LinePlot
 from inspector.state.display_axes import DisplayAxes, normalize_index
+from inspector.state.document import Document
 
 _IMAGE_MODE = -1  # combo item data for "image"; line modes store the axis
 
@@ -56,11 +57,17 @@ def configure_pyqtgraph() -> None:
 class PlotPanel(QWidget):
     """Line or image plot of the current view, with readout and element selection.
 
+    Built with a ``document``, the panel plots ``document.result.view`` through
+    ``document.display_axes``, marks ``document.selection`` and writes clicks with
+    ``document.select``: the selection lives in the document only.
+
     Parameters
     ----------
     display_axes : DisplayAxes, optional
         The display state shared with the table; a private one is made when None.
     parent : QWidget, optional
+    document : Document, optional
+        The document to show (its display axes are used; ``display_axes`` must be omitted).
 
     Signals
     -------
@@ -71,9 +78,13 @@ class PlotPanel(QWidget):
 
     elementSelected = Signal(object)
 
-    def __init__(self, display_axes: DisplayAxes | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, display_axes: DisplayAxes | None = None, parent: QWidget | None = None,
+                 *, document: Document | None = None) -> None:
         super().__init__(parent)
+        if document is not None:
+            display_axes = document.display_axes
         self._axes = display_axes if display_axes is not None else DisplayAxes(self)
+        self._document = document
         self._array: np.ndarray | None = None
         self._version = 0  # bumps on set_array: a new array never reuses the old display
         self._part = "abs"
@@ -124,6 +135,12 @@ class PlotPanel(QWidget):
         self.image_plot.cellHovered.connect(self._on_cell_hovered)
         self.image_plot.cellClicked.connect(self._on_cell_clicked)
         self._render()
+        if document is not None:
+            document.resultChanged.connect(self._on_result_changed)
+            document.selectionChanged.connect(self._on_document_selection)
+            if document.result is not None:
+                self._on_result_changed(document.result)
+                self._on_document_selection(document.selection)
 
     # ----------------------------------------------------------------------------- state
     @property
@@ -346,19 +363,37 @@ class PlotPanel(QWidget):
         self._hovered = None if i is None else self._line_index(i)
         self._update_readout()
 
+    def _on_result_changed(self, result) -> None:
+        self.set_array(result.view)
+
+    def _on_document_selection(self, index: tuple[int, ...] | None) -> None:
+        if index is None:
+            self._selected = None
+            self._render()
+            return
+        try:
+            self.select_element(index)
+        except (ValueError, IndexError):
+            pass  # not in the array shown (e.g. the view was dropped after its file shrank)
+
+    def _user_selected(self, index: tuple[int, ...]) -> None:
+        """A click: the document (when there is one) owns the selection and marks it back."""
+        if self._document is not None:
+            self._document.select(index)
+        else:
+            self._selected = index
+            self._update_readout()
+        self.elementSelected.emit(index)
+
     def _on_line_clicked(self, i: int) -> None:
-        self._selected = self._line_index(i)
-        self._update_readout()
-        self.elementSelected.emit(self._selected)
+        self._user_selected(self._line_index(i))
 
     def _on_cell_hovered(self, cell: tuple[int, int] | None) -> None:
         self._hovered = None if cell is None else self._axes.full_index(*cell)
         self._update_readout()
 
     def _on_cell_clicked(self, row: int, col: int) -> None:
-        self._selected = self._axes.full_index(row, col)
-        self._update_readout()
-        self.elementSelected.emit(self._selected)
+        self._user_selected(self._axes.full_index(row, col))
 
     def closeEvent(self, event) -> None:
         self.line_plot.cancel_overview()

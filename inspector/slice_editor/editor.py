@@ -8,17 +8,22 @@ prints (:func:`format_slice`), validates (:class:`SliceSpec`) and explains
 
 States and signals
 ------------------
+- The spec shown is always the document's (:attr:`Document.slice_spec`); the editor keeps no
+  copy and writes through :meth:`Document.set_slice_spec`.
 - *Well-formed* spec: it parses / constructs. Every well-formed user change is one undo
-  command (consecutive keystrokes in the same field merge into one; Enter, leaving the field,
-  or any other edit ends the merge). A syntax error or a refused value is shown inline and
-  changes nothing: the grid keeps showing the last well-formed spec.
+  command on the document's history (consecutive keystrokes in the same field merge into one;
+  Enter, leaving the field, or any other edit ends the merge). Ctrl+Z / Ctrl+Shift+Z (Ctrl+Y)
+  in the editor's fields and grid undo / redo the document, not the line edit's text. A
+  syntax error or a refused value is shown inline and changes nothing: the grid keeps showing
+  the last well-formed spec.
 - *Valid* spec: well-formed and, once an input shape is known, accepted by
   ``spec.analyze(shape)``. :attr:`SliceEditor.specChanged` is emitted for each user change
   (typing, clicking, undo, redo, reset) that makes a valid spec different from the last one
   emitted or set from outside. A well-formed spec the shape refuses (``[7]`` on a dimension of
-  5) shows the engine's message and emits nothing; if a later :meth:`set_input_shape` makes
-  that pending spec valid, it is emitted then, so the lead never keeps a stale spec.
-- :meth:`set_spec` / :meth:`set_text` (from the outside) emit nothing and record no undo step.
+  5) shows the engine's message and emits nothing; if a later input shape (a new result, or
+  :meth:`set_input_shape`) makes that pending spec valid, it is emitted then.
+- :meth:`set_spec` / :meth:`set_text` (from the outside) set the document's spec (one undo
+  step) and emit nothing.
 """
 
 from __future__ import annotations
@@ -33,7 +38,6 @@ from PySide6.QtGui import (
     QFontDatabase,
     QInputMethodEvent,
     QTextCharFormat,
-    QUndoStack,
 )
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -54,8 +58,10 @@ from core.slicing.spec import SliceSpec
 from inspector.slice_editor.copy_button import SliceCopyButton, copy_text
 from inspector.slice_editor.entries_view import SliceEntriesView
 from inspector.slice_editor.mask_fields import MaskFields
-from inspector.state.slice_history import REDO_KEYS, UNDO_KEYS, SpecCommand, TypingSessions, history_step
+from inspector.state.commands import CommandStack
+from inspector.state.document import Document
 from inspector.widgets import palette
+from inspector.widgets.history_keys import history_step
 
 __all__ = ["SliceEditor"]
 
@@ -67,30 +73,40 @@ class SliceEditor(QWidget):
 
     Parameters
     ----------
+    document : Document, optional
+        The document whose slice spec is shown and edited (its results give the input
+        shape). Without one the editor makes its own (no files: tests, standalone use).
     parent : QWidget, optional
 
     Signals
     -------
     specChanged(object)
         A valid :class:`SliceSpec` the user just produced (see the module docstring for
-        exactly when). Connect it to the document, e.g.
-        ``editor.specChanged.connect(lambda s: document.set_slice_text(format_slice(s)))``.
+        exactly when); informational, the document already has it.
     """
 
     specChanged = Signal(object)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, document: Document | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._spec = SliceSpec.full()
-        self._emitted = self._spec
+        self._document = document if document is not None else Document(self)
+        self._emitted = self._document.slice_spec
         self._shape: tuple[int, ...] | None = None
         self._input_error = ""  # syntax error or refused value: the spec did not change
         self._error_span: tuple[int, int] | None = None
-        self._feedback = describe(self._spec, None)
-        self._typing = TypingSessions()
-        self._stack = QUndoStack(self)
+        self._feedback = describe(self._emitted, None)
+        self._committing = False
+        self._committed_by: str | None = None  # the field whose edit is being committed
         self._build()
-        self._show(self._spec, shown_by=None, emit=False)
+        self._document.sliceChanged.connect(self._on_document_slice)
+        self._document.resultChanged.connect(lambda result: self.set_input_shape(result.tensor.shape))
+        self._document.filesChanged.connect(self._on_files_changed)
+        self._document.historyChanged.connect(self._on_history_changed)
+        result = self._document.result
+        self._shape = None if result is None else tuple(result.tensor.shape)
+        self._show(self._document.slice_spec, shown_by=None, emit=False)
+        self._show_unparsed()
+        self._on_history_changed()
 
     # ------------------------------------------------------------------ construction
 
@@ -106,20 +122,12 @@ class SliceEditor(QWidget):
         self._expression.textEdited.connect(self._on_expression_edited)
         self._expression.editingFinished.connect(self._on_expression_finished)
 
+        # No shortcuts on these actions: the keys are handled by eventFilter (and, in the main
+        # window, by its Edit menu), so the same key is never bound twice.
         self._undo_action = QAction("Undo", self)
-        self._undo_action.setShortcuts(UNDO_KEYS)
-        self._undo_action.triggered.connect(self._stack.undo)
-        self._stack.canUndoChanged.connect(self._undo_action.setEnabled)
+        self._undo_action.triggered.connect(self._document.undo)
         self._redo_action = QAction("Redo", self)
-        self._redo_action.setShortcuts(REDO_KEYS)
-        self._redo_action.triggered.connect(self._stack.redo)
-        self._stack.canRedoChanged.connect(self._redo_action.setEnabled)
-        for action in (self._undo_action, self._redo_action):
-            action.setEnabled(False)
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            self.addAction(action)
-        self._stack.undoTextChanged.connect(self._on_history_changed)
-        self._stack.redoTextChanged.connect(self._on_history_changed)
+        self._redo_action.triggered.connect(self._document.redo)
         undo_button, redo_button = QToolButton(self), QToolButton(self)
         undo_button.setDefaultAction(self._undo_action)
         redo_button.setDefaultAction(self._redo_action)
@@ -156,7 +164,7 @@ class SliceEditor(QWidget):
         self._feedback_view.setOpenLinks(False)
         self._feedback_view.setMinimumHeight(120)
 
-        for line in (self._expression, *self._mask_fields.values()):
+        for line in (self._expression, *self._mask_fields.values(), self._entries.table):
             line.installEventFilter(self)
 
         layout = QVBoxLayout(self)
@@ -174,23 +182,29 @@ class SliceEditor(QWidget):
         return self._expression
 
     @property
-    def undo_stack(self) -> QUndoStack:
-        """The stack of slice edits (one command per committed well-formed change)."""
-        return self._stack
+    def document(self) -> Document:
+        """The document whose slice this editor shows and edits."""
+        return self._document
+
+    @property
+    def history(self) -> CommandStack:
+        """The document's edit history (slice and decode edits)."""
+        return self._document.history
 
     def spec(self) -> SliceSpec:
-        """The spec shown by the grid: the last well-formed one (valid or not for the shape)."""
-        return self._spec
+        """The spec shown by the grid: the document's, the last well-formed one (valid or not
+        for the shape)."""
+        return self._document.slice_spec
 
     def text(self) -> str:
         """``format_slice(self.spec())``: the canonical text of :meth:`spec`.
 
         While the expression line holds a syntax error this differs from what is typed there.
         """
-        return format_slice(self._spec)
+        return format_slice(self.spec())
 
     def set_spec(self, spec: SliceSpec) -> None:
-        """Show ``spec`` without emitting :attr:`specChanged` or recording an undo step.
+        """Make ``spec`` the document's slice (one undo step) without emitting :attr:`specChanged`.
 
         Raises
         ------
@@ -199,26 +213,27 @@ class SliceEditor(QWidget):
         """
         if not isinstance(spec, SliceSpec):
             raise TypeError(f"set_spec takes a SliceSpec, not {type(spec).__name__}")
-        self._typing.end()
+        self._document.end_typing()
         self._emitted = spec
-        self._show(spec, shown_by=None, emit=False)
+        if spec == self.spec() and self._document.unparsed_slice_text is None:
+            self._show(spec, shown_by=None, emit=False)
+        else:
+            self._document.set_slice_spec(spec, label="set slice")  # -> _on_document_slice
 
     def set_text(self, text: str) -> None:
-        """Show the expression ``text`` without emitting or recording an undo step.
+        """Parse ``text`` and :meth:`set_spec` it (shown in canonical form), emitting nothing.
 
-        A valid expression is parsed and shown in canonical form. One that does not parse is
-        left in the expression line with its error shown inline (see :meth:`error_text`);
-        the spec stays what it was. Never raises for bad text.
+        Text that does not parse is left in the expression line with its error shown inline
+        (see :meth:`error_text`); the spec stays what it was. Never raises for bad text.
         """
-        self._typing.end()
         try:
             spec = parse_slice(text)
         except SliceSyntaxError as error:
+            self._document.end_typing()
             self._expression.setText(text)
             self._set_input_error(describe_error(error).message, (error.column, error.length))
             return
-        self._emitted = spec
-        self._show(spec, shown_by=None, emit=False)
+        self.set_spec(spec)
 
     def set_input_shape(self, shape: Sequence[int] | None) -> None:
         """Analyse against a new input shape (``None``: no tensor yet) and refresh feedback.
@@ -240,7 +255,7 @@ class SliceEditor(QWidget):
         SliceError
             For ``"numpy"`` when no index expression expresses the spec.
         """
-        return copy_text(self._spec, kind)
+        return copy_text(self.spec(), kind)
 
     def error_text(self) -> str:
         """The inline error: a syntax error or refused value first, else the engine's error
@@ -258,14 +273,15 @@ class SliceEditor(QWidget):
     # ------------------------------------------------------------------ Qt overrides
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        # A QLineEdit keeps Ctrl+Z / Ctrl+Shift+Z for its own text; here they mean the slice.
+        # A QLineEdit keeps Ctrl+Z / Ctrl+Shift+Z for its own text; here they mean the document
+        # (every field applies live, so the line's own undo would only desynchronise it).
         if event.type() == QEvent.Type.KeyPress:
             step = history_step(event)
             if step == "undo":
-                self._stack.undo()
+                self._document.undo()
                 return True
             if step == "redo":
-                self._stack.redo()
+                self._document.redo()
                 return True
         return super().eventFilter(watched, event)
 
@@ -280,9 +296,9 @@ class SliceEditor(QWidget):
         self._commit(spec, "type slice", field=_EXPRESSION)
 
     def _on_expression_finished(self) -> None:
-        self._typing.end()
+        self._document.end_typing()
         if not self._input_error:
-            self._set_line_text(self._expression, format_slice(self._spec))
+            self._set_line_text(self._expression, format_slice(self.spec()))
 
     def _on_mask_edited(self, name: str, value: object) -> None:
         if value is None:
@@ -292,14 +308,14 @@ class SliceEditor(QWidget):
             self._set_input_error(f"{name} {value!r} is not an integer (type e.g. 5 or 0x5)")
             return
         try:
-            spec = with_mask(self._spec, name, value)
+            spec = with_mask(self.spec(), name, value)
         except SliceError as error:
             self._set_input_error(describe_error(error).message)
             return
         self._commit(spec, f"edit {name}", field=f"mask:{name}")
 
     def _on_mask_finished(self) -> None:
-        self._typing.end()
+        self._document.end_typing()
 
     def _on_entries_edited(self, spec: SliceSpec, text: str) -> None:
         self._commit(spec, text)
@@ -310,35 +326,63 @@ class SliceEditor(QWidget):
     def _on_reset(self) -> None:
         self._commit(SliceSpec.full(), "reset slice")
 
-    def _on_history_changed(self, *_args) -> None:
-        undo, redo = self._stack.undoText(), self._stack.redoText()
+    def _on_history_changed(self) -> None:
+        history = self._document.history
+        self._undo_action.setEnabled(history.can_undo)
+        self._redo_action.setEnabled(history.can_redo)
+        undo, redo = history.undo_label, history.redo_label
         self._undo_action.setToolTip(f"Undo {undo} (Ctrl+Z)" if undo else "Nothing to undo")
         self._redo_action.setToolTip(f"Redo {redo} (Ctrl+Shift+Z)" if redo else "Nothing to redo")
 
     # ------------------------------------------------------------------ state
 
     def _commit(self, spec: SliceSpec, text: str, field: str | None = None) -> None:
-        """Record a well-formed user change as an undo command.
+        """Write a well-formed user change to the document (one undo command).
 
         ``field`` names the line edit typed in (``"expression"`` or ``"mask:<name>"``): it keeps
         its text (the cursor stays put) and its consecutive edits merge into one command.
         """
         if field is None:
-            self._typing.end()
-        if spec == self._spec:
+            self._document.end_typing()
+        if spec == self.spec() and self._document.unparsed_slice_text is None:
             self._show(spec, shown_by=field, emit=True)  # clears a stale input error
             return
-        key = self._typing.key(field) if field else None
-        self._stack.push(SpecCommand(text, self._spec, spec, self._show_from_history, key, field))
+        self._committing, self._committed_by = True, field
+        try:
+            self._document.set_slice_spec(spec, field=field, label=text)  # -> _on_document_slice
+        finally:
+            self._committing, self._committed_by = False, None
 
-    def _show_from_history(self, spec: SliceSpec, shown_by: str | None) -> None:
-        if shown_by is None:  # an undo or redo, not the edit itself: typing starts afresh
-            self._typing.end()
-        self._show(spec, shown_by=shown_by, emit=True)
+    def _on_files_changed(self) -> None:
+        """Other files: no input shape until they decode; their spec comes from outside."""
+        self._emitted = self.spec()
+        self._shape = None
+        self._analyse(emit=False)
+
+    def _on_document_slice(self, spec: SliceSpec) -> None:
+        """The document's spec changed: by this editor, an undo/redo, or from outside."""
+        if self._committing:
+            self._show(spec, shown_by=self._committed_by, emit=True)
+        elif self._document.history.replaying:  # an undo or redo: a user change too
+            self._show(spec, shown_by=None, emit=True)
+        else:  # from outside (files opened, set_spec): nothing to tell
+            self._emitted = spec
+            self._show(spec, shown_by=None, emit=False)
+            self._show_unparsed()
+
+    def _show_unparsed(self) -> None:
+        """Text the document was opened with that does not parse: shown with its error."""
+        text = self._document.unparsed_slice_text
+        if text is None:
+            return
+        try:
+            parse_slice(text)
+        except SliceSyntaxError as error:
+            self._expression.setText(text)
+            self._set_input_error(error.message, (error.column, error.length))
 
     def _show(self, spec: SliceSpec, shown_by: str | None, emit: bool) -> None:
-        """Make ``spec`` current, rewrite every view but ``shown_by``, analyse, maybe emit."""
-        self._spec = spec
+        """Show ``spec`` (the document's), rewrite every view but ``shown_by``, analyse, maybe emit."""
         self._input_error, self._error_span = "", None
         if shown_by != _EXPRESSION:
             self._set_line_text(self._expression, format_slice(spec))
@@ -349,12 +393,13 @@ class SliceEditor(QWidget):
 
     def _analyse(self, emit: bool) -> None:
         """Ask the engine about the current spec and shape; emit it when valid and new."""
-        self._feedback = describe(self._spec, self._shape)
-        self._copy_button.set_spec(self._spec)
+        spec = self.spec()
+        self._feedback = describe(spec, self._shape)
+        self._copy_button.set_spec(spec)
         self._render()
-        if emit and not self._feedback.error and self._spec != self._emitted:
-            self._emitted = self._spec  # first: a slot may call back into set_input_shape
-            self.specChanged.emit(self._spec)
+        if emit and not self._feedback.error and spec != self._emitted:
+            self._emitted = spec  # first: a slot may call back into set_input_shape
+            self.specChanged.emit(spec)
 
     def _set_input_error(self, message: str, span: tuple[int, int] | None = None) -> None:
         self._input_error, self._error_span = message, span

@@ -1,9 +1,13 @@
-"""The open document: files, decode parameters, slice, the last good result and the selection.
+"""The open document: files, decode parameters, slice spec, result, selection, display axes, history.
 
 The single source of truth of the GUI (napari's model/view split): widgets call the ``set_*``
-methods and listen to the signals; they never talk to each other. All semantics live in
-:mod:`core`; this class only runs the pipeline and keeps the last good result when a change is
-invalid, so a typo never blanks the screen.
+methods and listen to the signals; they never talk to each other and keep no copy of this
+state. All semantics live in :mod:`core`; this class only runs the pipeline and keeps the last
+good result when a change is invalid, so a typo never blanks the screen.
+
+Edits of the decode parameters and of the slice are commands on :attr:`Document.history`
+(:mod:`inspector.state.commands`): :meth:`Document.undo` / :meth:`Document.redo` walk through
+both kinds. Opening files clears the history.
 """
 
 from __future__ import annotations
@@ -19,11 +23,15 @@ from PySide6.QtCore import QObject, Signal
 from core.errors import DEBUG_VARIABLE, CoreError, ErrorReport, SourceError, describe_error
 from core.files.file_change import ChangeReport
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
+from core.slicing.expr import format_slice, parse_slice
+from core.slicing.spec import SliceSpec
+from inspector.state.commands import CommandStack, ValueCommand
+from inspector.state.display_axes import DisplayAxes
 from inspector.state.file_monitor import FileMonitor
 
 
 class Document(QObject):
-    """Files + decode parameters + slice text -> :class:`PipelineResult`.
+    """Files + decode parameters + slice spec -> :class:`PipelineResult`.
 
     Signals
     -------
@@ -36,7 +44,16 @@ class Document(QObject):
         again). Any exception of the engine is caught here and reported this way, never raised
         to a widget; while an error is shown, :attr:`result` stays the last good one.
     selectionChanged(object)
-        The selected element's index into ``result.view`` (a tuple) or ``None``.
+        The selected element's index into ``result.view`` (a tuple) or ``None``. After a new
+        result the selection is kept if it still fits, else the first element is selected.
+    paramsChanged(object)
+        The new :class:`DecodeParams` (an edit, an undo or a redo).
+    sliceChanged(object)
+        The new :class:`SliceSpec` (an edit, an undo or a redo). It may be invalid for the
+        current tensor; the engine's message then comes through :attr:`errorChanged` and the
+        spec applies as soon as a new tensor makes it valid.
+    historyChanged()
+        The undo history changed (see :attr:`history`).
     filesChangedOnDisk(object)
         The open files changed on disk: a :class:`core.files.file_change.ChangeReport` from
         the one :class:`~inspector.state.file_monitor.FileMonitor`. When its
@@ -48,7 +65,8 @@ class Document(QObject):
     errorChanged = Signal(object)
     selectionChanged = Signal(object)
     paramsChanged = Signal(object)
-    sliceChanged = Signal(str)
+    sliceChanged = Signal(object)
+    historyChanged = Signal()
     filesChangedOnDisk = Signal(object)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -56,12 +74,14 @@ class Document(QObject):
         self._pipeline: Pipeline | None = None
         self._paths: tuple[str, ...] = ()
         self._params = DecodeParams()
-        self._slice_text = ""
-        self._slice_spec = None
+        self._spec = SliceSpec.full()
+        self._unparsed_slice: str | None = None  # slice text from outside that did not parse
         self._result: PipelineResult | None = None
         self._error: ErrorReport | None = None
         self._exception: BaseException | None = None
         self._selection: tuple[int, ...] | None = None
+        self._display_axes = DisplayAxes(self)
+        self._history = CommandStack(on_change=self.historyChanged.emit)
         # The one change detector (and the per-event SIGBUS guard, core/files/shrink_guard.py).
         self._file_monitor = FileMonitor(self)
         self._file_monitor.changed.connect(self._on_files_changed_on_disk)
@@ -85,8 +105,33 @@ class Document(QObject):
         return self._params
 
     @property
+    def slice_spec(self) -> SliceSpec:
+        """The slice applied to the tensor (``SliceSpec.full()``: the whole tensor)."""
+        return self._spec
+
+    @property
     def slice_text(self) -> str:
-        return self._slice_text
+        """:attr:`slice_spec` as an expression (``""`` for the whole tensor), for settings and
+        code snippets; the :attr:`unparsed_slice_text` while there is one."""
+        if self._unparsed_slice is not None:
+            return self._unparsed_slice
+        return "" if self._spec == SliceSpec.full() else format_slice(self._spec)
+
+    @property
+    def unparsed_slice_text(self) -> str | None:
+        """Slice text given to :meth:`open_files` that does not parse (nothing is decoded until
+        a valid spec is set), else None."""
+        return self._unparsed_slice
+
+    @property
+    def display_axes(self) -> DisplayAxes:
+        """Which plane of the view is shown; reset here (only) when the view's shape changes."""
+        return self._display_axes
+
+    @property
+    def history(self) -> CommandStack:
+        """Decode and slice edits as undoable commands."""
+        return self._history
 
     @property
     def result(self) -> PipelineResult | None:
@@ -114,8 +159,26 @@ class Document(QObject):
         """Map ``paths`` (read-only) and decode them with ``params``; False if they cannot be opened.
 
         A file that cannot be opened keeps the previous document on screen and reports why
-        (usually a :class:`core.errors.SourceError`) through :attr:`errorChanged`.
+        (usually a :class:`core.errors.SourceError`) through :attr:`errorChanged`. ``slice_text`` (e.g.
+        restored from the settings) that does not parse is reported and kept as
+        :attr:`unparsed_slice_text`; nothing is decoded until a valid spec is set. The edit
+        history is cleared.
         """
+        spec, unparsed, slice_error = SliceSpec.full(), None, None
+        if slice_text.strip():
+            try:
+                spec = parse_slice(slice_text)
+            except Exception as error:  # the boundary: report, keep the text for the editor
+                unparsed, slice_error = slice_text, error
+        if not self._open(paths, params if params is not None else DecodeParams(), spec, unparsed):
+            return False
+        self._history.clear()
+        if slice_error is not None:
+            self._set_error(slice_error)
+        return True
+
+    def _open(self, paths: Sequence[str | os.PathLike], params: DecodeParams, spec: SliceSpec,
+              unparsed_slice: str | None) -> bool:
         try:
             pipeline = Pipeline([os.fspath(p) for p in paths])
         except Exception as error:  # the boundary: whatever failed, report it, keep the old view
@@ -126,15 +189,14 @@ class Document(QObject):
         self._pipeline = pipeline
         self._file_monitor.watch(pipeline.source)
         self._paths = tuple(os.fspath(p) for p in paths)
-        self._params = params if params is not None else DecodeParams()
-        self._slice_text = slice_text
-        self._slice_spec = None
+        self._params = params
+        self._spec = spec
+        self._unparsed_slice = unparsed_slice
         self._result = None
         self._selection = None
         self.filesChanged.emit()
         self.paramsChanged.emit(self._params)
-        self.sliceChanged.emit(self._slice_text)
-        self._slice_spec = self._parse_slice(slice_text)
+        self.sliceChanged.emit(self._spec)
         self._rerun()
         return True
 
@@ -148,34 +210,73 @@ class Document(QObject):
         self._selection = None
         self.filesChanged.emit()
 
-    def set_params(self, params: DecodeParams) -> None:
-        """Adopt new decode parameters (live); invalid ones report an error and keep the view."""
+    def set_params(self, params: DecodeParams, *, field: str | None = None) -> None:
+        """Adopt new decode parameters (live) as one undoable command.
+
+        Invalid parameters report an error and keep the last good view. ``field`` names the
+        line edit typed in: consecutive edits of one field merge into one undo step (until
+        :meth:`end_typing`).
+        """
         if params == self._params:
             return
-        self._params = params
-        self.paramsChanged.emit(params)
-        self._rerun()
+        key = ("params", field) if field else None
+        label = f"edit {field}" if field else "decode settings"
+        self._history.push(ValueCommand(label, self._params, params, self._apply_params, key))
 
-    def update_params(self, **changes: object) -> None:
-        """Change some decode parameters, e.g. ``update_params(dtype="float32")``."""
-        self.set_params(replace(self._params, **changes))
+    def update_params(self, *, field: str | None = None, **changes: object) -> None:
+        """Change some decode parameters, e.g. ``update_params(dtype="float32")`` (undoable)."""
+        self.set_params(replace(self._params, **changes), field=field)
 
-    def set_slice_text(self, text: str) -> None:
-        """Adopt a slice expression (live); a syntax error reports and keeps the view."""
-        if text == self._slice_text and self._error is None:
+    def set_slice_spec(self, spec: SliceSpec, *, field: str | None = None, label: str = "edit slice") -> None:
+        """Adopt a slice spec (live) as one undoable command.
+
+        A spec the current tensor refuses is kept (the editor shows it) and reported through
+        :attr:`errorChanged`; the last good view stays. ``field`` names the line edit typed in
+        (``"expression"``, ``"mask:<name>"``): its consecutive edits merge into one undo step,
+        and one that types back to where it started leaves no step.
+
+        Raises
+        ------
+        TypeError
+            When ``spec`` is not a :class:`SliceSpec`.
+        """
+        if not isinstance(spec, SliceSpec):
+            raise TypeError(f"set_slice_spec takes a SliceSpec, not {type(spec).__name__}")
+        if spec == self._spec and self._unparsed_slice is None:
             return
-        self._slice_text = text
-        self.sliceChanged.emit(text)
-        spec = self._parse_slice(text)
-        if spec is _INVALID:
-            return
-        self._slice_spec = spec
-        self._rerun()
+        key = ("slice", field) if field else None  # an equal spec replacing unparsed text: no step
+        self._history.push(ValueCommand(label, self._spec, spec, self._apply_spec, key))
+
+    def set_slice_text(self, text: str) -> bool:
+        """Parse ``text`` and adopt it with :meth:`set_slice_spec`; False (and the error reported)
+        when it does not parse. ``""`` means the whole tensor."""
+        try:
+            spec = parse_slice(text) if text.strip() else SliceSpec.full()
+        except Exception as error:  # the boundary: report, keep the last good view
+            self._set_error(error)
+            return False
+        self.set_slice_spec(spec)
+        return True
+
+    def end_typing(self) -> None:
+        """The typing session in a field ended (Enter, focus left): the next edit is a new step."""
+        self._history.end_merge()
+
+    def undo(self) -> None:
+        """Undo the last decode or slice edit."""
+        self._history.undo()
+
+    def redo(self) -> None:
+        """Redo the last undone edit."""
+        self._history.redo()
 
     def reload(self) -> None:
-        """Re-map the same files (after they changed on disk) with the current settings."""
+        """Re-map the same files (after they changed on disk) with the current settings.
+
+        The history is kept: the edits still describe these files.
+        """
         if self._paths:
-            self.open_files(self._paths, self._params, self._slice_text)
+            self._open(self._paths, self._params, self._spec, self._unparsed_slice)
 
     def select(self, index: tuple[int, ...] | None) -> None:
         """Select an element of ``result.view`` (``None`` clears the selection)."""
@@ -221,33 +322,39 @@ class Document(QObject):
                 self._set_error(SourceError(message, field="files"))
         self.filesChangedOnDisk.emit(report)
 
-    def _parse_slice(self, text: str):
-        if not text.strip():
-            return None
-        from core.slicing.expr import parse_slice
+    def _apply_params(self, params: DecodeParams, _redoing: bool) -> None:
+        self._params = params
+        self.paramsChanged.emit(params)
+        self._rerun()
 
-        try:
-            return parse_slice(text)
-        except Exception as error:  # the boundary: report, keep the last good view
-            self._set_error(error)
-            return _INVALID
+    def _apply_spec(self, spec: SliceSpec, _redoing: bool) -> None:
+        self._spec = spec
+        self._unparsed_slice = None
+        self.sliceChanged.emit(spec)
+        self._rerun()
 
     def _rerun(self) -> None:
-        if self._pipeline is None:
+        if self._pipeline is None or self._unparsed_slice is not None:
             return
-        if self._slice_spec is _INVALID:
-            return
+        spec = None if self._spec == SliceSpec.full() else self._spec
         try:
-            result = self._pipeline.run(self._params, self._slice_spec)
+            result = self._pipeline.run(self._params, spec)
         except Exception as error:  # the boundary: report, keep the last good view
             self._set_error(error)
             return
         self._result = result
-        if self._selection is not None and not _index_in(self._selection, result.view.shape):
+        view = result.view
+        if self._display_axes.shape != view.shape:
+            self._display_axes.reset(view.shape)  # the one place the display axes are reset
+        dropped = self._selection is not None and not _index_in(self._selection, view.shape)
+        if dropped:
             self._selection = None
-            self.selectionChanged.emit(None)
         self._set_error(None)
         self.resultChanged.emit(result)
+        if self._selection is None and view.size:
+            self.select((0,) * view.ndim)  # the hex view and inspector show where it comes from
+        elif dropped:
+            self.selectionChanged.emit(None)
 
     def _set_error(self, error: BaseException | None) -> None:
         """Report ``error`` (described by :func:`core.errors.describe_error`) or clear the report."""
@@ -260,7 +367,6 @@ class Document(QObject):
         self.errorChanged.emit(self._error)
 
 
-_INVALID = object()
 
 
 def _index_in(index: tuple[int, ...], shape: tuple[int, ...]) -> bool:

@@ -180,17 +180,18 @@ class ArrayTableModel(QAbstractTableModel):
     def set_array(self, array: np.ndarray) -> None:
         """Show ``array`` (kept by reference) through the display axes.
 
-        Resets the display axes to the new shape (they keep their choices when ndim is
-        unchanged). Same plane shape and axes as before -> ``dataChanged``; else a reset.
+        Resets the display axes to the new shape when they describe another one (they keep
+        their choices when ndim is unchanged). Same plane shape and axes as before -> ``dataChanged``; else a reset.
         """
         array = array if isinstance(array, np.ndarray) else np.asarray(array)
         self._cell_key = None
         self._array = array
-        self._setting_array = True
-        try:
-            self._axes.reset(array.shape)
-        finally:
-            self._setting_array = False
+        if self._axes.shape != array.shape:  # a document resets shared axes before we hear of it
+            self._setting_array = True
+            try:
+                self._axes.reset(array.shape)
+            finally:
+                self._setting_array = False
         self._sync()
 
     def set_number_format(self, fmt: str, decimals: int | None = None) -> None:

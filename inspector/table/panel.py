@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from core.text.number_format import FORMATS
 from inspector.state.display_axes import DisplayAxes, normalize_index
+from inspector.state.document import Document
 from inspector.table.axes_bar import AxesBar
 from inspector.table.model import ArrayTableModel
 from inspector.widgets import palette
@@ -87,24 +88,40 @@ class TablePanel(QWidget):
       as displayed; above ``ArrayTableModel.TSV_MAX_CELLS`` cells it refuses with a message.
     - Page buttons appear only when the plane has more rows or columns than one page.
 
+    - Built with a ``document``, the panel shows ``document.result.view`` through
+      ``document.display_axes``, follows ``document.selection`` and writes the user's choice
+      with ``document.select``: the selection lives in the document only.
+
     Parameters
     ----------
     display_axes : DisplayAxes, optional
         Shared display state (e.g. with a plot); a private one is created if omitted.
     parent : QWidget, optional
+    document : Document, optional
+        The document to show (its display axes are used; ``display_axes`` must be omitted).
     """
 
     elementSelected = Signal(object)
 
-    def __init__(self, display_axes: DisplayAxes | None = None, parent: QWidget | None = None):
+    def __init__(self, display_axes: DisplayAxes | None = None, parent: QWidget | None = None,
+                 *, document: Document | None = None):
         super().__init__(parent)
+        if document is not None:
+            display_axes = document.display_axes
         self._axes = display_axes if display_axes is not None else DisplayAxes(self)
+        self._document = document
         self._model = ArrayTableModel(self._axes, self)
         self._selecting = False
         self._build()
         self._model.modelReset.connect(self._on_model_reset)
         self._view.selectionModel().currentChanged.connect(self._on_current_changed)
         self._on_model_reset()
+        if document is not None:
+            document.resultChanged.connect(self._on_result_changed)
+            document.selectionChanged.connect(self._on_document_selection)
+            if document.result is not None:
+                self._on_result_changed(document.result)
+                self._on_document_selection(document.selection)
 
     # ------------------------------------------------------------------------ public API
     @property
@@ -190,9 +207,28 @@ class TablePanel(QWidget):
         return super().eventFilter(watched, event)
 
     # ------------------------------------------------------------------------ handlers
+    def _on_result_changed(self, result) -> None:
+        self.set_array(result.view)
+
+    def _on_document_selection(self, index: tuple[int, ...] | None) -> None:
+        if index is None:
+            self._selecting = True
+            try:
+                self._view.selectionModel().clear()
+            finally:
+                self._selecting = False
+            return
+        try:
+            self.select_element(index)
+        except (ValueError, IndexError):
+            pass  # not in the array shown (e.g. the view was dropped after its file shrank)
+
     def _on_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not self._selecting and current.isValid():
-            self.elementSelected.emit(self._model.element_index(current))
+            index = self._model.element_index(current)
+            if self._document is not None:
+                self._document.select(index)
+            self.elementSelected.emit(index)
 
     def _on_format_chosen(self) -> None:
         fmt = self._format_combo.currentText()

@@ -82,9 +82,9 @@ def test_undo_restores_the_previous_view(qtbot, window):
     type_expression(qtbot, window, "[1, 2]")
     qtbot.keyClick(window.slice_editor.expression_edit, Qt.Key.Key_Return)
     np.testing.assert_array_equal(table_values(window)[:, 0], DATA[1, 2])
-    window.slice_editor.undo_stack.undo()
+    window.document.undo()
     np.testing.assert_array_equal(table_values(window), DATA[0])
-    window.slice_editor.undo_stack.redo()
+    window.document.redo()
     np.testing.assert_array_equal(table_values(window)[:, 0], DATA[1, 2])
 
 
@@ -100,7 +100,7 @@ def test_selection_links_table_and_plot_both_ways(qtbot, window):
     window.table_panel.view.setCurrentIndex(window.table_panel.model.index(2, 1))
     assert window.document.selection == (2, 1)
     assert window.plot_panel.selected_index == (2, 1)
-    window.plot_panel.elementSelected.emit((0, 3))  # what a click on pixel (row 0, column 3) emits
+    window.plot_panel.image_plot.cellClicked.emit(0, 3)  # what a click on pixel (row 0, column 3) emits
     assert window.document.selection == (0, 3)
     current = window.table_panel.view.currentIndex()
     assert (current.row(), current.column()) == (0, 3)

@@ -66,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("tensor-inspector")
+    from inspector.state.gc_policy import collect_in_gui_thread
+
+    collect_in_gui_thread()  # never free Qt objects from a worker thread
     configure_pyqtgraph()
     window = MainWindow()
     if args.screenshot:

@@ -29,6 +29,7 @@ unchanged set of files is never emitted. Nothing here opens a file: only ``stat`
 from __future__ import annotations
 
 import os
+import weakref
 
 from PySide6.QtCore import QCoreApplication, QEvent, QFileSystemWatcher, QObject, QTimer, Signal
 
@@ -65,7 +66,6 @@ class FileMonitor(QObject):
         self._source: FileSource | None = None
         self._report: ChangeReport | None = None
         self._file_event = False
-        self._filtering = False
         self._watched: dict[str, tuple[int, int]] = {}  # path -> (device, inode) watched
         self._watcher = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(self._on_file_event)
@@ -89,17 +89,12 @@ class FileMonitor(QObject):
         if watched:
             self._watcher.removePaths(watched)
         self._watched.clear()
-        app = QCoreApplication.instance()
         if source is None:
             self._poll.stop()
-            if app is not None and self._filtering:
-                app.removeEventFilter(self)
-                self._filtering = False
+            _EventGuard.remove(self)
             return
         self._poll.start()
-        if app is not None and not self._filtering:
-            app.installEventFilter(self)
-            self._filtering = True
+        _EventGuard.add(self)
         self._rewatch()
 
     def report(self) -> ChangeReport | None:
@@ -144,15 +139,14 @@ class FileMonitor(QObject):
         return self._watcher.files() + self._watcher.directories()
 
     # ------------------------------------------------------------------ events
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Before every event of the GUI thread: the SIGBUS guard on one file, in turn."""
+    def guard_one(self) -> None:
+        """The SIGBUS guard on one file, in turn (called before every event of the GUI thread)."""
         # While Python tears this object down, Qt may still call the filter: attributes can
         # already be gone then.
         source = getattr(self, "_source", None)
         if source is not None and source.shrink_guard.protect_next():
             if self._report is None or not self._report.invalidates_view:
                 QTimer.singleShot(0, self, self.check_now)
-        return False
 
     def _on_file_event(self, _path: str) -> None:
         self._file_event = True  # the file itself changed again: worth showing again
@@ -187,3 +181,40 @@ class FileMonitor(QObject):
             add.append(path)
         if add:
             self._watcher.addPaths(add)
+
+
+class _EventGuard(QObject):
+    """The one application event filter: before every event, each watching monitor guards one file.
+
+    One filter for the whole application (not one per document), so an event costs one call
+    into Python whatever the number of open documents; monitors are held weakly, so a document
+    that goes away stops costing anything.
+    """
+
+    _instance: _EventGuard | None = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._monitors: weakref.WeakSet[FileMonitor] = weakref.WeakSet()
+
+    @classmethod
+    def add(cls, monitor: FileMonitor) -> None:
+        app = QCoreApplication.instance()
+        if app is None:
+            return
+        if cls._instance is None:
+            cls._instance = _EventGuard()
+            app.installEventFilter(cls._instance)
+        cls._instance._monitors.add(monitor)
+
+    @classmethod
+    def remove(cls, monitor: FileMonitor) -> None:
+        if cls._instance is not None:
+            cls._instance._monitors.discard(monitor)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        monitors = getattr(self, "_monitors", None)
+        if monitors:
+            for monitor in tuple(monitors):
+                monitor.guard_one()
+        return False

@@ -450,8 +450,11 @@ def test_a_file_truncated_under_the_window_never_crashes_it(tmp_path):
         detail = ("it was replaced by another file" if how == "replace"
                   else "size 1048576 -&gt; 0 bytes")
         message, value = out.splitlines()
+        # What the banner says must match what the window shows.
+        shown = ("The views were cleared until you reload (File > Reload)." if value == "cleared"
+                 else "The last good view is still shown.")
         assert message == (f"<b>File:</b> '{path}' changed on disk since it was opened "
-                           f"({detail}) (reload it) The last good view is still shown.")
+                           f"({detail}) (reload it) {shown}")
         # The old inode stays mapped; pages past a shrunk file's end read as zeros, no SIGBUS.
         assert value == "262143.0" if how == "replace" else value in ("0.0", "cleared")
 

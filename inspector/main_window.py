@@ -8,6 +8,7 @@ and slice edits, from anywhere in the window (see :class:`_HistoryKeys`).
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -314,7 +315,9 @@ class _HistoryKeys(QObject):
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
-        self._window = window
+        # Weak: a strong reference from this child back to its window is a cycle through Qt's
+        # ownership that Python's collector cannot see, and every window would leak.
+        self._window = weakref.ref(window)
         app = QCoreApplication.instance()
         if app is not None:
             app.installEventFilter(self)  # removed by Qt when this object is destroyed
@@ -322,7 +325,8 @@ class _HistoryKeys(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() != QEvent.Type.KeyPress or not watched.isWidgetType():
             return False
-        window = getattr(self, "_window", None)
+        window_ref = getattr(self, "_window", None)
+        window = window_ref() if window_ref is not None else None
         if window is None or not (watched is window or window.isAncestorOf(watched)):
             return False
         step = history_step(event)

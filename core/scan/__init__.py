@@ -1,4 +1,5 @@
-"""Whole-view scans in bounded memory: statistics (and the block reads they share).
+"""Whole-view scans in bounded memory: views cut into blocks and read with ``pread`` (so a file
+that shrinks mid-scan is reported, not a crash), and statistics over them.
 
 May import: ``core.errors``, ``core.budget``, ``core.files``, ``core.dtypes``, ``core.text``.
 """

@@ -214,7 +214,20 @@ class _EventGuard(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         monitors = getattr(self, "_monitors", None)
-        if monitors:
+        if monitors and event.type() in _READING_EVENTS:
             for monitor in tuple(monitors):
                 monitor.guard_one()
         return False
+
+
+#: The events during which a widget may read mapped bytes (painting, readouts under the mouse,
+#: scrolling, timers of plots): the guard runs before these only, not before the many
+#: bookkeeping events (child added/removed, deferred deletes, layout requests...).
+_READING_EVENTS = frozenset({
+    QEvent.Type.Paint, QEvent.Type.UpdateRequest, QEvent.Type.UpdateLater, QEvent.Type.Timer,
+    QEvent.Type.MouseMove, QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease,
+    QEvent.Type.MouseButtonDblClick, QEvent.Type.HoverMove, QEvent.Type.HoverEnter, QEvent.Type.Wheel,
+    QEvent.Type.KeyPress, QEvent.Type.ToolTip, QEvent.Type.Resize, QEvent.Type.Show,
+    QEvent.Type.GraphicsSceneMouseMove, QEvent.Type.GraphicsSceneHoverMove, QEvent.Type.GraphicsSceneWheel,
+    QEvent.Type.MetaCall,
+})

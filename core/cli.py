@@ -11,11 +11,13 @@ Errors (a bad option value, an unusable file, a decode error) print exactly one 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import itertools
 import json
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -24,17 +26,18 @@ from core.decode.reshape import parse_shape
 from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
 from core.errors import DEBUG_VARIABLE, CoreError, describe_error
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
+from core.pipeline.view_as import view_as_target
 from core.slicing.expr import parse_slice
+from core.text.array_layout import layout_pieces, printed_indices
 from core.text.number_format import json_value, value_formatter
+from core.tflite.conversions import convert_array
 
 __all__ = [
     "OneLineErrorParser", "CliArgumentParser", "add_pipeline_options", "params_from_args", "build_parser",
-    "join_dash_values", "render_text", "render_json", "main",
+    "join_dash_values", "json_pieces", "render_text", "render_json", "text_pieces", "main",
 ]
 
 DEFAULT_LIMIT = 1000
-#: Memory one printed value costs (a Python number, its text and its list slot).
-_PRINT_BYTES_PER_VALUE = 64
 _DASH_VALUE_OPTIONS = ("--shape", "--slice")
 
 _EPILOG = f"""\
@@ -44,7 +47,9 @@ types: {", ".join(f"{n} ({tf_name(n)})" if tf_name(n) != n else n for n in ENGIN
 output: "shape: (...)" and "dtype: NAME (byte order)" lines, then the values laid out by numpy,
 each written as the GUI's table writes it.
 A view with more than --limit values is summarised numpy-style (leading and trailing items of
-each dimension, about --limit values in all), so a huge file prints at once.
+each dimension, about --limit values in all), so a huge file prints at once. Values are read,
+converted (--view-as converts only the values printed) and written in blocks, so any --limit
+prints in bounded memory.
 
 --json prints one object: {{"shape": [...], "dtype": "float32", "byte_order": "little",
 "size": N, "truncated": false, "values": [...]}}. "values" nests lists like the view (a 0-d view
@@ -153,19 +158,89 @@ def join_dash_values(argv: Sequence[str], known: Sequence[str] = ()) -> list[str
 
 
 # -- rendering ---------------------------------------------------------------------------------
-def _first_values(array: np.ndarray, count: int) -> np.ndarray:
-    """The first ``count`` values of ``array`` in C order, reading no more than about that."""
+# The printed values are read in blocks through the result's BlockReader (pread: a file truncated
+# meanwhile is an error line, never SIGBUS), converted to the --view-as type block by block, and
+# their text is written as it is made: memory stays one block and one line whatever --limit is,
+# and time is linear in the number of values printed.
+
+#: Values read, converted and formatted at a time.
+_PRINT_CHUNK = 1 << 16
+#: Text collected before one write to the output.
+_WRITE_BYTES = 1 << 20
+
+
+class _Printed:
+    """What the command prints of a result: its view, read safely, optionally "viewed as".
+
+    With ``view_as`` the result must be the unconverted one (the pipeline run without it):
+    only the values printed are converted, by the same ``create_from`` rules.
+    """
+
+    def __init__(self, result: PipelineResult, view_as: str | None = None) -> None:
+        self.result = result
+        self.view = result.view
+        self.source = result.buffer.data_type
+        self.target = view_as_target(view_as) if view_as is not None else None
+        self.reader = result.block_reader()
+        self.dtype = self.convert(self.view[:0] if self.view.ndim else self.view.reshape(1)[:0]).dtype
+
+    def convert(self, values: np.ndarray) -> np.ndarray:
+        """``values`` in native byte order, converted to the view-as type if there is one."""
+        if self.target is not None:
+            return convert_array(values, self.source, self.target)
+        return _native(values)
+
+    def blocks(self, view: np.ndarray, count: int | None = None) -> Iterator[np.ndarray]:
+        """The first ``count`` (default all) values of ``view`` in C order, flat, converted."""
+        left = view.size if count is None else count
+        if left <= 0:
+            return
+        for block in self.reader.blocks(view, _PRINT_CHUNK):
+            if left <= 0:
+                return
+            flat = block.reshape(-1)[:left]
+            left -= flat.size
+            yield self.convert(flat)
+
+    def gathered(self, edge: int) -> np.ndarray:
+        """The values a summary shows (both ends of each long axis), read and converted.
+
+        Raises
+        ------
+        BudgetError
+            They do not fit the copy budget (an absurd ``--limit``).
+        """
+        view = self.view
+        kept = [sum(len(part) for part in printed_indices(n, edge)) for n in view.shape]
+        count = math.prod(kept)
+        check_copy_budget(count * (view.dtype.itemsize + self.dtype.itemsize),
+                          f"printing {count:,} values", "lower --limit")
+        return self.convert(_gather(view, edge, self.reader))
+
+
+def _gather(view: np.ndarray, edge: int, reader) -> np.ndarray:
+    """A copy of the values :func:`printed_indices` keeps on every axis, read with ``reader``."""
+    for axis, length in enumerate(view.shape):
+        parts = printed_indices(length, edge)
+        if len(parts) > 1:
+            before = (slice(None),) * axis
+            return np.concatenate([_gather(view[before + (slice(p.start, p.stop),)], edge, reader)
+                                   for p in parts], axis=axis)
+    return reader.read(view)
+
+
+def _leading_view(array: np.ndarray, count: int) -> np.ndarray:
+    """A view whose first ``count`` values in C order are ``array``'s first ``count`` values."""
     if array.ndim == 0:
-        return array.reshape(1)[:count]
+        return array.reshape(1)
     if array.ndim == 1:
         return array[:count]
     inner = math.prod(array.shape[1:])
     if inner == 0 or count == 0:
-        return array.reshape(-1)[:0] if array.size == 0 else array[:0].reshape(-1)
+        return array[:0]
     if inner > count:
-        return _first_values(array[0], count)
-    rows = min(array.shape[0], -(-count // inner))
-    return np.ascontiguousarray(array[:rows]).reshape(-1)[:count]
+        return _leading_view(array[0], count)
+    return array[:min(array.shape[0], -(-count // inner))]
 
 
 def _native(values: np.ndarray) -> np.ndarray:
@@ -174,12 +249,38 @@ def _native(values: np.ndarray) -> np.ndarray:
     return values
 
 
-def _json_values(values: np.ndarray) -> list:
-    """Flat list of JSON-ready values (:func:`core.text.number_format.json_value`'s rules)."""
-    values = _native(values)
+def _json_text(values: np.ndarray) -> str:
+    """JSON of a flat block of values, without brackets (json_value's rules)."""
     if values.dtype.kind in "biu":
-        return values.tolist()  # exact Python ints and bools, json_value's rule, at C speed
-    return [json_value(value, values.dtype) for value in values]
+        return json.dumps(values.tolist())[1:-1]  # exact Python ints and bools, at C speed
+    return ", ".join(json.dumps(json_value(value, values.dtype)) for value in values)
+
+
+def _json_nested(shape: tuple[int, ...], blocks: Iterator[np.ndarray]) -> Iterator[str]:
+    """JSON of the values of ``shape`` (given flat, in C order) as nested lists, in pieces."""
+    if not shape:
+        yield _json_text(next(blocks)[:1])
+        return
+    if math.prod(shape) == 0:
+        yield json.dumps(_nest([], shape))
+        return
+    row = shape[-1]
+    spans = [math.prod(shape[axis:]) for axis in range(len(shape))]
+    done = 0
+    for block in blocks:
+        start = 0
+        while start < block.size:
+            in_row = done % row
+            take = min(row - in_row, block.size - start)
+            if in_row == 0:  # a row starts: open the lists that start with it
+                yield (", " if done else "") + "[" * sum(done % span == 0 for span in spans)
+            else:
+                yield ", "
+            yield _json_text(block[start:start + take])
+            done += take
+            start += take
+            if done % row == 0:
+                yield "]" * sum(done % span == 0 for span in spans)
 
 
 def _nest(flat: list, shape: tuple[int, ...]) -> object:
@@ -191,64 +292,110 @@ def _nest(flat: list, shape: tuple[int, ...]) -> object:
     return [_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
 
 
-def _dtype_text(result: PipelineResult) -> str:
-    name = engine_name(result.view.dtype)
-    if result.view.dtype.itemsize == 1:
+def _dtype_text(printed: _Printed) -> str:
+    name = engine_name(printed.dtype)
+    if printed.dtype.itemsize == 1:
         return name
-    return f"{name} ({'little' if result.params.little_endian else 'big'}-endian)"
+    return f"{name} ({'little' if printed.result.params.little_endian else 'big'}-endian)"
 
 
-def _check_print_budget(view: np.ndarray, limit: int) -> None:
-    """Printing ``--limit`` values builds them all in memory first: refuse an absurd limit."""
-    count = min(int(view.size), max(limit, 0))
-    check_copy_budget(count * _PRINT_BYTES_PER_VALUE, f"printing {count:,} values",
-                      "lower --limit")
+def _words(values: Iterator[np.ndarray], text_of, width: int) -> Iterator[str]:
+    for block in values:
+        for value in block:
+            yield text_of(value).rjust(width)
 
 
-def render_text(result: PipelineResult, limit: int = DEFAULT_LIMIT) -> str:
-    """``shape:`` and ``dtype:`` lines, then the view laid out by numpy (summarised past limit).
+def text_pieces(result: PipelineResult, limit: int = DEFAULT_LIMIT,
+                view_as: str | None = None) -> Iterator[str]:
+    """The text output in pieces: ``shape:`` and ``dtype:`` lines, then the view laid out by
+    numpy (summarised past ``limit`` values), each value as the table's "auto" format writes it
+    (:func:`core.text.number_format.format_value`), right-aligned to the widest printed value.
 
-    Each value reads as in the table's "auto" format (:func:`core.text.number_format.format_value`).
+    ``view_as``: convert the printed values only (``result`` must be the unconverted one).
+
+    Raises
+    ------
+    BudgetError
+        A summary's values do not fit the copy budget.
+    SourceError
+        A file shrank while it was read.
+    TensorBufferError
+        Unknown ``view_as`` type.
     """
-    view = result.view
-    _check_print_budget(view, limit)
+    printed = _Printed(result, view_as)
+    view = printed.view
     edge = max(1, int(max(limit, 1) ** (1.0 / max(view.ndim, 1))) // 2)
-    options = {"threshold": max(limit, 0), "edgeitems": edge, "max_line_width": 100}
-    text_of = value_formatter(view.dtype)
-    width = 0
+    summarised = view.size > max(limit, 0)
+    text_of = value_formatter(printed.dtype)
+    if summarised:
+        values = printed.gathered(edge)
 
-    def measure(value) -> str:
-        nonlocal width
-        text = text_of(value)
-        width = max(width, len(text))
-        return text
+        def blocks() -> Iterator[np.ndarray]:
+            flat = values.reshape(-1)
+            for start in range(0, flat.size, _PRINT_CHUNK):
+                yield flat[start:start + _PRINT_CHUNK]
+    else:
+        def blocks() -> Iterator[np.ndarray]:
+            return printed.blocks(view)
+    # Two passes over the printed values: the widest text, then the text right-aligned to it.
+    width = max((len(text_of(value)) for block in blocks() for value in block), default=0)
+    yield f"shape: {tuple(view.shape)}\ndtype: {_dtype_text(printed)}\n"
+    yield from layout_pieces(view.shape, _words(blocks(), text_of, width),
+                             edge if summarised else None)
+    yield "\n"
 
-    # Numpy lays out and summarises; the values are the table's text, right-aligned in columns
-    # as wide as the widest value printed (found by a first pass over the printed values only).
-    np.array2string(view, formatter={"all": measure}, **options)
-    body = np.array2string(view, formatter={"all": lambda value: text_of(value).rjust(width)},
-                           **options)
-    return f"shape: {tuple(view.shape)}\ndtype: {_dtype_text(result)}\n{body}\n"
 
+def json_pieces(result: PipelineResult, limit: int = DEFAULT_LIMIT,
+                view_as: str | None = None) -> Iterator[str]:
+    """One JSON object (see the --help epilog) in pieces; values past ``limit`` are cut, flat.
 
-def render_json(result: PipelineResult, limit: int = DEFAULT_LIMIT) -> str:
-    """One JSON object (see the --help epilog); values past ``limit`` are cut, flattened."""
-    view = result.view
-    _check_print_budget(view, limit)
+    Raises
+    ------
+    SourceError
+        A file shrank while it was read.
+    TensorBufferError
+        Unknown ``view_as`` type.
+    """
+    printed = _Printed(result, view_as)
+    view = printed.view
     truncated = view.size > limit
-    flat = _json_values(_first_values(view, min(view.size, limit)))
-    values = flat if truncated else _nest(flat, tuple(view.shape))
-    document = {
+    head = json.dumps({
         "shape": list(view.shape),
-        "dtype": engine_name(view.dtype),
+        "dtype": engine_name(printed.dtype),
         "byte_order": "little" if result.params.little_endian else "big",
         "size": int(view.size),
         "truncated": truncated,
-        "values": values,
-    }
-    return json.dumps(document) + "\n"
+    })
+    yield head[:-1] + ', "values": '
+    if truncated:
+        yield from _json_nested((limit,), printed.blocks(_leading_view(view, limit), limit))
+    else:
+        yield from _json_nested(tuple(view.shape), printed.blocks(view))
+    yield "}\n"
 
 
+def render_text(result: PipelineResult, limit: int = DEFAULT_LIMIT, view_as: str | None = None) -> str:
+    """:func:`text_pieces` as one string (for small views; the command streams the pieces)."""
+    return "".join(text_pieces(result, limit, view_as))
+
+
+def render_json(result: PipelineResult, limit: int = DEFAULT_LIMIT, view_as: str | None = None) -> str:
+    """:func:`json_pieces` as one string (for small views; the command streams the pieces)."""
+    return "".join(json_pieces(result, limit, view_as))
+
+
+def _write(pieces: Iterator[str], out) -> None:
+    """Write ``pieces`` to ``out`` in writes of about :data:`_WRITE_BYTES`."""
+    batch: list[str] = []
+    size = 0
+    for piece in pieces:
+        batch.append(piece)
+        size += len(piece)
+        if size >= _WRITE_BYTES:
+            out.write("".join(batch))
+            batch.clear()
+            size = 0
+    out.write("".join(batch))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -264,24 +411,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: --limit {args.limit} is negative (use 0 or more)", file=sys.stderr)
         return 2
     try:
-        params, slice_text, _view_as = params_from_args(args)
+        params, slice_text, view_as_name_given = params_from_args(args)
         spec = parse_slice(slice_text) if slice_text is not None else None
         with Pipeline(args.files) as pipeline:
-            result = pipeline.run(params, spec)
-            text = render_json(result, args.limit) if args.json else render_text(result, args.limit)
+            # "view as" converts only the printed values: run without it, convert while printing.
+            result = pipeline.run(dataclasses.replace(params, view_as=None), spec)
+            steps = list(result.steps)
+            if view_as_name_given is not None:
+                target = view_as_target(view_as_name_given)
+                steps.append(f"view as {target}: TensorBuffer.create_from {result.buffer.data_type}"
+                             f" -> {target} (of the printed values only)")
+            make = json_pieces if args.json else text_pieces
+            pieces = make(result, args.limit, view_as_name_given)
+            first = next(pieces)  # the errors found before any output (budget, view-as type)
             if args.steps:
-                text = "".join(f"# {step}\n" for step in result.steps) + text
-    except Exception as error:  # one line from describe_error, never a traceback for the user
-        if os.environ.get(DEBUG_VARIABLE) and not isinstance(error, (CoreError, OSError, IndexError)):
-            raise  # a bug (an unexpected type): the developer asked for the traceback
-        print(f"error: {describe_error(error).message}", file=sys.stderr)
-        return 2
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+                sys.stdout.write("".join(f"# {step}\n" for step in steps))
+            _write(itertools.chain([first], pieces), sys.stdout)
+            sys.stdout.flush()
     except BrokenPipeError:  # e.g. piped into head: not an error of ours
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+    except Exception as error:  # one line from describe_error, never a traceback for the user
+        if os.environ.get(DEBUG_VARIABLE) and not isinstance(error, (CoreError, OSError, IndexError)):
+            raise  # a bug (an unexpected type): the developer asked for the traceback
+        sys.stdout.flush()
+        print(f"error: {describe_error(error).message}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -18,7 +18,12 @@ Exactly one copy, checked against :mod:`core.budget` before it is allocated, is 
 - the elements are separate Python objects (a list or object array): they are joined once;
 - ``out_type`` is ``bool`` and some byte is above 1: TF treats any nonzero byte as True, but a
   numpy bool holding 2 is not a valid ``True``, so the bytes are normalised with ``!= 0``. This
-  needs one scan of the input (``max() <= 1``) even when no copy follows;
+  needs one scan of the input (``max() <= 1``) even when no copy follows, so it is done only for
+  inputs of at most :data:`BOOL_SCAN_LIMIT_BYTES` (16 MiB). A larger bool input stays a view,
+  bytes above 1 included, so that decoding it costs O(1) whatever its size: numpy reads such a
+  byte as True in comparisons, ``astype``, sums and printing, and the engine's bulk readers
+  (statistics, export, view as) count and write it as 1; only its raw bytes (``view(np.uint8)``,
+  ``tobytes``) still show the file's byte;
 - a ``uint8`` input whose last axis is strided (items must be contiguous to be viewed).
 
 ml_dtypes caveat: a big-endian ``bfloat16`` view has ``dtype.name == "bfloat16"`` and computes
@@ -71,7 +76,8 @@ def decode_raw(
     numpy.ndarray
         Shape ``input_shape + (n,)``. A view of the input buffer unless a copy is unavoidable
         (module docstring); dtype in the requested byte order (``>`` for big-endian).
-        ``bool`` holds True for every nonzero byte.
+        ``bool`` holds True for every nonzero byte; an input above
+        :data:`BOOL_SCAN_LIMIT_BYTES` is not scanned and may keep bytes above 1 (module docstring).
 
     Raises
     ------
@@ -233,6 +239,11 @@ def _empty(elements: Elements, out_dtype: np.dtype) -> np.ndarray:
     return np.empty(elements.shape + (0,), out_dtype)
 
 
+#: Largest bool input, in bytes, scanned for bytes above 1 (and normalised when it holds any).
+#: Above it decoding returns the view unscanned, so that opening a huge file stays O(1).
+BOOL_SCAN_LIMIT_BYTES = 16 << 20
+
+
 def _any_byte_above_one(u8: np.ndarray, chunk: int = 1 << 24) -> bool:
     """Whether some byte is > 1, scanning in chunks and stopping at the first one.
 
@@ -250,7 +261,7 @@ def _any_byte_above_one(u8: np.ndarray, chunk: int = 1 << 24) -> bool:
 def _view_bytes(u8: np.ndarray, out_dtype: np.dtype) -> np.ndarray:
     """View ``S + (L,)`` bytes as ``S + (L // itemsize,)`` values, copying only when unavoidable."""
     if out_dtype.kind == "b":
-        if _any_byte_above_one(u8):
+        if u8.size <= BOOL_SCAN_LIMIT_BYTES and _any_byte_above_one(u8):
             # A numpy bool must hold 0 or 1; TF's bool is "any nonzero byte".
             check_copy_budget(
                 u8.size, "normalising bool bytes (any nonzero byte is True)",

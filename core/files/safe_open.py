@@ -13,12 +13,21 @@ Rules (docs/semantics.md §3, see :mod:`core.files.sources` for how a source use
 - Maps are advised ``MADV_RANDOM`` (the app reads scattered cells and strided samples; the
   kernel's read-around would fetch MiBs per touched page); :func:`sequential_access` switches
   the range of one array to ``MADV_SEQUENTIAL`` while a scan (statistics, export) reads it whole.
+- Each mapped file holds two descriptors (ours, and the duplicate ``mmap.mmap`` keeps). Before
+  a batch is opened, :func:`ensure_descriptors` raises the process's soft ``RLIMIT_NOFILE``
+  towards the hard limit when the batch needs more; if opening still runs out, the message says
+  how many files, the limit and the fix (``ulimit -n``, or fewer files).
+- Failures to map are named with their cause and fix: not enough address space (``ENOMEM``, e.g.
+  a 100 TiB file), a file that cannot be mapped (``ENODEV``, e.g. ``/sys``). A ``/proc`` or
+  ``/sys`` pseudo-file whose reported size is 0 but which has content is refused, because its
+  size is not real: copy it to a regular file first.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import mmap
 import os
 import stat
@@ -27,10 +36,99 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.budget import format_bytes
 from core.errors import SourceError, describe_error
 from core.files.npy_header import PREFIX_BYTES, NpyHeader, looks_like_npy, parse_npy_header
 
-__all__ = ["FileInfo", "open_mapped", "release", "sequential_access"]
+__all__ = ["FileInfo", "ensure_descriptors", "open_mapped", "release", "sequential_access"]
+
+#: Descriptors each mapped file holds: ours, and the duplicate ``mmap.mmap`` keeps internally.
+DESCRIPTORS_PER_FILE = 2
+#: Descriptors left for everything else (stdio, Qt, sockets, the file being exported...).
+_SPARE_DESCRIPTORS = 64
+
+try:
+    import resource
+except ImportError:  # not on Windows: there is no soft limit to raise
+    resource = None  # type: ignore[assignment]
+
+
+def _descriptors_needed(file_count: int) -> int:
+    return DESCRIPTORS_PER_FILE * file_count + _SPARE_DESCRIPTORS
+
+
+def ensure_descriptors(file_count: int) -> None:
+    """Raise the soft ``RLIMIT_NOFILE`` once, up to the hard limit, if ``file_count`` files
+    (two descriptors each, plus a spare 64) need more than it allows; never lowers it.
+
+    A failure to raise it changes nothing: opening then fails with the message of
+    :func:`open_mapped` (how many files, the limit, ``ulimit -n``).
+    """
+    if resource is None:
+        return
+    needed = _descriptors_needed(file_count)
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft == resource.RLIM_INFINITY or soft >= needed:
+            return
+        target = needed if hard == resource.RLIM_INFINITY else min(hard, needed)
+        if target > soft:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (OSError, ValueError):
+        pass
+
+
+def _too_many_files(path: str, file_count: int) -> SourceError:
+    limit = "unknown"
+    if resource is not None:
+        soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        limit = "unlimited" if soft == resource.RLIM_INFINITY else str(soft)
+    needed = _descriptors_needed(file_count)
+    return SourceError(
+        f"too many open files while opening '{path}': {file_count} files need about {needed} "
+        f"file descriptors (two per file), and this process may open {limit} (its hard limit "
+        f"included); raise the limit before starting, e.g. ulimit -n {needed}, or open fewer files",
+        field="files",
+    )
+
+
+def _map_error(path: str, size: int, error: OSError, file_count: int) -> SourceError:
+    """The message for ``mmap.mmap`` failing on ``path`` of ``size`` bytes."""
+    if error.errno in (errno.EMFILE, errno.ENFILE):
+        return _too_many_files(path, file_count)
+    if error.errno == errno.ENOMEM:
+        return SourceError(
+            f"'{path}' ({format_bytes(size)}, {size} bytes) could not be memory-mapped: not "
+            "enough address space or memory for a map of that size (copy the part you need to a "
+            "smaller file, e.g. dd if=BIG of=part.bin bs=1M skip=N count=M; or close other "
+            "files and raise the limits, e.g. ulimit -v unlimited)",
+            field="files",
+        )
+    if error.errno in (errno.ENODEV, errno.ENXIO, errno.EINVAL):
+        return SourceError(
+            f"'{path}' cannot be memory-mapped ({error.strerror or error}): it is a special "
+            "file, such as one in /sys or /proc, whose size is not real (copy it to a regular "
+            f"file first, e.g. cat '{path}' > copy.bin, and open the copy)",
+            field="files",
+        )
+    return _os_error(path, error)
+
+
+def _pseudo_file(path: str) -> SourceError:
+    return SourceError(
+        f"'{path}' reports a size of 0 bytes but has content: it is a pseudo-file (such as one "
+        f"in /proc or /sys) and its size is not real (copy it to a regular file first, e.g. "
+        f"cat '{path}' > copy.bin, and open the copy)",
+        field="files",
+    )
+
+
+def _has_content(fd: int) -> bool:
+    """Whether a descriptor whose size is 0 still reads bytes (a /proc or /sys pseudo-file)."""
+    try:
+        return bool(os.pread(fd, 1, 0))
+    except OSError:
+        return False  # nothing readable now (e.g. EAGAIN): an empty file, as its size says
 
 
 @dataclass(frozen=True)
@@ -79,8 +177,15 @@ def _os_error(path: str, error: OSError) -> SourceError:
     return SourceError(describe_error(named).message, field="files")
 
 
-def open_mapped(path: str) -> tuple[FileInfo, int, mmap.mmap | None, np.ndarray]:
+def open_mapped(path: str, file_count: int = 1) -> tuple[FileInfo, int, mmap.mmap | None, np.ndarray]:
     """Open, check and map one file read-only.
+
+    Parameters
+    ----------
+    path
+        The file.
+    file_count
+        How many files the batch opens (only used in the "too many open files" message).
 
     Returns
     -------
@@ -92,7 +197,10 @@ def open_mapped(path: str) -> tuple[FileInfo, int, mmap.mmap | None, np.ndarray]
     ------
     SourceError
         ``field="files"``: missing, permission denied, a directory, a FIFO, device or socket
-        (refused before opening), another OS error, or a corrupt ``.npy`` header.
+        (refused before opening), too many open files (the count, the limit, ``ulimit -n``),
+        not enough address space to map it (its size), a file that cannot be mapped or a
+        pseudo-file whose size is not real (copy it first), another OS error, or a corrupt
+        ``.npy`` header.
     """
     try:
         before = os.stat(path)
@@ -104,6 +212,8 @@ def open_mapped(path: str) -> tuple[FileInfo, int, mmap.mmap | None, np.ndarray]
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as error:
+        if error.errno in (errno.EMFILE, errno.ENFILE):
+            raise _too_many_files(path, file_count) from None
         raise _os_error(path, error) from None
     try:
         st = os.fstat(fd)
@@ -111,7 +221,12 @@ def open_mapped(path: str) -> tuple[FileInfo, int, mmap.mmap | None, np.ndarray]
         if kind is not None:  # swapped for something else between stat and open
             raise _refuse_kind(path, kind)
         size = st.st_size
-        mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else None
+        if not size and _has_content(fd):
+            raise _pseudo_file(path)
+        try:
+            mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if size else None
+        except OSError as error:
+            raise _map_error(path, size, error, file_count) from None
         if mapped is not None and hasattr(mapped, "madvise") and hasattr(mmap, "MADV_RANDOM"):
             # Our reads are scattered (visible cells, strided image samples, one record): the
             # kernel's read-around would fetch read_ahead_kb (often MiBs) per touched page, which

@@ -32,7 +32,7 @@ import numpy as np
 from core.errors import SourceError
 from core.files.file_change import FileChange, detect_change
 from core.files.npy_header import NpyHeader
-from core.files.safe_open import FileInfo, open_mapped, release
+from core.files.safe_open import FileInfo, ensure_descriptors, open_mapped, release
 from core.files.shrink_guard import ShrinkGuard
 
 __all__ = ["FileInfo", "FileSource", "MappedRange", "SourceLayout", "open_source"]
@@ -109,9 +109,10 @@ class FileSource:
         self._data: list[np.ndarray] = []
         self._finalizer = weakref.finalize(self, release, self._fds, self._maps)
         infos = []
+        ensure_descriptors(len(names))
         try:
             for name in names:
-                info, fd, mapped, data = open_mapped(name)
+                info, fd, mapped, data = open_mapped(name, len(names))
                 self._fds.append(fd)
                 self._maps.append(mapped)
                 self._data.append(data)

@@ -279,7 +279,9 @@ class Pipeline:
                 decoded.nbytes, f"reshaping the strided {decoded.shape} values to {target}",
                 "keep the last dimension, or drop the fixed_length truncation", field="shape",
             )
-            decoded = np.ascontiguousarray(decoded)
+            # Read with pread (core.scan.blocks), not through the map: no page of the map is
+            # touched, and a file truncated meanwhile is an error instead of SIGBUS.
+            decoded = BlockReader(self._source.mapped_ranges()).read(decoded)
             in_map = False
             tensor = decoded.reshape(target)
             steps.append(f"reshape: {decoded.shape} -> {tensor.shape} (copied: the truncated "

@@ -27,6 +27,25 @@ def view_as_name(name: str) -> str:
         return str(name)
 
 
+def view_as_target(target_name: str) -> DataType:
+    """The DataType a "view as" name stands for.
+
+    Raises
+    ------
+    TensorBufferError
+        Unknown type, or STRING (``field="view_as"``).
+    """
+    try:
+        target = DataType.parse(target_name)
+    except (ValueError, TypeError) as error:
+        raise TensorBufferError(f"view as: {error}", field="view_as") from None
+    if target is DataType.STRING:
+        raise TensorBufferError(
+            "TensorBuffer does not support STRING (choose a numeric view-as type)", field="view_as"
+        )
+    return target
+
+
 def view_as(view: np.ndarray, source: DataType, target_name: str, reader: BlockReader | None = None) -> np.ndarray:
     """``view``'s values converted from ``source`` to ``target_name`` by ``create_from``'s rules.
 
@@ -44,14 +63,7 @@ def view_as(view: np.ndarray, source: DataType, target_name: str, reader: BlockR
     SourceError
         A file shrank during the conversion.
     """
-    try:
-        target = DataType.parse(target_name)
-    except (ValueError, TypeError) as error:
-        raise TensorBufferError(f"view as: {error}", field="view_as") from None
-    if target is DataType.STRING:
-        raise TensorBufferError(
-            "TensorBuffer does not support STRING (choose a numeric view-as type)", field="view_as"
-        )
+    target = view_as_target(target_name)
     check_copy_budget(
         view.size * target.type_size,
         f"viewing {tuple(view.shape)} values as {target}",

@@ -11,6 +11,7 @@ Never a ``MemoryError``.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -144,12 +145,19 @@ def test_a_huge_wrapped_map_refuses_get_float_array_instead_of_running_out_of_me
     assert error.message.startswith("get_float_array would copy 1.0 TiB, above the ")
 
 
-def test_the_command_refuses_to_print_past_the_budget(small_budget, data_file, capsys):
-    assert cli_main([data_file, "--limit", "100"]) == 2
-    assert capsys.readouterr().err == (f"error: printing 100 values would copy 6.2 KiB, {SUFFIX} "
+def test_the_command_refuses_a_summary_past_the_budget_and_streams_the_rest(small_budget, data_file, capsys):
+    # A summary gathers the values it shows (here 1000 uint8 values, read and converted: 2 bytes
+    # each); printing every value streams them in blocks and needs no copy at all.
+    assert cli_main([data_file, "--limit", "1000"]) == 2
+    assert capsys.readouterr().err == (f"error: printing 1,000 values would copy 2.0 KiB, {SUFFIX} "
                                        f"(lower --limit, {HOW}\n")
-    assert cli_main([data_file, "--limit", "10", "--json"]) == 0  # 640 bytes: fits
-    assert capsys.readouterr().out.startswith('{"shape": [4096]')
+    assert cli_main([data_file, "--limit", "100"]) == 0  # 200 bytes: fits
+    assert capsys.readouterr().out.startswith("shape: (4096,)\ndtype: uint8\n[  0   0   1   0")
+    assert cli_main([data_file, "--limit", "100000", "--json"]) == 0  # streamed: no copy
+    document = json.loads(capsys.readouterr().out)
+    assert document["values"] == list(np.arange(2048, dtype="<u2").view(np.uint8))
+    assert cli_main([data_file, "--limit", "100000"]) == 0
+    assert capsys.readouterr().out.endswith(" 254   7 255   7]\n")
 
 
 def test_a_histogram_with_absurd_bins_is_refused(small_budget):

@@ -11,15 +11,15 @@ import os
 import weakref
 from collections.abc import Sequence
 
-import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVBoxLayout, QWidget
 
-from core.errors import ErrorReport, describe_error
+from core.errors import ErrorReport
 from core.pipeline.pipeline import DecodeParams
 from inspector.bytes.data_inspector import DataInspector
 from inspector.bytes.hex_view import HexView
+from inspector.bytes.link import BytesLink
 from inspector.panels.code_export import copy_snippet_message
 from inspector.panels.decode_panel import DecodePanel
 from inspector.panels.export_dialog import export_current_view
@@ -83,10 +83,9 @@ class MainWindow(QMainWindow):
 
         self.document.resultChanged.connect(self._on_result_changed)
         self.document.errorChanged.connect(self._on_error_changed)
-        self.document.selectionChanged.connect(self._on_selection_changed)
         self.document.filesChanged.connect(self._on_files_changed)
-        self.hex_view.bytesSelected.connect(self._on_bytes_selected)
-        self.data_inspector.typeChosen.connect(self._on_type_chosen)
+        self.bytes_link = BytesLink(self.document, self.hex_view, self.data_inspector, self)
+        self.bytes_link.message.connect(self._show_status_note)
         self.document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
         self.resize(1280, 800)
         self._restore_layout()
@@ -179,7 +178,6 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ document events
     def _on_files_changed(self) -> None:
         paths = self.document.paths
-        self.hex_view.set_reader(self.document if paths else None)
         title = os.path.basename(paths[0]) if paths else ""
         if len(paths) > 1:
             title += f" + {len(paths) - 1} more"
@@ -222,53 +220,15 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(copy_snippet_message(self.document, kind), 8000)
 
     def _on_files_changed_on_disk(self, report) -> None:
-        """The mapped bytes changed: clear every view of them together, until a reload.
-
-        (The banner, status bar and statistics follow the same document signal themselves.)
-        """
+        """The banner says that the views were cleared (each view clears itself on this signal)."""
         if not report.invalidates_view:
             return  # e.g. replaced: the map still holds the file every view was made from
         self._views_cleared = True
         if self.document.error is not None:
             self._on_error_changed(self.document.error)  # the banner says what is shown
-        self.table_panel.set_array(np.zeros((0,), np.uint8))
-        self.plot_panel.set_array(None)
-        self.hex_view.set_reader(None, report.message)
-        self.data_inspector.set_bytes(b"")
 
-    def _file_problem(self) -> str | None:
-        """Check the files now; the message if the views must stay cleared, else None."""
-        report = self.document.changes_on_disk()
-        if report is None or not report.invalidates_view:
-            return None
-        self.statusBar().showMessage(report.message, 8000)
-        return report.message
-
-    def _on_selection_changed(self, index) -> None:
-        result = self.document.result
-        if index is None or result is None or self._file_problem():
-            return
-        try:
-            file_index, offset, nbytes = result.byte_offset(index)
-            self.hex_view.highlight(file_index, offset, max(nbytes, 1))
-            self.data_inspector.set_bytes(self.document.bytes_at(file_index, offset, 16), offset)
-        except Exception as error:  # shown, never raised out of a slot
-            self.statusBar().showMessage(describe_error(error).message, 5000)
-
-    def _on_bytes_selected(self, file_index: int, offset: int) -> None:
-        """A byte clicked in the hex view selects the element it belongs to (if in the view)."""
-        result = self.document.result
-        if result is None or self._file_problem():
-            return
-        index = result.element_at_byte(file_index, offset)
-        if index is None:
-            self.statusBar().showMessage(f"byte {offset} is not part of any element of the view", 5000)
-            self.data_inspector.set_bytes(self.document.bytes_at(file_index, offset, 16), offset)
-            return
-        self.document.select(index)
-
-    def _on_type_chosen(self, dtype: str, little_endian: bool) -> None:
-        self.document.update_params(dtype=dtype, little_endian=little_endian)
+    def _show_status_note(self, text: str) -> None:
+        self.statusBar().showMessage(text, 5000)
 
     # ------------------------------------------------------------------ persistence
     def _restore_layout(self) -> None:

@@ -138,6 +138,7 @@ class PlotPanel(QWidget):
         if document is not None:
             document.resultChanged.connect(self._on_result_changed)
             document.selectionChanged.connect(self._on_document_selection)
+            document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
             if document.result is not None:
                 self._on_result_changed(document.result)
                 self._on_document_selection(document.selection)
@@ -365,6 +366,11 @@ class PlotPanel(QWidget):
 
     def _on_result_changed(self, result) -> None:
         self.set_array(result.view)
+
+    def _on_files_changed_on_disk(self, report) -> None:
+        """The mapped bytes changed under the view: show nothing until a reload (never a mix)."""
+        if report.invalidates_view:
+            self.set_array(None)
 
     def _on_document_selection(self, index: tuple[int, ...] | None) -> None:
         if index is None:

@@ -119,6 +119,7 @@ class TablePanel(QWidget):
         if document is not None:
             document.resultChanged.connect(self._on_result_changed)
             document.selectionChanged.connect(self._on_document_selection)
+            document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
             if document.result is not None:
                 self._on_result_changed(document.result)
                 self._on_document_selection(document.selection)
@@ -209,6 +210,11 @@ class TablePanel(QWidget):
     # ------------------------------------------------------------------------ handlers
     def _on_result_changed(self, result) -> None:
         self.set_array(result.view)
+
+    def _on_files_changed_on_disk(self, report) -> None:
+        """The mapped bytes changed under the view: show nothing until a reload (never a mix)."""
+        if report.invalidates_view:
+            self.set_array(np.zeros((0,), np.uint8))
 
     def _on_document_selection(self, index: tuple[int, ...] | None) -> None:
         if index is None:

@@ -1,0 +1,102 @@
+"""Where a number comes from: the Bytes panel and the data inspector follow the document.
+
+:class:`BytesLink` connects one :class:`inspector.state.document.Document` to a
+:class:`~inspector.bytes.hex_view.HexView` and a
+:class:`~inspector.bytes.data_inspector.DataInspector`; the main window only creates it.
+
+Rules
+-----
+- The selected element's bytes are highlighted and decoded after *every* new selection and
+  every new result: a new type, byte order, offset or slice moves the bytes of the same index,
+  so both panels follow the result, not only the index.
+- Bytes are read only through the document (:meth:`Document.bytes_at`); when the files changed
+  on disk in a way that invalidates the views, both panels are cleared until a reload, together
+  with the table and the plot.
+- A byte clicked in the hex view selects the element it belongs to (through the document); a
+  byte outside the view is decoded in the inspector only. A type chosen in the inspector
+  becomes the document's decode type and byte order (one undoable edit).
+- Problems (a byte outside the view, a read that failed) are reported through
+  :attr:`BytesLink.message`, never raised out of a slot.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+from core.errors import describe_error
+from inspector.bytes.data_inspector import DataInspector
+from inspector.bytes.hex_view import HexView
+from inspector.state.document import Document
+
+__all__ = ["BytesLink", "INSPECTED_BYTES"]
+
+#: How many bytes from the element's first byte the data inspector decodes.
+INSPECTED_BYTES = 16
+
+
+class BytesLink(QObject):
+    """Keeps the hex view and the data inspector on the document's selected element.
+
+    Signals
+    -------
+    message(str)
+        A one-line note for the status bar.
+    """
+
+    message = Signal(str)
+
+    def __init__(self, document: Document, hex_view: HexView, inspector: DataInspector,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._document = document
+        self._hex_view = hex_view
+        self._inspector = inspector
+        document.filesChanged.connect(self._on_files_changed)
+        document.resultChanged.connect(self._show_selection)
+        document.selectionChanged.connect(self._show_selection)
+        document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
+        hex_view.bytesSelected.connect(self._on_byte_clicked)
+        inspector.typeChosen.connect(self._on_type_chosen)
+        self._on_files_changed()
+
+    def _on_files_changed(self) -> None:
+        self._hex_view.set_reader(self._document if self._document.paths else None)
+
+    def _on_files_changed_on_disk(self, report) -> None:
+        if report.invalidates_view:
+            self._hex_view.set_reader(None, report.message)
+            self._inspector.set_bytes(b"")
+
+    def _views_invalid(self) -> bool:
+        report = self._document.changes_on_disk()
+        if report is None or not report.invalidates_view:
+            return False
+        self.message.emit(report.message)
+        return True
+
+    def _show_selection(self, *_args) -> None:
+        document = self._document
+        result, index = document.result, document.selection
+        if index is None or result is None or self._views_invalid():
+            return
+        try:
+            file_index, offset, nbytes = result.byte_offset(index)
+            self._hex_view.highlight(file_index, offset, max(nbytes, 1))
+            self._inspector.set_bytes(document.bytes_at(file_index, offset, INSPECTED_BYTES), offset)
+        except Exception as error:  # shown, never raised out of a slot
+            self.message.emit(describe_error(error).message)
+
+    def _on_byte_clicked(self, file_index: int, offset: int) -> None:
+        document = self._document
+        result = document.result
+        if result is None or self._views_invalid():
+            return
+        index = result.element_at_byte(file_index, offset)
+        if index is None:
+            self.message.emit(f"byte {offset} is not part of any element of the view")
+            self._inspector.set_bytes(document.bytes_at(file_index, offset, INSPECTED_BYTES), offset)
+            return
+        document.select(index)
+
+    def _on_type_chosen(self, dtype: str, little_endian: bool) -> None:
+        self._document.update_params(dtype=dtype, little_endian=little_endian)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVB
 
 from core.errors import ErrorReport, describe_error
 from core.pipeline.pipeline import DecodeParams
+from core.text.names import printable_name
 from inspector.bytes.data_inspector import DataInspector
 from inspector.bytes.hex_view import HexView
 from inspector.panels.code_export import copy_snippet_message
@@ -34,6 +35,7 @@ from inspector.state.settings_store import SettingsStore
 from inspector.table.panel import TablePanel
 from inspector.widgets import palette
 from inspector.widgets.history_keys import REDO_KEYS, UNDO_KEYS, history_step
+from inspector.widgets.plain_text import display_name, html_text, menu_text
 
 
 class MainWindow(QMainWindow):
@@ -50,6 +52,7 @@ class MainWindow(QMainWindow):
         self.message_label = QLabel()
         self.message_label.setObjectName("messageBanner")
         self.message_label.setWordWrap(True)
+        self.message_label.setTextFormat(Qt.RichText)  # for its <b>: what it shows is escaped
         self.message_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.message_label.setStyleSheet(palette.banner_style("error"))
         self.message_label.hide()
@@ -136,7 +139,7 @@ class MainWindow(QMainWindow):
         if not recent:
             self.recent_menu.addAction("(none)").setEnabled(False)
         for path in recent:
-            self.recent_menu.addAction(path, lambda p=path: self.open_paths([p]))
+            self.recent_menu.addAction(menu_text(path), lambda p=path: self.open_paths([p]))
 
     # ------------------------------------------------------------------ opening
     def open_paths(
@@ -180,7 +183,7 @@ class MainWindow(QMainWindow):
     def _on_files_changed(self) -> None:
         paths = self.document.paths
         self.hex_view.set_reader(self.document if paths else None)
-        title = os.path.basename(paths[0]) if paths else ""
+        title = display_name(paths[0]) if paths else ""
         if len(paths) > 1:
             title += f" + {len(paths) - 1} more"
         self.setWindowTitle(f"{title} — tensor-inspector" if title else "tensor-inspector")
@@ -215,7 +218,7 @@ class MainWindow(QMainWindow):
         dialog = export_current_view(self.document, self)
         if dialog is not None:
             dialog.controller.finished.connect(
-                lambda path, nbytes: self.statusBar().showMessage(f"Exported {nbytes:,} bytes to {path}", 8000)
+                lambda path, nbytes: self.statusBar().showMessage(f"Exported {nbytes:,} bytes to {printable_name(path)}", 8000)
             )
 
     def _copy_code(self, kind: str) -> None:
@@ -345,4 +348,4 @@ def _key_list(standard: QKeySequence.StandardKey, extra: list[QKeySequence]) -> 
 
 
 def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return html_text(text)

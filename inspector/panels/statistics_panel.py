@@ -54,6 +54,7 @@ from core.text.number_format import format_value
 from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
 from inspector.widgets import palette
+from inspector.widgets.plain_text import make_plain
 
 __all__ = ["StatisticsPanel", "AUTO_COMPUTE_LIMIT"]
 
@@ -200,6 +201,7 @@ class StatisticsPanel(QWidget):
     # ------------------------------------------------------------------ construction
     def _build(self) -> None:
         self.status_label = QLabel()
+        make_plain(self.status_label)
         self.status_label.setObjectName("statsStatus")
         self.status_label.setWordWrap(True)
         self.status_label.setTextInteractionFlags(Qt.TextSelectableByMouse)

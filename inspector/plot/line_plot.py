@@ -39,6 +39,7 @@ from core.display.line_decimation import MinMaxPyramid, peak_decimate, real_valu
 from core.errors import SourceError, describe_error
 from core.scan.blocks import BlockReader
 from inspector.widgets import palette
+from inspector.widgets.plain_text import make_plain
 
 #: Arrays longer than this get a min/max pyramid built on a worker thread.
 PYRAMID_THRESHOLD = 2_000_000
@@ -187,6 +188,7 @@ class LinePlot(QWidget):
             self._plot_item.addItem(item, ignoreBounds=True)
 
         self._status = QLabel()
+        make_plain(self._status)
         self._status.setVisible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

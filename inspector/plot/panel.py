@@ -45,6 +45,7 @@ from inspector.plot.image_plot import ImagePlot
 from inspector.plot.line_plot import LinePlot
 from inspector.state.display_axes import DisplayAxes, normalize_index
 from inspector.state.document import Document
+from inspector.widgets.plain_text import make_plain
 
 _IMAGE_MODE = -1  # combo item data for "image"; line modes store the axis
 
@@ -117,12 +118,14 @@ class PlotPanel(QWidget):
         self.line_plot = LinePlot()
         self.image_plot = ImagePlot()
         self._message = QLabel()
+        make_plain(self._message)
         self._message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._stack = QStackedWidget()
         for page in (self._message, self.line_plot, self.image_plot):
             self._stack.addWidget(page)
         self._readout = QLabel()
+        make_plain(self._readout)
         self._readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         layout = QVBoxLayout(self)

@@ -40,8 +40,8 @@ def make_plain(*labels: QLabel) -> None:
 
 
 def html_text(text: str) -> str:
-    """``text`` escaped for a rich-text label (``<``, ``>``, ``&`` and quotes)."""
-    return html.escape(text)
+    """``text`` escaped for a rich-text label (``<``, ``>`` and ``&``; quotes need no escaping there)."""
+    return html.escape(text, quote=False)
 
 
 def tooltip_text(text: str) -> str:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVB
 
 from core.errors import ErrorReport
 from core.pipeline.pipeline import DecodeParams
+from core.text.names import printable_name
 from inspector.bytes.data_inspector import DataInspector
 from inspector.bytes.hex_view import HexView
 from inspector.bytes.link import BytesLink
@@ -34,6 +35,7 @@ from inspector.state.settings_store import SettingsStore
 from inspector.table.panel import TablePanel
 from inspector.widgets import palette
 from inspector.widgets.history_keys import REDO_KEYS, UNDO_KEYS, history_step
+from inspector.widgets.plain_text import display_name, html_text, menu_text
 
 
 class MainWindow(QMainWindow):
@@ -50,6 +52,7 @@ class MainWindow(QMainWindow):
         self.message_label = QLabel()
         self.message_label.setObjectName("messageBanner")
         self.message_label.setWordWrap(True)
+        self.message_label.setTextFormat(Qt.RichText)  # for its <b>: what it shows is escaped
         self.message_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.message_label.setStyleSheet(palette.banner_style("error"))
         self.message_label.hide()
@@ -135,7 +138,7 @@ class MainWindow(QMainWindow):
         if not recent:
             self.recent_menu.addAction("(none)").setEnabled(False)
         for path in recent:
-            self.recent_menu.addAction(path, lambda p=path: self.open_paths([p]))
+            self.recent_menu.addAction(menu_text(path), lambda p=path: self.open_paths([p]))
 
     # ------------------------------------------------------------------ opening
     def open_paths(
@@ -178,7 +181,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ document events
     def _on_files_changed(self) -> None:
         paths = self.document.paths
-        title = os.path.basename(paths[0]) if paths else ""
+        title = display_name(paths[0]) if paths else ""
         if len(paths) > 1:
             title += f" + {len(paths) - 1} more"
         self.setWindowTitle(f"{title} — tensor-inspector" if title else "tensor-inspector")
@@ -213,7 +216,7 @@ class MainWindow(QMainWindow):
         dialog = export_current_view(self.document, self)
         if dialog is not None:
             dialog.controller.finished.connect(
-                lambda path, nbytes: self.statusBar().showMessage(f"Exported {nbytes:,} bytes to {path}", 8000)
+                lambda path, nbytes: self.statusBar().showMessage(f"Exported {nbytes:,} bytes to {printable_name(path)}", 8000)
             )
 
     def _copy_code(self, kind: str) -> None:
@@ -305,4 +308,4 @@ def _key_list(standard: QKeySequence.StandardKey, extra: list[QKeySequence]) -> 
 
 
 def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return html_text(text)

@@ -229,23 +229,34 @@ class MinMaxPyramid:
         part: str = "abs",
         should_stop: Callable[[], bool] | None = None,
         progress: Callable[[float], None] | None = None,
+        read: Callable[[np.ndarray], np.ndarray] | None = None,
     ) -> MinMaxPyramid | None:
-        """Read ``source`` once, in chunks, and build all levels.
+        """Read ``source`` once, in chunks, and build all levels, in bounded memory at any length.
+
+        Level 0 holds at most :data:`PYRAMID_MEMORY_BYTES`: the base bucket grows (by whole
+        factors) with the length. At most ``chunk`` elements are read at a time; a base bucket
+        longer than that is reduced from several reads.
 
         Parameters
         ----------
         source : ndarray, 1-d
             Held by reference (may be a read-only memmap); read ``chunk`` elements at a time.
         base_bucket, factor : int
-            Bucket size of level 0 (>= 1) and ratio between levels (>= 2).
+            Smallest bucket size of level 0 (>= 1) and ratio between levels (>= 2).
         chunk : int
-            Elements read per step (rounded up to a multiple of ``base_bucket``).
+            Elements read per step (rounded up to a multiple of ``base_bucket`` when that is
+            smaller).
         part : str
             Complex component, see :func:`real_values`.
         should_stop : callable, optional
-            Polled between chunks; when it returns True the build stops and returns None.
+            Polled between reads; when it returns True the build stops and returns None.
         progress : callable, optional
-            Called with the fraction read so far (0..1) after each chunk.
+            Called with the fraction read so far (0..1) after each read.
+        read : callable, optional
+            Returns a copy of a slice of ``source`` (e.g.
+            :meth:`core.scan.blocks.BlockReader.read`, which reads a memory map with ``pread``
+            so a file truncated during the build raises instead of faulting). Without it the
+            slices of ``source`` are read directly.
 
         Returns
         -------
@@ -256,6 +267,8 @@ class MinMaxPyramid:
         ------
         ValueError
             If ``source`` is not 1-d or the sizes are out of range.
+        Exception
+            Whatever ``read`` raises (``SourceError`` for a file that shrank).
         """
         if np.ndim(source) != 1:
             raise ValueError(f"a min/max pyramid needs 1-d data, got shape {np.shape(source)}")
@@ -266,17 +279,32 @@ class MinMaxPyramid:
         # factors) until the overview fits its memory cap, whatever the length.
         while 16 * -(-n // base_bucket) > PYRAMID_MEMORY_BYTES:
             base_bucket *= factor
-        chunk = max(1, -(-int(chunk) // base_bucket)) * base_bucket
+        chunk = max(1, int(chunk))
+        # A step is whole buckets read at once, or one bucket longer than a read, reduced from
+        # several reads of ``chunk`` elements (each read then reduces to one entry).
+        one_bucket_per_step = base_bucket > chunk
+        step = base_bucket if one_bucket_per_step else -(-chunk // base_bucket) * base_bucket
+        read_length = chunk if one_bucket_per_step else step
         mins_parts, maxs_parts = [], []
-        for start in range(0, n, chunk):
-            if should_stop is not None and should_stop():
-                return None
-            block = real_values(source[start : start + chunk], part)
-            lo, hi = _reduce_at(block, np.arange(0, len(block), base_bucket))
+        for start in range(0, n, step):
+            stop = min(start + step, n)
+            pieces = []  # (mins, maxs) per read of this step
+            for low in range(start, stop, read_length):
+                if should_stop is not None and should_stop():
+                    return None
+                high = min(low + read_length, stop)
+                block = real_values(source[low:high] if read is None else read(source[low:high]), part)
+                starts = np.zeros(1, np.int64) if one_bucket_per_step else np.arange(0, len(block), base_bucket)
+                pieces.append(_reduce_at(block, starts))
+                if progress is not None:
+                    progress(high / n)
+            if len(pieces) == 1:
+                lo, hi = pieces[0]
+            else:
+                lo = np.fmin.reduce(np.concatenate([p[0] for p in pieces]), keepdims=True)
+                hi = np.fmax.reduce(np.concatenate([p[1] for p in pieces]), keepdims=True)
             mins_parts.append(lo)
             maxs_parts.append(hi)
-            if progress is not None:
-                progress(min(start + chunk, n) / n)
         mins = np.concatenate(mins_parts) if mins_parts else np.empty(0)
         maxs = np.concatenate(maxs_parts) if maxs_parts else np.empty(0)
         levels = [(mins, maxs)]

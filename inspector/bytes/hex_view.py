@@ -16,7 +16,6 @@ the file's last offset needs (at least 8 hex digits).
 
 from __future__ import annotations
 
-import os
 from typing import Protocol
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSlider, QWidget
 
 from core.errors import CoreError, describe_error
 from inspector.widgets import palette
+from inspector.widgets.plain_text import display_name, tooltip_text
 
 BYTES_PER_ROW = 16
 """Bytes shown per row."""
@@ -134,7 +134,7 @@ class HexView(QAbstractScrollArea):
         self._index = index
         self._size, self._message = 0, self._empty_message if index < 0 else ""
         if index >= 0:
-            name = os.path.basename(self._reader.paths[index]) or self._reader.paths[index]
+            name = display_name(self._reader.paths[index])
             try:
                 self._size = int(self._reader.file_size(index))
             except (CoreError, IndexError) as error:
@@ -142,7 +142,7 @@ class HexView(QAbstractScrollArea):
             if self._size == 0 and not self._message:
                 self._message = f"{name} is empty (0 bytes)"
         self._selection = self._anchor = None
-        self.viewport().setToolTip(self._message)  # the banner may be elided
+        self.viewport().setToolTip(tooltip_text(self._message))  # the banner may be elided
         self.updateGeometry()  # the offset column's width follows the file size
         self._update_scrollbars()
         self.viewport().update()

@@ -29,6 +29,7 @@ from core.pipeline.pipeline import DecodeParams, PipelineResult
 from inspector.state.document import Document
 from inspector.widgets import palette
 from inspector.widgets.int_field import IntField
+from inspector.widgets.plain_text import make_plain
 
 BEYOND_TF = " (beyond TF)"
 _FIELDS = ("dtype", "little_endian", "fixed_length", "offset", "record_size", "shape", "view_as", "files")
@@ -91,6 +92,7 @@ class DecodePanel(QWidget):
         self._add_row(form, "files", "", QWidget())
 
         self.info_label = QLabel()
+        self.info_label.setTextFormat(Qt.RichText)  # its own <b> headings; no file name in it
         self.info_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.info_label.setWordWrap(True)
         layout = QVBoxLayout(self)
@@ -120,6 +122,7 @@ class DecodePanel(QWidget):
     # ------------------------------------------------------------------ layout helpers
     def _add_row(self, form: QFormLayout, field: str, label: str, editor) -> None:
         error = QLabel()
+        make_plain(error)
         error.setObjectName(f"error_{field}")
         error.setStyleSheet(palette.inline_style("error"))
         error.setWordWrap(True)

@@ -45,6 +45,7 @@ from inspector.panels.status_bar import byte_order_name, human_size
 from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
 from inspector.widgets import palette
+from inspector.widgets.plain_text import make_plain
 
 __all__ = ["ExportController", "ExportDialog", "export_current_view"]
 
@@ -297,6 +298,7 @@ class ExportDialog(QDialog):
         self.summary_label.setObjectName("exportSummary")
         self.summary_label.setWordWrap(True)
         self.message_label = QLabel()
+        make_plain(self.summary_label, self.message_label)
         self.message_label.setObjectName("exportMessage")
         self.message_label.setWordWrap(True)
         self.message_label.setTextInteractionFlags(Qt.TextSelectableByMouse)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 from core.files.file_change import ChangeReport
 from inspector.state.document import Document
 from inspector.widgets import palette
+from inspector.widgets.plain_text import make_plain
 
 __all__ = ["FileWatchBanner"]
 
@@ -48,6 +49,7 @@ class FileWatchBanner(QFrame):
         self.setStyleSheet(palette.frame_style("fileWatchBanner", "warning"))
         self.label = QLabel()
         self.label.setObjectName("fileWatchMessage")
+        make_plain(self.label)
         self.label.setWordWrap(True)
         self.reload_button = QPushButton("Reload")
         self.reload_button.setObjectName("fileWatchReload")

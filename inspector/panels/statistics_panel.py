@@ -10,11 +10,16 @@ Rules
   computed as soon as it appears; a bigger one waits for the *Compute* button, because two passes
   over gigabytes of memory-mapped data cost real time and disk reads nobody asked for.
 * **Cache**: results are kept (LRU, ``cache_size`` entries) per key: the files as recorded at
-  open (path, size, mtime, device, inode), the *resolved* decode parameters, and the slice as
-  applied (the view's start in the tensor, shape, strides and dtype; not the slice text, which
+  open (path, size, mtime, device, inode), the *resolved* decode parameters (``view_as``
+  included), and the slice as applied, located on the tensor before any "view as" conversion
+  (the sliced view's start in the tensor, shape, strides and dtype; not the slice text, which
   may be an invalid edit while the last good view is shown). Returning to an earlier setting
-  shows its statistics without recomputing; reloading a changed file records new sizes/mtimes,
-  so its old entries never match again.
+  shows its statistics without recomputing. A reload (``filesChanged``) or any change on disk
+  (``filesChangedOnDisk``) empties the cache: a file rewritten in place with its mtime restored
+  has the same identity but other bytes, so only a new computation is trusted.
+* **Stale numbers**: a change on disk that leaves the view in place (the path now names another
+  file) keeps the numbers, which still describe the mapped data, with ``(stale: …; File > Reload
+  recomputes)`` next to them in the status line.
 * **Staleness**: a new view cancels the computation of the old one (a result that still arrives
   is cached, never shown for the new view).
   Before a result is shown or a computation starts, ``source.check_unchanged()`` runs, and the
@@ -49,6 +54,7 @@ from core.text.number_format import format_value
 from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
 from inspector.widgets import palette
+from inspector.widgets.plain_text import make_plain
 
 __all__ = ["StatisticsPanel", "AUTO_COMPUTE_LIMIT"]
 
@@ -108,6 +114,8 @@ class StatisticsPanel(QWidget):
         self._task: BackgroundTask | None = None
         self._task_key: tuple | None = None
         self._statistics: Statistics | None = None
+        self._generation = 0  # bumped on reload / change on disk: older entries never match
+        self._stale_note = ""  # why the numbers shown may no longer match the file on disk
         self._build()
         document.resultChanged.connect(self._on_result_changed)
         document.filesChanged.connect(self._on_files_changed)
@@ -193,6 +201,7 @@ class StatisticsPanel(QWidget):
     # ------------------------------------------------------------------ construction
     def _build(self) -> None:
         self.status_label = QLabel()
+        make_plain(self.status_label)
         self.status_label.setObjectName("statsStatus")
         self.status_label.setWordWrap(True)
         self.status_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -264,13 +273,27 @@ class StatisticsPanel(QWidget):
         self._set_status(f"The view has {result.view.size:,} values: press Compute "
                          "(it reads the whole view)")
 
+    def _forget_cached(self) -> None:
+        """Drop every cached result: the files may hold other bytes under the same identity
+        (an in-place rewrite that restored the mtime), so only a new computation is trusted."""
+        self._generation += 1
+        self._cache.clear()
+        self._stale_note = ""
+
     def _on_files_changed(self) -> None:
+        self._forget_cached()
         if not self._document.paths:
             self._drop_task()
             self._show(None)
             self._set_status("No file open")
 
     def _on_files_changed_on_disk(self, report) -> None:
+        self._forget_cached()
+        if not report.invalidates_view and self._statistics is not None:
+            # The map still holds the old data (e.g. the path now names another file): the
+            # numbers describe it, not the file on disk.
+            self._stale_note = f"stale: {report.message}; File > Reload recomputes"
+            self._set_status(self.status_label.text())
         if report.invalidates_view:  # every view is cleared until a reload: so are these numbers
             self._drop_task()
             self._show(None)
@@ -321,12 +344,19 @@ class StatisticsPanel(QWidget):
         pipeline = self._document.pipeline
         files = () if pipeline is None else tuple(
             (f.path, f.size, f.mtime_ns, f.device, f.inode) for f in pipeline.source.files)
+        # The slice as applied, located on the tensor *before* any "view as" conversion (whose
+        # copy lives at a new address each run): where the sliced view starts in the tensor, its
+        # shape and strides. Not the slice text: while the text being typed is invalid, the
+        # document keeps the last good view, and equivalent texts ("", "[:]", "[...]") share
+        # one entry. A slice that copied has no location: its spec stands for it.
+        sliced = result.sliced if result.sliced is not None else result.view
+        if np.may_share_memory(sliced, result.tensor):
+            where = ("at", _address(sliced) - _address(result.tensor), sliced.shape,
+                     sliced.dtype.str, sliced.strides)
+        else:
+            where = ("spec", self._document.slice_spec, sliced.shape, sliced.dtype.str)
         view = result.view
-        # The slice as applied (where the view starts in the tensor, its shape and strides),
-        # not the slice text: while the text being typed is invalid, the document keeps the
-        # last good view, and equivalent texts ("", "[:]", "[...]") share one entry.
-        start = _address(view) - _address(result.tensor)
-        return (files, result.params, start, view.shape, view.dtype.str, view.strides,
+        return (self._generation, files, result.params, where, view.shape, view.dtype.str,
                 self._bins)
 
     def _remember(self, key: tuple, stats: Statistics) -> None:
@@ -350,11 +380,16 @@ class StatisticsPanel(QWidget):
             not running and self._document.result is not None and self._statistics is None)
 
     def _set_status(self, text: str, error: bool = False) -> None:
+        if self._stale_note and self._statistics is not None and not error:
+            if not text.endswith(f" ({self._stale_note})"):
+                text = f"{text} ({self._stale_note})"
         self.status_label.setText(text)
         self.status_label.setStyleSheet(palette.inline_style("error" if error else None))
 
     def _show(self, stats: Statistics | None, dtype: np.dtype | None = None) -> None:
         changed = stats is not self._statistics
+        if changed:
+            self._stale_note = ""
         self._statistics = stats
         for key, text in _texts(stats, dtype).items():
             self.value_labels[key].setText(text)

@@ -6,15 +6,15 @@ its bytes in its file, as computed by the engine (``PipelineResult.byte_offset``
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from core.errors import describe_error
 from core.pipeline.pipeline import PipelineResult
+from core.text.names import printable_name
 from core.text.number_format import format_value
 from inspector.state.document import Document
+from inspector.widgets.plain_text import display_name, make_plain, tooltip_text
 
 
 def human_size(nbytes: int) -> str:
@@ -47,6 +47,7 @@ class StatusBar(QStatusBar):
         self.type_label = QLabel()
         self.shape_label = QLabel()
         self.selection_label = QLabel()
+        make_plain(self.file_label, self.type_label, self.shape_label, self.selection_label)
         for label in (self.file_label, self.type_label, self.shape_label):
             self.addPermanentWidget(label)
         self.addWidget(self.selection_label, 1)
@@ -64,9 +65,9 @@ class StatusBar(QStatusBar):
             self.file_label.setText("no file")
             return
         sizes = [self._document.file_size(i) for i in range(len(paths))]
-        name = os.path.basename(paths[0]) + (f" + {len(paths) - 1} more" if len(paths) > 1 else "")
+        name = display_name(paths[0]) + (f" + {len(paths) - 1} more" if len(paths) > 1 else "")
         self.file_label.setText(f"{name} ({human_size(sum(sizes))})")
-        self.file_label.setToolTip("\n".join(paths))
+        self.file_label.setToolTip(tooltip_text("\n".join(printable_name(p) for p in paths)))
 
     def _on_result_changed(self, result: PipelineResult) -> None:
         view = result.view
@@ -94,7 +95,7 @@ def selection_text(result: PipelineResult, index: tuple[int, ...], paths: tuple[
         file_index, offset, nbytes = result.byte_offset(index)
     except (IndexError, ValueError) as error:
         return f"[{', '.join(map(str, index))}]: {describe_error(error).message}"
-    name = os.path.basename(paths[file_index]) if file_index < len(paths) else f"file {file_index}"
+    name = display_name(paths[file_index]) if file_index < len(paths) else f"file {file_index}"
     text = format_value(value, result.view.dtype, "auto")
     where = f"bytes {offset}..{offset + nbytes - 1}" if nbytes > 1 else f"byte {offset}"
     return f"[{', '.join(map(str, index))}] = {text}   {where} (0x{offset:x}) of {name}"

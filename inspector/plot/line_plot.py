@@ -4,15 +4,19 @@ What is drawn depends only on the visible x-range ``[start, stop)`` and the plot
 (as pyqtgraph's ``clipToView`` + ``peak`` downsampling and its ``examples/hdf5.py``):
 
 1. ``stop - start <= 4 * px``: the exact slice, one point per element (copied).
-2. A min/max pyramid is ready (arrays longer than :data:`PYRAMID_THRESHOLD`; built off the GUI
-   thread, chunked, cancelled when the array changes) and the range needs buckets of at least
+2. A min/max pyramid is ready (arrays longer than :data:`PYRAMID_THRESHOLD`, at any size; built
+   off the GUI thread in bounded memory, chunked, cancelled when the array changes; it reads the
+   array through a :class:`core.scan.blocks.BlockReader` when the caller gives one, so a file
+   truncated during the build ends it with a "changed on disk" status, never SIGBUS) and the range needs buckets of at least
    its base bucket: :meth:`MinMaxPyramid.query` with at most ``px`` buckets, reading at most a
    few hundred elements of the array.
 3. The array is short, or the range holds at most :data:`DIRECT_READ_LIMIT` elements (or fewer
    than ``base_bucket * px`` once the pyramid is ready): that slice is read and peak-decimated to
    ``px`` buckets.
 4. Otherwise (pyramid still building): a strided preview of about ``4 * px`` elements. It may
-   miss peaks; it is replaced as soon as the pyramid is ready.
+   miss peaks, so the status line under the plot says so while it is shown
+   (``preview (every 2,500th value) — building the exact overview: 37%``); it is replaced as
+   soon as the pyramid is ready.
 
 Cases 2 and 3 draw two points (min, max) per bucket, so every bucket's true extrema are drawn.
 NaN breaks the line (all-NaN buckets are NaN); ``+-inf`` are kept in the curve data, are not
@@ -24,6 +28,7 @@ from __future__ import annotations
 import atexit
 import math
 import threading
+from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
@@ -31,14 +36,13 @@ from PySide6.QtCore import QCoreApplication, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from core.display.line_decimation import MinMaxPyramid, peak_decimate, real_values
-from core.errors import describe_error
+from core.errors import SourceError, describe_error
+from core.scan.blocks import BlockReader
 from inspector.widgets import palette
+from inspector.widgets.plain_text import make_plain
 
 #: Arrays longer than this get a min/max pyramid built on a worker thread.
 PYRAMID_THRESHOLD = 2_000_000
-#: Above this many bytes no overview is built (reading a 1 TiB file would take hours): the line
-#: shows a strided preview at screen resolution, and exact data once zoomed in.
-PYRAMID_MAX_BYTES = 16 << 30
 #: Largest visible range read and decimated on the GUI thread while no pyramid is available.
 DIRECT_READ_LIMIT = 1 << 20
 #: Visible ranges up to this many elements per pixel are drawn exactly.
@@ -81,9 +85,12 @@ class _OverviewBuild:
     runs leaves nothing dangling; the worker just finishes (or stops at the next chunk).
     """
 
-    def __init__(self, values: np.ndarray, part: str) -> None:
+    def __init__(self, values: np.ndarray, part: str,
+                 block_reader: Callable[[], BlockReader] | None = None) -> None:
         self.values = values
         self.part = part
+        self.block_reader = block_reader
+        self.changed_on_disk = False
         self.cancel = threading.Event()
         self.done = threading.Event()
         self.progress = 0.0
@@ -94,15 +101,20 @@ class _OverviewBuild:
         with _running_lock:
             _running.add(self.cancel)
         try:
+            # The reader is this thread's own: its buffer is reused from read to read.
+            read = None if self.block_reader is None else self.block_reader().read
             self.pyramid = MinMaxPyramid.build(
-                self.values, part=self.part, should_stop=self.cancel.is_set, progress=self._set_progress
+                self.values, part=self.part, should_stop=self.cancel.is_set, progress=self._set_progress,
+                read=read,
             )
         except Exception as exc:
+            self.changed_on_disk = isinstance(exc, SourceError)
             self.error = describe_error(exc).message
         finally:
             with _running_lock:
                 _running.discard(self.cancel)
             self.values = None
+            self.block_reader = None
             self.done.set()
 
     def _set_progress(self, fraction: float) -> None:
@@ -148,7 +160,9 @@ class LinePlot(QWidget):
         self._values: np.ndarray | None = None
         self._part = "abs"
         self._build: _OverviewBuild | None = None
+        self._block_reader: Callable[[], BlockReader] | None = None
         self._pyramid: MinMaxPyramid | None = None
+        self._preview_stride: int | None = None  # the strided preview's step while it is drawn
         self._marked: int | None = None
         self._hovered: int | None = None
 
@@ -174,6 +188,7 @@ class LinePlot(QWidget):
             self._plot_item.addItem(item, ignoreBounds=True)
 
         self._status = QLabel()
+        make_plain(self._status)
         self._status.setVisible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -219,15 +234,19 @@ class LinePlot(QWidget):
         return self._view_box
 
     def status_text(self) -> str:
-        """Progress of the pyramid build ("" when idle)."""
-        return self._status.text() if self._status.isVisible() else ""
+        """Progress of the pyramid build, the preview warning, or why the build stopped ("" when idle)."""
+        return "" if self._status.isHidden() else self._status.text()
 
-    def set_values(self, values: np.ndarray | None, part: str = "abs", keep_view: bool = False) -> None:
+    def set_values(self, values: np.ndarray | None, part: str = "abs", keep_view: bool = False,
+                   block_reader: Callable[[], BlockReader] | None = None) -> None:
         """Show the 1-d array ``values`` (held by reference; None clears the plot).
 
         Cancels a pyramid build of the previous array and, for arrays longer than
         :data:`PYRAMID_THRESHOLD`, starts one for this array. ``keep_view`` keeps the x-range
         (when stepping through lines of equal length); otherwise the whole array is shown.
+        ``block_reader`` makes a :class:`~core.scan.blocks.BlockReader` over the maps ``values``
+        may view (e.g. ``PipelineResult.block_reader``): the build reads through it, so a file
+        that shrinks during the build stops it with a "changed on disk" status.
 
         Raises
         ------
@@ -243,12 +262,13 @@ class LinePlot(QWidget):
         self.cancel_overview()
         self._values = values
         self._part = part
+        self._block_reader = block_reader
         self._pyramid = None
         self._marked = None
         self.selection_line.setVisible(False)
         self.marker.setVisible(False)
         self.curve.full_length = 0 if values is None else len(values)
-        if values is not None and len(values) > PYRAMID_THRESHOLD and values.nbytes <= PYRAMID_MAX_BYTES:
+        if values is not None and len(values) > PYRAMID_THRESHOLD:
             self._start_overview()
         if not keep_view and values is not None and len(values):
             # Set x now (auto-range applies lazily, at the next paint), then keep auto-ranging:
@@ -293,6 +313,7 @@ class LinePlot(QWidget):
         start, stop = self.visible_range()
         count = stop - start
         px = self.width_px()
+        self._preview_stride = None
         if count == 0:
             x, y = np.empty(0), np.empty(0)
         elif count <= EXACT_PER_PIXEL * px:
@@ -306,6 +327,7 @@ class LinePlot(QWidget):
                 x, y = peak_decimate(values[start:stop], -(-count // px), start, self._part).curve()
             else:
                 stride = -(-count // (EXACT_PER_PIXEL * px))
+                self._preview_stride = stride
                 x = np.arange(start, stop, stride)
                 y = np.array(real_values(values[start:stop:stride], self._part))
         self.curve.setData(x, y)
@@ -316,6 +338,8 @@ class LinePlot(QWidget):
         self._update_inf_markers(x, y)
         if self._marked is not None:
             self._place_marker(self._marked)
+        if self._build is not None:
+            self._show_build_progress()
 
     def _update_inf_markers(self, x: np.ndarray, y: np.ndarray) -> None:
         """Triangles where the curve is +-inf, at the top / bottom of its finite values."""
@@ -369,8 +393,8 @@ class LinePlot(QWidget):
 
     # ----------------------------------------------------------------------------- handlers
     def _start_overview(self) -> None:
-        self._build = _OverviewBuild(self._values, self._part)
-        self._status.setText("building overview…")
+        self._build = _OverviewBuild(self._values, self._part, self._block_reader)
+        self._show_build_progress()
         self._status.setVisible(True)
         _overview_pool().start(self._build.run)
         self._poll_timer.start()
@@ -381,17 +405,29 @@ class LinePlot(QWidget):
             self._poll_timer.stop()
             return
         if not build.done.is_set():
-            self._status.setText(f"building overview… {build.progress:.0%} (peaks may be missing until done)")
+            self._show_build_progress()
             return
         self._poll_timer.stop()
         self._build = None
         if build.pyramid is None:
-            self._status.setText(f"overview failed ({build.error}); showing a strided preview")
+            if build.changed_on_disk:
+                self._status.setText(f"overview stopped: {build.error}")
+            else:
+                self._status.setText(f"overview failed ({build.error}); showing a strided preview")
             return
         self._pyramid = build.pyramid
         self._status.setVisible(False)
         self.refresh()
         self.overviewReady.emit()
+
+    def _show_build_progress(self) -> None:
+        """Say what the curve is while the overview builds: a preview that may miss peaks, or
+        exact values (zoomed in, or a range read whole)."""
+        progress = 0.0 if self._build is None else self._build.progress
+        text = f"building the exact overview: {progress:.0%}"
+        if self._preview_stride is not None:
+            text = f"preview (every {_ordinal(self._preview_stride)} value, peaks may be missing) — {text}"
+        self._status.setText(text)
 
     def _on_view_changed(self, *args) -> None:
         self._refresh_timer.start()
@@ -428,3 +464,9 @@ class LinePlot(QWidget):
     def leaveEvent(self, event) -> None:
         self._set_hovered(None)
         super().leaveEvent(event)
+
+
+def _ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``11th``, ``2,500th``."""
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n:,}{suffix}"

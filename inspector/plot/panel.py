@@ -24,6 +24,8 @@ readout and the table cell of one element show the same text.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
@@ -37,11 +39,13 @@ from PySide6.QtWidgets import (
 )
 
 from core.display.line_decimation import COMPLEX_PARTS, real_values
+from core.scan.blocks import BlockReader
 from core.text.number_format import format_value
 from inspector.plot.image_plot import ImagePlot
 from inspector.plot.line_plot import LinePlot
 from inspector.state.display_axes import DisplayAxes, normalize_index
 from inspector.state.document import Document
+from inspector.widgets.plain_text import make_plain
 
 _IMAGE_MODE = -1  # combo item data for "image"; line modes store the axis
 
@@ -86,6 +90,7 @@ class PlotPanel(QWidget):
         self._axes = display_axes if display_axes is not None else DisplayAxes(self)
         self._document = document
         self._array: np.ndarray | None = None
+        self._block_reader: Callable[[], BlockReader] | None = None
         self._version = 0  # bumps on set_array: a new array never reuses the old display
         self._part = "abs"
         self._line_axis: int | None = None  # None: image of the plane (N >= 2)
@@ -113,12 +118,14 @@ class PlotPanel(QWidget):
         self.line_plot = LinePlot()
         self.image_plot = ImagePlot()
         self._message = QLabel()
+        make_plain(self._message)
         self._message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._stack = QStackedWidget()
         for page in (self._message, self.line_plot, self.image_plot):
             self._stack.addWidget(page)
         self._readout = QLabel()
+        make_plain(self._readout)
         self._readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         layout = QVBoxLayout(self)
@@ -181,8 +188,12 @@ class PlotPanel(QWidget):
         """The readout line: the element under the mouse, else the selected one."""
         return self._readout.text()
 
-    def set_array(self, array: np.ndarray | None) -> None:
+    def set_array(self, array: np.ndarray | None,
+                  block_reader: Callable[[], BlockReader] | None = None) -> None:
         """Plot ``array`` (held by reference, never copied whole); None clears the panel.
+
+        ``block_reader`` makes a :class:`~core.scan.blocks.BlockReader` over the maps ``array``
+        may view (``PipelineResult.block_reader``): the line plot's overview reads through it.
 
         If the shared :class:`DisplayAxes` has another shape it is ``reset`` to this one (reset
         is idempotent, so the table may reset it too). The selection is kept if it still fits.
@@ -198,6 +209,7 @@ class PlotPanel(QWidget):
             real_values(np.empty(0, dtype=array.dtype))  # reject unplottable dtypes up front
         old_ndim = None if self._array is None else self._array.ndim
         self._array = array
+        self._block_reader = block_reader
         self._version += 1
         if self._selected is not None and (array is None or not _fits(self._selected, array.shape)):
             self._selected = None
@@ -304,7 +316,8 @@ class PlotPanel(QWidget):
             same_length = self._mode == "line" and self.line_plot.values is not None and len(self.line_plot.values) == len(line)
             if self._mode == "image":
                 self.image_plot.clear()
-            self.line_plot.set_values(line, self._part, keep_view=same_length)
+            self.line_plot.set_values(line, self._part, keep_view=same_length,
+                                      block_reader=self._block_reader)
             self.line_plot.plot_item.setLabel("bottom", "index" if array.ndim == 1 else f"index along axis {axis}")
             self._shown_key = key
         self._mode = "line"
@@ -365,7 +378,7 @@ class PlotPanel(QWidget):
         self._update_readout()
 
     def _on_result_changed(self, result) -> None:
-        self.set_array(result.view)
+        self.set_array(result.view, block_reader=result.block_reader)
 
     def _on_files_changed_on_disk(self, report) -> None:
         """The mapped bytes changed under the view: show nothing until a reload (never a mix)."""

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from inspector.state.display_axes import DisplayAxes
+from inspector.widgets.plain_text import make_plain
 
 _INT_MAX = 2**31 - 1
 
@@ -60,6 +61,7 @@ class AxesBar(QWidget):
         self._col_combo = QComboBox(self._choosers)
         self._col_combo.setToolTip("Axis shown along the table columns")
         self._slice_label = QLabel(self._choosers)
+        make_plain(self._slice_label)
         self._slice_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         choosers = QHBoxLayout(self._choosers)
         choosers.setContentsMargins(0, 0, 0, 0)

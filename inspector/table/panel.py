@@ -36,6 +36,7 @@ from inspector.state.document import Document
 from inspector.table.axes_bar import AxesBar
 from inspector.table.model import ArrayTableModel
 from inspector.widgets import palette
+from inspector.widgets.plain_text import make_plain, tooltip_text
 
 
 def parse_index(text: str, shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -285,6 +286,7 @@ class TablePanel(QWidget):
         # Long messages must not widen the panel: the label may be cut, the tooltip is whole.
         self._message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self._page_label = QLabel(self, objectName="pageLabel")
+        make_plain(self._message, self._page_label)
         self._page_buttons = {}
         for key, text, tip, step in (
             ("up", "\u25b2", "Previous page of rows", (-1, 0)),
@@ -340,7 +342,7 @@ class TablePanel(QWidget):
     def _show_message(self, text: str, *, error: bool) -> None:
         self._message.setStyleSheet(palette.inline_style("error" if error else None))
         self._message.setText(text)
-        self._message.setToolTip(text)
+        self._message.setToolTip(tooltip_text(text))
 
     def _fit_columns(self) -> None:
         """Uniform column width from the texts of a few cells and the last header label."""

@@ -77,3 +77,58 @@ def test_truncation_during_a_long_read_is_reported_not_a_crash(kind, tmp_path):
         for trial, outcome in enumerate(outcomes):
             exported = out_dir / f"out{trial}.npy"
             assert exported.exists() == (outcome == "complete")
+
+
+OVERVIEW_TRIALS = 20
+
+OVERVIEW_SCRIPT = r"""
+import os, sys, threading
+import numpy as np
+from PySide6.QtWidgets import QApplication
+from core.pipeline.pipeline import DecodeParams
+from inspector.plot.panel import PlotPanel, configure_pyqtgraph
+from inspector.state.document import Document
+
+path, trials = sys.argv[1], int(sys.argv[2])
+size = 64 << 20
+app = QApplication([])
+configure_pyqtgraph()
+outcomes = []
+for trial in range(trials):
+    with open(path, "wb") as f:
+        f.write(np.arange(size // 4, dtype=np.float32).tobytes())
+    if trial % 2:
+        os.posix_fadvise(os.open(path, os.O_RDONLY), 0, 0, os.POSIX_FADV_DONTNEED)  # cold cache
+    document = Document()
+    assert document.open_files([path], DecodeParams(dtype="float32"))
+    panel = PlotPanel(document=document)
+    plot = panel.line_plot
+    assert plot.status_text().startswith("preview (every ")  # 16 Mi values: the overview builds
+    cut = threading.Timer(0.002 * (trial % 4), os.truncate, (path, (trial % 2) * (size // 2)))
+    cut.start()
+    while plot.pyramid is None and plot.status_text().startswith("preview"):
+        app.processEvents()
+    cut.join()
+    if plot.pyramid is not None:
+        outcomes.append("complete")
+    elif plot.status_text().startswith("overview stopped: ") and "changed on disk" in plot.status_text():
+        outcomes.append("changed")
+    else:
+        outcomes.append(repr(plot.status_text()))
+    panel.deleteLater()
+    document.close_files()
+    app.processEvents()
+print("|".join(outcomes))
+"""
+
+
+def test_truncation_during_the_line_plot_overview_is_reported_not_a_crash(tmp_path):
+    script = tmp_path / "overview_race.py"
+    script.write_text(OVERVIEW_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen")
+    run = subprocess.run([sys.executable, str(script), str(tmp_path / "victim.bin"), str(OVERVIEW_TRIALS)],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]  # -7 would be SIGBUS
+    outcomes = run.stdout.strip().split("|")
+    assert len(outcomes) == OVERVIEW_TRIALS and set(outcomes) <= {"complete", "changed"}, outcomes
+    assert "changed" in outcomes  # the race really happened

@@ -255,3 +255,36 @@ def test_pyramid_memory_is_capped_by_growing_the_base_bucket(monkeypatch):
     expected = line_decimation.peak_decimate(data[1000:901_000], bucket, offset=1000)
     np.testing.assert_array_equal(got.mins, expected.mins)
     np.testing.assert_array_equal(got.maxs, expected.maxs)
+
+
+def test_a_base_bucket_longer_than_a_read_is_reduced_from_several_reads(monkeypatch):
+    from core.display import line_decimation
+
+    monkeypatch.setattr(line_decimation, "PYRAMID_MEMORY_BYTES", 16 * 100)  # 100 buckets
+    data = np.random.default_rng(9).standard_normal(100_000)
+    data[54_321] = 1e30
+    data[77_777] = np.nan
+    reads = []
+
+    def read(block):
+        reads.append(len(block))
+        return np.array(block)  # a copy, as BlockReader.read returns
+
+    pyramid = line_decimation.MinMaxPyramid.build(data, base_bucket=16, factor=4, chunk=300, read=read)
+    assert pyramid.base_bucket == 1024  # 16 * 4**3: 98 buckets fit, 391 did not
+    assert max(reads) == 300 and sum(reads) == 100_000  # no read beyond the chunk, all read once
+    mins, maxs = pyramid.level(0)
+    expected = line_decimation.peak_decimate(data, 1024)
+    np.testing.assert_array_equal(mins, expected.mins)
+    np.testing.assert_array_equal(maxs, expected.maxs)
+    assert maxs[54_321 // 1024] == 1e30
+
+
+def test_a_read_that_fails_ends_the_build_with_its_error():
+    from core.errors import SourceError
+
+    def read(block):
+        raise SourceError("'x.bin' changed on disk while being read", field="files")
+
+    with pytest.raises(SourceError, match="changed on disk"):
+        MinMaxPyramid.build(np.zeros(1000), read=read)

@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 
 from core.pipeline.pipeline import DecodeParams
+from core.scan.statistics import compute_statistics
 from inspector.panels.statistics_panel import StatisticsPanel
 from inspector.state.background_task import shutdown_tasks
 from inspector.state.document import Document
@@ -234,3 +235,59 @@ def test_complex_views_show_magnitudes(qtbot, tmp_path):
     assert (panel.statistics.min, panel.statistics.max) == (0.0, 13.0)
     assert panel.value_labels["dtype"].text() == "complex64 (|z|)"
     assert panel.value_labels["max"].text() == "13.0"
+
+
+def test_view_as_slice_changes_never_show_another_slices_statistics(qtbot, tmp_path):
+    # Each row i of a 64 x 4096 float32 file holds i + [0, 1, ..., 4095] / 4096: every row has
+    # its own mean. View as int32 converts only the slice, into a new copy on every change.
+    rows = np.arange(64, dtype=np.float32)[:, None] * 100 + np.arange(4096, dtype=np.float32)
+    path = tmp_path / "rows.bin"
+    rows.tofile(path)
+    document = open_document(qtbot, path, dtype="float32", shape=(64, 4096), view_as="int32")
+    panel = make_panel(qtbot, document)
+    qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
+    rng = np.random.default_rng(3)
+    for row in rng.integers(0, 64, 128):
+        document.set_slice_text(f"[{row}]")
+        qtbot.waitUntil(lambda: panel.statistics is not None and not panel.is_running(),
+                        timeout=5000)
+        expected = compute_statistics(document.result.view)
+        assert panel.statistics.mean == expected.mean == row * 100 + 2047.5
+        assert panel.statistics.min == row * 100 and panel.statistics.max == row * 100 + 4095
+
+
+def test_reload_after_an_in_place_rewrite_with_the_mtime_restored_recomputes(qtbot, tmp_path):
+    path = tmp_path / "data.bin"
+    np.full(1000, 2.0, dtype=np.float32).tofile(path)
+    document = open_document(qtbot, path, dtype="float32")
+    panel = make_panel(qtbot, document)
+    qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
+    assert panel.statistics.mean == 2.0
+    before = os.stat(path)
+    with open(path, "r+b") as f:  # same inode, same size
+        f.write(np.full(1000, 7.0, dtype=np.float32).tobytes())
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # the identity says "unchanged"
+    document.reload()
+    qtbot.waitUntil(lambda: panel.statistics is not None and not panel.is_running(), timeout=5000)
+    assert panel.statistics.mean == 7.0
+    assert panel.status_text() == "1,000 values"
+
+
+def test_statistics_of_a_replaced_file_are_marked_stale(qtbot, tmp_path):
+    path = tmp_path / "data.bin"
+    np.full(10, 2.0, dtype=np.float32).tofile(path)
+    document = open_document(qtbot, path, dtype="float32")
+    panel = make_panel(qtbot, document)
+    qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
+    other = tmp_path / "other.bin"
+    np.full(10, 9.0, dtype=np.float32).tofile(other)
+    os.replace(other, path)  # the map still holds the old inode's 2.0s
+    with qtbot.waitSignal(document.filesChangedOnDisk, timeout=5000):
+        document.changes_on_disk()
+    assert panel.statistics is not None and panel.statistics.mean == 2.0
+    assert panel.status_text() == ("10 values (stale: data.bin was replaced on disk; "
+                                   "File > Reload recomputes)")
+    document.reload()
+    qtbot.waitUntil(lambda: panel.statistics is not None and panel.statistics.mean == 9.0,
+                    timeout=5000)
+    assert panel.status_text() == "10 values"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -124,3 +126,50 @@ def test_all_nan_big_array(qtbot, panel):
     _, y = panel.curve.getData()
     assert len(y) and np.isnan(y).all()
     assert not panel.grab().isNull()
+
+
+def test_the_strided_preview_is_labelled_while_the_overview_builds(qtbot, panel, big_memmap):
+    data, _, _ = big_memmap
+    panel.set_array(data)
+    plot = panel.line_plot
+    x, _ = panel.curve.getData()
+    stride = int(x[1] - x[0])  # the preview's step: ceil(visible / (4 px))
+    start, stop = plot.visible_range()
+    assert stride == -(-(stop - start) // (EXACT_PER_PIXEL * plot.width_px())) > 1
+    text = plot.status_text()  # the worker may already have read part of the array
+    assert re.fullmatch(f"preview \\(every {stride:,}(st|nd|rd|th) value, peaks may be missing\\) — "
+                        r"building the exact overview: \d{1,2}%", text), text
+    with qtbot.waitSignal(plot.overviewReady, timeout=20_000):
+        pass
+    assert plot.status_text() == ""
+
+
+def test_a_spike_in_a_view_over_16_gib_reaches_the_overview(qtbot, tmp_path):
+    # A sparse float64 file of 16 GiB + 8 KiB (no disk used) with one 1e30 at an index the
+    # strided preview skips. Above 16 GiB the plot used to keep the preview for ever.
+    from core.pipeline.pipeline import DecodeParams
+    from inspector.state.document import Document
+
+    path = tmp_path / "sparse.bin"
+    spike = 1_234_567_891
+    with open(path, "wb") as f:
+        f.truncate((16 << 30) + 8192)
+        f.seek(spike * 8)
+        f.write(np.float64(1e30).tobytes())
+    document = Document()
+    assert document.open_files([str(path)], DecodeParams(dtype="float64"))
+    configure_pyqtgraph()
+    panel = PlotPanel(document=document)
+    qtbot.addWidget(panel)
+    panel.resize(900, 500)
+    plot = panel.line_plot
+    x, y = panel.curve.getData()
+    assert spike % int(x[1] - x[0]) != 0 and y.max() == 0.0  # the preview misses the spike
+    assert plot.status_text().startswith("preview (every ")
+    with qtbot.waitSignal(plot.overviewReady, timeout=600_000):
+        pass
+    top_mins, top_maxs = plot.pyramid.level(plot.pyramid.level_count - 1)
+    assert top_maxs.max() == 1e30 and top_mins.min() == 0.0
+    assert panel.curve.yData.max() == 1e30  # the curve's data (getData clips to the view)
+    assert plot.status_text() == ""
+    document.close_files()

@@ -143,12 +143,7 @@ class PlotPanel(QWidget):
         self.image_plot.cellClicked.connect(self._on_cell_clicked)
         self._render()
         if document is not None:
-            document.resultChanged.connect(self._on_result_changed)
-            document.selectionChanged.connect(self._on_document_selection)
-            document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
-            if document.result is not None:
-                self._on_result_changed(document.result)
-                self._on_document_selection(document.selection)
+            document.attach_view(self)
 
     # ----------------------------------------------------------------------------- state
     @property

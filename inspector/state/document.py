@@ -286,6 +286,17 @@ class Document(QObject):
         self._selection = index
         self.selectionChanged.emit(index)
 
+    def attach_view(self, view: QObject) -> None:
+        """Make ``view`` follow the document: its ``_on_result_changed(result)``,
+        ``_on_document_selection(index)`` and ``_on_files_changed_on_disk(report)`` are connected
+        to the document's signals, and the current result and selection are shown at once."""
+        self.resultChanged.connect(view._on_result_changed)
+        self.selectionChanged.connect(view._on_document_selection)
+        self.filesChangedOnDisk.connect(view._on_files_changed_on_disk)
+        if self._result is not None:
+            view._on_result_changed(self._result)
+            view._on_document_selection(self._selection)
+
     def file_size(self, file_index: int) -> int:
         """Size in bytes of open file ``file_index`` as opened (0 when no files are open)."""
         return self._pipeline.source.file_size(file_index) if self._pipeline is not None else 0

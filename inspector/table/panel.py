@@ -118,12 +118,7 @@ class TablePanel(QWidget):
         self._view.selectionModel().currentChanged.connect(self._on_current_changed)
         self._on_model_reset()
         if document is not None:
-            document.resultChanged.connect(self._on_result_changed)
-            document.selectionChanged.connect(self._on_document_selection)
-            document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
-            if document.result is not None:
-                self._on_result_changed(document.result)
-                self._on_document_selection(document.selection)
+            document.attach_view(self)
 
     # ------------------------------------------------------------------------ public API
     @property

@@ -92,6 +92,9 @@ def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--record-size", metavar="N", type=int,
                         help="split the data into elements of N bytes (default: one element "
                              "per file); bytes after the last whole record are reported")
+    source.add_argument("--length", metavar="N", type=int,
+                        help="use N bytes of data after the offset in every file (default: to "
+                             "the end of the file); the bytes after them are reported")
     view = parser.add_argument_group("view")
     view.add_argument("--shape", metavar="D0,D1,...",
                       help="target shape of the decoded values in C order, one -1 inferred "
@@ -114,7 +117,7 @@ def params_from_args(args: argparse.Namespace) -> tuple[DecodeParams, str | None
     params = DecodeParams(
         dtype=args.dtype, little_endian=args.little_endian, fixed_length=args.fixed_length,
         offset=args.offset, record_size=args.record_size, shape=shape, view_as=args.view_as,
-        extended_types=args.extended_types,
+        extended_types=args.extended_types, length=args.length,
     )
     return params, args.slice, args.view_as
 

@@ -28,7 +28,8 @@ from typing import Literal
 
 __all__ = [
     "CoreError", "DecodeError", "SourceError", "ShapeError", "SliceError", "SliceSyntaxError",
-    "TensorBufferError", "IllegalArgumentError", "BudgetError", "ExportError", "Cancelled",
+    "TensorBufferError", "IllegalArgumentError", "ContainerError", "BudgetError", "ExportError",
+    "Cancelled",
     "ErrorReport", "Severity", "describe_error", "DEBUG_VARIABLE",
 ]
 
@@ -105,6 +106,11 @@ class IllegalArgumentError(TensorBufferError):
     (``NullPointerException`` from ``checkNotNull``) is a ``TypeError``, and an element index
     out of range is an ``IndexError``.
     """
+
+
+class ContainerError(CoreError):
+    """A container file (safetensors, npz, TFLite, GGUF, ...) or one of its entries cannot be
+    read: the message names the container, the entry and the byte offset where it can."""
 
 
 class BudgetError(CoreError):

@@ -100,7 +100,8 @@ def _plan(paths: Any, params: DecodeParams, slice_text: str | None,
     pipe = Pipeline(paths) if own else pipeline
     try:
         result = pipe.run(params, spec)
-        layout = pipe.source.layout(offset=params.offset, record_size=params.record_size)
+        layout = pipe.source.layout(offset=params.offset, record_size=params.record_size,
+                                    length=params.length)
         names = pipe.source.paths
     finally:
         if own:

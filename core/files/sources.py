@@ -5,6 +5,9 @@ A :class:`FileSource` opens one or more files once, memory-maps each one read-on
 :meth:`FileSource.layout`, how their bytes become input elements:
 
 - ``offset`` bytes of header are skipped (default: a ``.npy`` file's data offset, else 0);
+- ``length`` bytes after it are the data (default: to the end of the file, or the bytes a
+  ``.npy`` header promises); a container entry (a tensor inside a larger file) is exactly an
+  ``offset`` and a ``length``;
 - ``record_size`` splits the rest into elements of that many bytes, a ``uint8`` view of shape
   ``(n_records, record_size)``; bytes after the last whole record are counted in
   ``trailing_bytes``, never silently dropped. Without it the whole remainder is one element
@@ -34,6 +37,7 @@ from core.files.file_change import FileChange, detect_change
 from core.files.npy_header import NpyHeader
 from core.files.safe_open import FileInfo, ensure_descriptors, open_mapped, release
 from core.files.shrink_guard import ShrinkGuard
+from core.text.names import printable_name
 
 __all__ = ["FileInfo", "FileSource", "MappedRange", "SourceLayout", "open_source"]
 
@@ -192,7 +196,8 @@ class FileSource:
         return first
 
     # -- layout ---------------------------------------------------------------------------
-    def layout(self, offset: object = _KEEP, record_size: object = _KEEP) -> SourceLayout:
+    def layout(self, offset: object = _KEEP, record_size: object = _KEEP,
+               length: object = None) -> SourceLayout:
         """Split the files into input elements (see the module docstring). No byte is read.
 
         Parameters
@@ -203,11 +208,15 @@ class FileSource:
         record_size
             Bytes per element; None: the whole remainder of each file is one element.
             Omitted: the value given at open.
+        length
+            Bytes of data after the offset in every file; None: up to the end of the file (or
+            of the data a ``.npy`` header promises, when the offset is None too).
 
         Raises
         ------
         SourceError
             ``field="offset"``: not an integer, negative, or past the end of a file.
+            ``field="length"``: not an integer, negative, or reaching past the end of a file.
             ``field="record_size"``: not an integer, <= 0, larger than a file's data, or files
             holding different numbers of records.
         """
@@ -215,6 +224,7 @@ class FileSource:
         record_size = _check_int(
             self.record_size if record_size is _KEEP else record_size, "record_size"
         )
+        length = _check_int(length, "length")
         if self.closed:
             raise SourceError("the files were closed (open them again)", field="files")
         if record_size is not None and record_size <= 0:
@@ -225,7 +235,7 @@ class FileSource:
             )
         arrays, starts, lengths, trailing, counts = [], [], [], [], []
         for info, data in zip(self.files, self._data):
-            start, end = _data_range(info, offset)
+            start, end = _data_range(info, offset, length)
             available = end - start
             if record_size is None:
                 arrays.append(data[start:end])
@@ -337,22 +347,38 @@ def _check_int(value: object, field: str) -> int | None:
     if field == "offset" and value < 0:
         raise SourceError(f"offset {value} is negative (use 0 or more bytes to skip)",
                           field="offset")
+    if field == "length" and value < 0:
+        raise SourceError(f"length {value} is negative (use 0 or more bytes of data, or no "
+                          "length to read to the end of the file)", field="length")
     return int(value)
 
 
-def _data_range(info: FileInfo, offset: int | None) -> tuple[int, int]:
-    """Byte range ``[start, end)`` of a file's data for an offset (None: .npy data or 0)."""
+def _data_range(info: FileInfo, offset: int | None, length: int | None) -> tuple[int, int]:
+    """Byte range ``[start, end)`` of a file's data (offset None: .npy data or 0; length None:
+    to the end of the file, or of the .npy data when both are None)."""
+    if offset is None and info.npy is not None and length is None:
+        return info.npy.data_offset, info.npy.data_offset + info.npy.nbytes
     if offset is None:
-        if info.npy is not None:
-            return info.npy.data_offset, info.npy.data_offset + info.npy.nbytes
-        return 0, info.size
-    if offset > info.size:
+        start = info.npy.data_offset if info.npy is not None else 0
+    else:
+        start = offset
+    if start > info.size:
         raise SourceError(
-            f"offset {offset} is past the end of '{info.path}' ({info.size} bytes) "
+            f"offset {start} is past the end of '{printable_name(info.path)}' ({info.size} bytes) "
             f"(use an offset of at most {info.size})",
             field="offset",
         )
-    return offset, info.size
+    if length is None:
+        return start, info.size
+    if start + length > info.size:
+        raise SourceError(
+            f"length {length} from offset {start} reaches past the end of "
+            f"'{printable_name(info.path)}' ({info.size} bytes, so at most {info.size - start} "
+            "bytes follow the offset): use a smaller length or offset, or check that the file "
+            "is complete",
+            field="length",
+        )
+    return start, start + length
 
 
 def open_source(paths: str | os.PathLike | Sequence[str | os.PathLike], *,

@@ -59,6 +59,9 @@ class DecodeParams:
         Bytes to skip in every file; None: each ``.npy`` file's data offset, else 0.
     record_size
         Bytes per element; None: the whole remainder of each file is one element.
+    length
+        Bytes of data after ``offset`` in every file (a tensor inside a container file is an
+        offset and a length); None: to the end of the file, or the ``.npy`` header's data.
     shape
         Target shape (one -1 allowed; text such as ``"4,-1"`` is parsed); None: the ``.npy``
         header's shape when it fits, else the decode output shape.
@@ -78,6 +81,7 @@ class DecodeParams:
     shape: tuple[int, ...] | None = None
     view_as: str | None = None
     extended_types: bool = True
+    length: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.shape, str):
@@ -253,7 +257,8 @@ class Pipeline:
         if fixed_length is not None:
             check_padded_type(dtype)
             fixed_length = check_fixed_length(fixed_length, dtype)
-        layout = source.layout(offset=params.offset, record_size=params.record_size)
+        layout = source.layout(offset=params.offset, record_size=params.record_size,
+                               length=params.length)
         steps = [source_step(source, layout, params.offset)]
 
         batch, stacked = self._batch_input(layout, fixed_length)

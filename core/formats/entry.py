@@ -1,0 +1,166 @@
+"""What a container says about one tensor, and the decode parameters that show it.
+
+Rule: an entry whose data is stored as plain elements (any byte order) in one contiguous byte
+range is *mappable*: ``TensorEntry.params()`` gives ``offset`` = the first data byte,
+``length`` = the data's byte count, the dtype, the byte order and the C-order shape, and the
+pipeline then shows it as a view of the map. An entry that is compressed, chunked, quantized in
+blocks, or of a type the engine cannot decode is listed all the same, with ``problem`` saying
+why it cannot be shown and what to do.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from core.errors import ContainerError
+from core.pipeline.pipeline import DecodeParams
+from core.text.names import printable_name
+
+if TYPE_CHECKING:
+    from core.formats.reader import HeaderReader
+
+__all__ = ["ContainerFormat", "ContainerListing", "TensorEntry", "find_entry"]
+
+
+@dataclass(frozen=True)
+class TensorEntry:
+    """One tensor stored in a container file.
+
+    Attributes
+    ----------
+    name
+        The name the container gives it (for formats without names: a generated one such as
+        ``"data"``, ``"record 3/image_raw"``).
+    dtype
+        Engine type name (:mod:`core.dtypes.table`), or None when the engine cannot decode the
+        stored type (``problem`` says why; ``stored_type`` names it).
+    little_endian
+        Byte order of the stored elements (True for single-byte types).
+    shape
+        Shape in C order, as a user of the array expects it (formats that list dimensions
+        innermost first, like GGUF, are reversed here).
+    offset
+        Byte offset of the first data byte in the file.
+    nbytes
+        Bytes of stored data.
+    stored_type
+        The type as the container names it (``"F32"``, ``"Q4_K"``, ``"<f4"``, ``"FLOAT32"``...).
+    extras
+        Format-specific facts shown to the user (quantization scale and zero point, sample
+        rate, record number...), name -> value (str, int, float, bool or tuples of them).
+    problem
+        None when the entry is mappable; else why it cannot be shown and what to do.
+    """
+
+    name: str
+    dtype: str | None
+    little_endian: bool
+    shape: tuple[int, ...]
+    offset: int
+    nbytes: int
+    stored_type: str = ""
+    extras: Mapping[str, object] = field(default_factory=dict)
+    problem: str | None = None
+
+    @property
+    def mappable(self) -> bool:
+        """Whether :meth:`params` can show the entry (a dtype and no problem)."""
+        return self.problem is None and self.dtype is not None
+
+    @property
+    def element_count(self) -> int:
+        return math.prod(self.shape)
+
+    def params(self, **overrides: object) -> DecodeParams:
+        """Decode parameters that show this tensor; ``overrides`` replace fields (e.g.
+        ``dtype="uint8"`` to see the same bytes as raw bytes).
+
+        Raises
+        ------
+        ContainerError
+            The entry is not mappable (``problem`` is the message).
+        """
+        if not self.mappable:
+            raise ContainerError(
+                self.problem or f"tensor '{self.name}' has a type the engine cannot decode "
+                f"({self.stored_type})", field="tensor")
+        values: dict[str, object] = dict(
+            dtype=self.dtype, little_endian=self.little_endian, offset=self.offset,
+            length=self.nbytes, shape=self.shape, record_size=None, fixed_length=None,
+        )
+        values.update(overrides)
+        return DecodeParams(**values)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class ContainerListing:
+    """The tensors of one container file.
+
+    Attributes
+    ----------
+    format
+        Format name (``"safetensors"``, ``"npz"``, ``"tflite"``, ``"gguf"``, ``"tfrecord"``,
+        ``"wav"``, ``"aiff"``, ``"hdf5"``, ``"idx"``, ``"npy"``).
+    path
+        The file listed.
+    entries
+        Every tensor, in the container's order.
+    metadata
+        Container-level facts (safetensors ``__metadata__``, GGUF key/values, TFLite
+        description...), name -> short text.
+    problems
+        Parts of the file that could not be read (a corrupt record, a bad entry), each naming
+        the container, the entry and the byte offset; the other entries stay usable.
+    """
+
+    format: str
+    path: str
+    entries: tuple[TensorEntry, ...]
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+
+
+def find_entry(listing: ContainerListing, name: str) -> TensorEntry:
+    """The entry called exactly ``name``.
+
+    Raises
+    ------
+    ContainerError
+        ``field="tensor"``: no such name; the message lists up to five closest names.
+    """
+    for entry in listing.entries:
+        if entry.name == name:
+            return entry
+    names = [e.name for e in listing.entries]
+    close = difflib.get_close_matches(name, names, n=5, cutoff=0.4)
+    hint = ("closest: " + ", ".join(repr(n) for n in close)) if close else \
+        f"it has {len(names)} tensors; list them with --list"
+    raise ContainerError(
+        f"the {listing.format} file '{printable_name(listing.path)}' has no tensor named {name!r} ({hint})",
+        field="tensor",
+    )
+
+
+@dataclass(frozen=True)
+class ContainerFormat:
+    """One container format.
+
+    Attributes
+    ----------
+    name
+        ``ContainerListing.format`` of its listings.
+    sniff
+        ``sniff(head, size) -> bool``: whether a file starting with ``head`` (up to
+        :data:`core.formats.registry.SNIFF_BYTES` bytes) of ``size`` bytes is this format.
+    list
+        ``list(reader) -> ContainerListing``; raises ``ContainerError`` when the file cannot be
+        listed at all (a corrupt part that leaves the rest usable goes in ``problems``).
+    """
+
+    name: str
+    sniff: Callable[[bytes, int], bool]
+    list: Callable[[HeaderReader], ContainerListing]

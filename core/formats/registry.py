@@ -1,0 +1,61 @@
+"""Which container a file is, from its content, and the one entry point to list it.
+
+Rule: formats are tried in the order of :data:`FORMATS`; each one's ``sniff`` looks only at the
+first :data:`SNIFF_BYTES` bytes and the file size (magic bytes and structure, never the name);
+the first that claims the file lists it. A file no format claims is a raw file (None).
+"""
+
+from __future__ import annotations
+
+from core.files.sources import open_source
+from core.formats.entry import ContainerFormat, ContainerListing
+from core.formats.reader import HeaderReader
+
+__all__ = ["FORMATS", "SNIFF_BYTES", "detect_format", "list_container", "list_file"]
+
+#: Bytes of the file's start every ``sniff`` sees.
+SNIFF_BYTES = 4096
+
+
+#: Every known format, most specific magic first: each format module defines one
+#: ``FORMAT = ContainerFormat(...)`` and is listed here.
+FORMATS: tuple[ContainerFormat, ...] = ()
+
+
+def detect_format(reader: HeaderReader) -> ContainerFormat | None:
+    """The format that claims the file, or None (a raw file)."""
+    head = reader.head(SNIFF_BYTES)
+    for candidate in FORMATS:
+        if candidate.sniff(head, reader.size):
+            return candidate
+    return None
+
+
+def list_container(reader: HeaderReader) -> ContainerListing | None:
+    """The listing of the file's tensors, or None when it is not a known container.
+
+    Raises
+    ------
+    ContainerError
+        The file claims to be a container but cannot be listed (message names format, file
+        and byte offset).
+    """
+    found = detect_format(reader)
+    if found is None:
+        return None
+    reader.format = found.name
+    return found.list(reader)
+
+
+def list_file(path: str) -> ContainerListing | None:
+    """:func:`list_container` for one path (opened read-only, closed again; no data read).
+
+    Raises
+    ------
+    SourceError
+        The file cannot be opened (missing, a FIFO or device, permission...).
+    ContainerError
+        As :func:`list_container`.
+    """
+    with open_source(path) as source:
+        return list_container(HeaderReader(source, 0))

@@ -17,9 +17,13 @@ Rules
   pages are never touched. A block of a view that is not backed by a map (an in-memory copy)
   is returned as it is.
 - Blocks come from :func:`iter_blocks` (C order, at most
-  ``chunk_elements`` elements). A block whose byte span exceeds ``max_span`` (a sparse stride)
-  is split until its span fits, down to single elements, so memory stays bounded whatever the
-  strides: the cost of a very sparse view is then one system call per element.
+  ``chunk_elements`` elements). A block whose byte span exceeds ``max_span``, or is more than
+  :data:`SPARSE_FACTOR` times the bytes it uses and larger than :data:`DENSE_SPAN` (a sparse
+  stride, e.g. 4 bytes kept from every 1 MiB record), is split until it fits, down to single
+  elements: memory stays bounded whatever the strides, and the bytes read stay within
+  ``SPARSE_FACTOR`` times the bytes used (plus ``DENSE_SPAN`` per read), so 4 bytes from every
+  record of a 1 TiB file read megabytes, not the terabyte. The cost of a very sparse view is
+  one system call per element.
 - An array yielded by :meth:`BlockReader.blocks` is valid until the next one is requested (the
   buffer is reused); copy it to keep it.
 - A short read means the file shrank: :class:`core.errors.SourceError` (``field="files"``) names
@@ -42,6 +46,12 @@ __all__ = ["BlockReader", "MappedRange", "byte_span", "iter_blocks", "memory_ord
 
 #: Largest buffer a reader allocates (and reuses) for one block.
 DEFAULT_MAX_SPAN = 8 << 20
+#: A span at most this long is read in one call even when most of it is gaps (cheaper than
+#: several calls).
+DENSE_SPAN = 64 << 10
+#: A span longer than ``DENSE_SPAN`` is read in one call only when at most this many times
+#: the bytes the block uses.
+SPARSE_FACTOR = 8
 
 
 def iter_blocks(view: np.ndarray, chunk_elements: int) -> Iterator[np.ndarray]:
@@ -171,7 +181,9 @@ class BlockReader:
 
     def _read_split(self, block: np.ndarray, mapped: MappedRange) -> Iterator[np.ndarray]:
         low, high = byte_span(block)
-        if high - low <= self._max_span or block.size == 1:
+        span = high - low
+        dense = span <= DENSE_SPAN or span <= SPARSE_FACTOR * block.nbytes
+        if (span <= self._max_span and dense) or block.size == 1:
             yield self._read_block(block, mapped, low, high)
             return
         # Too sparse to read in one span: split along the first axis longer than one.

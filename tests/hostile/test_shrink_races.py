@@ -3,6 +3,9 @@
 Each race runs in a subprocess (a SIGBUS would kill pytest): a timer truncates the file (to 0 or
 to half) a few milliseconds into the read, cold and warm cache alternating. Every trial must end
 in "complete" or "changed" (a SourceError); an interrupted export leaves no file behind.
+
+The suite runs 24 (overview: 20) trials per race to stay fast; the acceptance run of 100 trials
+each is ``TENSOR_INSPECTOR_RACE_TRIALS=100 pytest tests/hostile/test_shrink_races.py``.
 """
 
 import os
@@ -13,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-TRIALS = 24
+TRIALS = int(os.environ.get("TENSOR_INSPECTOR_RACE_TRIALS", "24"))
 
 SCRIPT = r"""
 import os, sys, threading
@@ -79,7 +82,7 @@ def test_truncation_during_a_long_read_is_reported_not_a_crash(kind, tmp_path):
             assert exported.exists() == (outcome == "complete")
 
 
-OVERVIEW_TRIALS = 20
+OVERVIEW_TRIALS = int(os.environ.get("TENSOR_INSPECTOR_RACE_TRIALS", "20"))
 
 OVERVIEW_SCRIPT = r"""
 import os, sys, threading

@@ -27,6 +27,7 @@ from inspector.panels.export_dialog import export_current_view
 from inspector.panels.file_watch_banner import FileWatchBanner
 from inspector.panels.statistics_panel import StatisticsPanel
 from inspector.panels.status_bar import StatusBar
+from inspector.panels.tensors_panel import TensorsPanel
 from inspector.plot.panel import PlotPanel
 from inspector.slice_editor.editor import SliceEditor
 from inspector.state.background_task import shutdown_tasks
@@ -80,6 +81,9 @@ class MainWindow(QMainWindow):
         self.statistics_panel = StatisticsPanel(self.document)
         self._add_dock("statistics", "Statistics", self.statistics_panel, Qt.RightDockWidgetArea)
         self.tabifyDockWidget(self.docks["plot"], self.docks["statistics"])
+        self.tensors_panel = TensorsPanel(self.document)
+        self._add_dock("tensors", "Tensors", self.tensors_panel, Qt.LeftDockWidgetArea)
+        self.docks["tensors"].hide()  # shown while a container file is open
         self.docks["plot"].raise_()
         self.setStatusBar(StatusBar(self.document))
         self._build_menus()
@@ -90,6 +94,7 @@ class MainWindow(QMainWindow):
         self.bytes_link = BytesLink(self.document, self.hex_view, self.data_inspector, self)
         self.bytes_link.message.connect(self._show_status_note)
         self.document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
+        self.document.containerChanged.connect(self._on_container_changed)
         self.resize(1280, 800)
         self._restore_layout()
 
@@ -229,6 +234,16 @@ class MainWindow(QMainWindow):
         self._views_cleared = True
         if self.document.error is not None:
             self._on_error_changed(self.document.error)  # the banner says what is shown
+
+    def _on_container_changed(self, listing) -> None:
+        """The Tensors dock shows while a container is open; a container that could not be
+        listed is opened as raw bytes, and the status bar says why."""
+        self.docks["tensors"].setVisible(listing is not None)
+        if listing is not None:
+            self.docks["tensors"].raise_()
+        problem = self.document.container_error
+        if problem is not None:
+            self._show_status_note(f"Shown as raw bytes: {problem.message}")
 
     def _show_status_note(self, text: str) -> None:
         self.statusBar().showMessage(text, 5000)

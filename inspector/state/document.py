@@ -5,6 +5,12 @@ methods and listen to the signals; they never talk to each other and keep no cop
 state. All semantics live in :mod:`core`; this class only runs the pipeline and keeps the last
 good result when a change is invalid, so a typo never blanks the screen.
 
+A single file that is a container (safetensors, npz, TFLite, GGUF...: :mod:`core.formats`) is
+listed when it is opened (:attr:`Document.container`); choosing one of its tensors
+(:meth:`Document.choose_tensor`) is an ordinary, undoable edit of the decode parameters, and the
+tensor shown is the entry whose byte range the parameters select (:attr:`Document.current_entry`),
+so the choice has no state of its own.
+
 Edits of the decode parameters and of the slice are commands on :attr:`Document.history`
 (:mod:`inspector.state.commands`): :meth:`Document.undo` / :meth:`Document.redo` walk through
 both kinds. Opening files clears the history.
@@ -22,6 +28,9 @@ from PySide6.QtCore import QObject, Signal
 
 from core.errors import DEBUG_VARIABLE, CoreError, ErrorReport, SourceError, describe_error
 from core.files.file_change import ChangeReport
+from core.formats.entry import ContainerListing, TensorEntry, find_entry
+from core.formats.reader import HeaderReader
+from core.formats.registry import list_container
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.slicing.expr import format_slice, parse_slice
 from core.slicing.spec import SliceSpec
@@ -54,6 +63,9 @@ class Document(QObject):
         spec applies as soon as a new tensor makes it valid.
     historyChanged()
         The undo history changed (see :attr:`history`).
+    containerChanged(object)
+        The :class:`~core.formats.entry.ContainerListing` of the file just opened, or None
+        (several files, or a raw file). Emitted on every open, before ``filesChanged``.
     filesChangedOnDisk(object)
         The open files changed on disk: a :class:`core.files.file_change.ChangeReport` from
         the one :class:`~inspector.state.file_monitor.FileMonitor`. When its
@@ -61,6 +73,7 @@ class Document(QObject):
     """
 
     filesChanged = Signal()
+    containerChanged = Signal(object)
     resultChanged = Signal(object)
     errorChanged = Signal(object)
     selectionChanged = Signal(object)
@@ -80,6 +93,8 @@ class Document(QObject):
         self._error: ErrorReport | None = None
         self._exception: BaseException | None = None
         self._selection: tuple[int, ...] | None = None
+        self._container: ContainerListing | None = None
+        self._container_error: ErrorReport | None = None
         self._display_axes = DisplayAxes(self)
         self._history = CommandStack(on_change=self.historyChanged.emit)
         # The one change detector (and the per-event SIGBUS guard, core/files/shrink_guard.py).
@@ -152,6 +167,45 @@ class Document(QObject):
     def selection(self) -> tuple[int, ...] | None:
         return self._selection
 
+    @property
+    def container(self) -> ContainerListing | None:
+        """The tensors of the open file when it is a container, else None."""
+        return self._container
+
+    @property
+    def container_error(self) -> ErrorReport | None:
+        """Why the open file, which claims to be a container, could not be listed (it is then
+        shown as raw bytes), else None."""
+        return self._container_error
+
+    @property
+    def current_entry(self) -> TensorEntry | None:
+        """The container entry the decode parameters show: the one whose byte range
+        (``offset``, ``length``) they select, else None (the user chose other bytes)."""
+        if self._container is None:
+            return None
+        for entry in self._container.entries:
+            if (entry.offset, entry.nbytes) == (self._params.offset, self._params.length):
+                return entry
+        return None
+
+    def choose_tensor(self, name: str) -> None:
+        """Show the container's tensor called ``name`` (one undoable edit of the parameters).
+
+        A name that is not in the container, or an entry that cannot be shown (compressed,
+        quantized...), is reported through :attr:`errorChanged` and changes nothing.
+        """
+        if self._container is None:
+            return
+        try:
+            params = find_entry(self._container, name).params(view_as=self._params.view_as)
+        except CoreError as error:
+            self._set_error(error)
+            return
+        if params != self._params:
+            self._history.push(ValueCommand(f"choose tensor {name}", self._params, params,
+                                            self._apply_params, None))
+
     # ------------------------------------------------------------------ edits
     def open_files(
         self, paths: Sequence[str | os.PathLike], params: DecodeParams | None = None, slice_text: str = ""
@@ -189,11 +243,17 @@ class Document(QObject):
         self._pipeline = pipeline
         self._file_monitor.watch(pipeline.source)
         self._paths = tuple(os.fspath(p) for p in paths)
+        self._container, self._container_error = _listing(pipeline)
+        if self._container is not None and params == DecodeParams():
+            first = next((e for e in self._container.entries if e.mappable), None)
+            if first is not None:
+                params = first.params()  # no settings for this file: show its first tensor
         self._params = params
         self._spec = spec
         self._unparsed_slice = unparsed_slice
         self._result = None
         self._selection = None
+        self.containerChanged.emit(self._container)
         self.filesChanged.emit()
         self.paramsChanged.emit(self._params)
         self.sliceChanged.emit(self._spec)
@@ -208,6 +268,8 @@ class Document(QObject):
         self._paths = ()
         self._result = None
         self._selection = None
+        self._container, self._container_error = None, None
+        self.containerChanged.emit(None)
         self.filesChanged.emit()
 
     def set_params(self, params: DecodeParams, *, field: str | None = None) -> None:
@@ -378,6 +440,16 @@ class Document(QObject):
         self.errorChanged.emit(self._error)
 
 
+
+
+def _listing(pipeline: Pipeline) -> tuple[ContainerListing | None, ErrorReport | None]:
+    """The container listing of a one-file pipeline, or why it failed (then shown raw)."""
+    if len(pipeline.source.paths) != 1:
+        return None, None
+    try:
+        return list_container(HeaderReader(pipeline.source, 0)), None
+    except Exception as error:  # the boundary: a corrupt container still opens as raw bytes
+        return None, describe_error(error)
 
 
 def _index_in(index: tuple[int, ...], shape: tuple[int, ...]) -> bool:

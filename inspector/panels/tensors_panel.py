@@ -1,0 +1,229 @@
+"""The Tensors dock: the tensors inside the open container file, to choose one by name.
+
+A view of :attr:`Document.container` (listed by :mod:`core.formats` when a file is opened): a
+tree with the container at the root and one row per tensor (name, type, shape, offset, bytes,
+notes), a filter box that keeps the rows whose name contains its text (case-insensitive), and
+the entry the decode parameters show selected. Choosing a row is
+:meth:`Document.choose_tensor` (undoable); a tensor that cannot be shown (compressed,
+quantized, an unsupported type) is greyed, and its note says why.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractItemModel, QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QTreeView, QVBoxLayout, QWidget
+
+from core.budget import format_bytes
+from core.formats.entry import ContainerListing, TensorEntry
+from core.text.names import printable_name
+from inspector.state.document import Document
+from inspector.widgets import palette
+
+__all__ = ["TensorsModel", "TensorsPanel"]
+
+#: The invisible root (Qt's default "parent" argument).
+_ROOT = QModelIndex()
+
+COLUMNS = ("name", "type", "shape", "offset", "bytes", "notes")
+
+
+def entry_notes(entry: TensorEntry) -> str:
+    """The problem that keeps an entry from being shown, else its extras as ``key=value``."""
+    if entry.problem:
+        return entry.problem
+    return ", ".join(f"{key}={value}" for key, value in entry.extras.items())
+
+
+def _cell(entry: TensorEntry, column: int) -> str:
+    if column == 0:
+        return printable_name(entry.name)
+    if column == 1:
+        if entry.dtype is None:
+            return f"{entry.stored_type} (not decodable)"
+        if entry.stored_type and entry.stored_type.lower() != entry.dtype:
+            return f"{entry.dtype} ({entry.stored_type})"
+        return entry.dtype
+    if column == 2:
+        return "(" + ", ".join(str(n) for n in entry.shape) + ("," if len(entry.shape) == 1 else "") + ")"
+    if column == 3:
+        return str(entry.offset)
+    if column == 4:
+        return format_bytes(entry.nbytes)
+    return entry_notes(entry)
+
+
+class TensorsModel(QAbstractItemModel):
+    """Root row: the container (format and file); its children: the entries that match the filter.
+
+    An index's internal id is 0 for the root row and ``i + 1`` for entry ``i`` of the listing.
+    """
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._listing: ContainerListing | None = None
+        self._rows: list[int] = []  # listing indices shown, in order
+        self._filter = ""
+
+    # -- content ------------------------------------------------------------------------
+    def set_listing(self, listing: ContainerListing | None) -> None:
+        self.beginResetModel()
+        self._listing = listing
+        self._rows = self._matching()
+        self.endResetModel()
+
+    def set_filter(self, text: str) -> None:
+        self.beginResetModel()
+        self._filter = text.strip().lower()
+        self._rows = self._matching()
+        self.endResetModel()
+
+    def _matching(self) -> list[int]:
+        if self._listing is None:
+            return []
+        return [i for i, e in enumerate(self._listing.entries) if self._filter in e.name.lower()]
+
+    def entry(self, index: QModelIndex) -> TensorEntry | None:
+        if not index.isValid() or index.internalId() == 0 or self._listing is None:
+            return None
+        return self._listing.entries[index.internalId() - 1]
+
+    def index_of(self, entry: TensorEntry) -> QModelIndex:
+        """The index of ``entry``'s row (invalid when the filter hides it)."""
+        if self._listing is None:
+            return QModelIndex()
+        for row, i in enumerate(self._rows):
+            if self._listing.entries[i] is entry:
+                return self.index(row, 0, self.index(0, 0))
+        return QModelIndex()
+
+    # -- QAbstractItemModel -------------------------------------------------------------
+    def index(self, row: int, column: int, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> QModelIndex:
+        if self._listing is None or not 0 <= column < len(COLUMNS):
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, column, 0) if row == 0 else QModelIndex()
+        if parent.internalId() == 0 and 0 <= row < len(self._rows):
+            return self.createIndex(row, column, self._rows[row] + 1)
+        return QModelIndex()
+
+    def parent(self, index: QModelIndex | QPersistentModelIndex = _ROOT) -> QModelIndex:  # type: ignore[override]
+        if not index.isValid() or index.internalId() == 0:
+            return QModelIndex()
+        return self.createIndex(0, 0, 0)
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
+        if self._listing is None:
+            return 0
+        if not parent.isValid():
+            return 1
+        if parent.internalId() == 0 and parent.column() == 0:
+            return len(self._rows)
+        return 0
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
+        return len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.DisplayRole):
+        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        entry = self.entry(index)
+        if entry is not None and not entry.mappable:
+            return Qt.ItemIsEnabled  # listed, not selectable: its note says why
+        return Qt.ItemIsEnabled | Qt.ItemIsSelectable
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.DisplayRole):
+        if not index.isValid() or self._listing is None:
+            return None
+        entry = self.entry(index)
+        if entry is None:  # the container row
+            if role == Qt.DisplayRole and index.column() == 0:
+                total = len(self._listing.entries)
+                shown = f"{len(self._rows)} of {total}" if len(self._rows) != total else str(total)
+                return f"{self._listing.format}: {printable_name(self._listing.path)} ({shown} tensors)"
+            if role == Qt.ToolTipRole:
+                return "\n".join(f"{k}: {v}" for k, v in self._listing.metadata.items()) or None
+            return None
+        if role in (Qt.DisplayRole, Qt.ToolTipRole):
+            return _cell(entry, index.column())
+        if role == Qt.ForegroundRole and not entry.mappable:
+            return QColor(palette.MUTED)
+        return None
+
+
+class TensorsPanel(QWidget):
+    """Filter box, the tree of tensors, and the problems met while listing.
+
+    Parameters
+    ----------
+    document
+        The document whose container it lists and whose tensor it chooses.
+    """
+
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._document = document
+        self.filter_edit = QLineEdit(self, objectName="tensors.filter")
+        self.filter_edit.setPlaceholderText("Filter tensors by name")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.model = TensorsModel(self)
+        self.tree = QTreeView(self, objectName="tensors.tree")
+        self.tree.setModel(self.model)
+        self.tree.setUniformRowHeights(True)  # 100,000 rows stay instant
+        self.tree.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.tree.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.problems = QLabel(self, objectName="tensors.problems")
+        self.problems.setWordWrap(True)
+        self.problems.setTextFormat(Qt.PlainText)
+        self.problems.setStyleSheet(palette.banner_style("warning"))
+        self.problems.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.filter_edit)
+        layout.addWidget(self.tree, 1)
+        layout.addWidget(self.problems)
+        self.filter_edit.textChanged.connect(self._on_filter)
+        self.tree.selectionModel().currentRowChanged.connect(self._on_current)
+        document.containerChanged.connect(self._on_container)
+        document.paramsChanged.connect(self._show_current)
+        self._on_container(document.container)
+
+    def _on_container(self, listing: ContainerListing | None) -> None:
+        self.model.set_listing(listing)
+        self.tree.expandAll()
+        for column in range(1, len(COLUMNS) - 1):
+            self.tree.resizeColumnToContents(column)
+        problems = list(listing.problems) if listing is not None else []
+        self.problems.setText("\n".join(problems[:20]) + (f"\n... and {len(problems) - 20} more"
+                                                            if len(problems) > 20 else ""))
+        self.problems.setVisible(bool(problems))
+        self._show_current()
+
+    def _on_filter(self, text: str) -> None:
+        self.model.set_filter(text)
+        self.tree.expandAll()
+        self._show_current()
+
+    def _show_current(self, *_args: object) -> None:
+        """Select the row of the entry the decode parameters show (without choosing it again)."""
+        entry = self._document.current_entry
+        index = self.model.index_of(entry) if entry is not None else None
+        selection = self.tree.selectionModel()
+        selection.blockSignals(True)
+        try:
+            if index is not None and index.isValid():
+                selection.setCurrentIndex(index, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+                self.tree.scrollTo(index)
+            else:
+                selection.clearSelection()
+        finally:
+            selection.blockSignals(False)
+        self.tree.viewport().update()
+
+    def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        entry = self.model.entry(current)
+        if entry is not None and entry.mappable and entry is not self._document.current_entry:
+            self._document.choose_tensor(entry.name)

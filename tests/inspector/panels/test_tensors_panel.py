@@ -1,0 +1,107 @@
+"""The Tensors dock: a container's tensors listed, chosen by name (undoable), filtered; raw files
+hide it. A toy container format is registered for these tests, so they check the GUI's rules
+independently of any real format (those have their own tests in tests/core/formats)."""
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QItemSelectionModel, QSettings, Qt
+from PySide6.QtWidgets import QLineEdit, QTreeView
+
+from core.formats import registry
+from core.formats.entry import ContainerFormat, ContainerListing, TensorEntry
+from inspector.main_window import MainWindow
+from inspector.state.settings_store import SettingsStore
+
+WEIGHT = np.array([[1, -2], [300, 4]], dtype=">i2")
+BIAS = np.array([0.5, -1.25, 3.0], dtype="<f4")
+
+
+def _list_toy(reader):
+    reader.read(0, 4)
+    return ContainerListing("toy", reader.path, (
+        TensorEntry("layer.weight", "int16", False, (2, 2), 8, 8, "I16BE"),
+        TensorEntry("layer.bias", "float32", True, (3,), 16, 12, "F32"),
+        TensorEntry("packed", None, True, (64,), 28, 4, "Q4", problem="Q4 blocks are not decodable"),
+    ), metadata={"producer": "tests"}, problems=("record 9 at byte 99: bad checksum",))
+
+
+TOY = ContainerFormat("toy", lambda head, size: head.startswith(b"TOY1"), _list_toy)
+
+
+@pytest.fixture
+def toy_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(registry, "FORMATS", (TOY, *registry.FORMATS))
+    path = tmp_path / "model.toy"
+    path.write_bytes(b"TOY1\0\0\0\0" + WEIGHT.tobytes() + BIAS.tobytes() + b"\x12\x34\x56\x78")
+    return str(path)
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    window = MainWindow(SettingsStore(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)))
+    qtbot.addWidget(window)
+    return window
+
+
+def _rows(window):
+    tree = window.findChild(QTreeView, "tensors.tree")
+    model = tree.model()
+    root = model.index(0, 0)
+    return tree, model, root, [model.index(r, 0, root).data() for r in range(model.rowCount(root))]
+
+
+def test_a_container_opens_on_its_first_tensor_with_the_dock_listing_all(window, toy_file):
+    assert window.open_paths([toy_file])
+    assert window.docks["tensors"].isVisibleTo(window)
+    view = window.document.result.view
+    np.testing.assert_array_equal(view, WEIGHT)
+    assert window.document.result.zero_copy
+    tree, model, root, names = _rows(window)
+    assert names == ["layer.weight", "layer.bias", "packed"]
+    assert root.data().startswith("toy: ") and root.data().endswith("(3 tensors)")
+    assert model.index(1, 1, root).data() == "float32 (F32)"
+    assert model.index(0, 2, root).data() == "(2, 2)"
+    assert model.index(1, 3, root).data() == "16"
+    assert model.index(2, 5, root).data() == "Q4 blocks are not decodable"
+    assert not model.flags(model.index(2, 0, root)) & Qt.ItemIsSelectable
+    assert tree.selectionModel().currentIndex().row() == 0  # the tensor shown is selected
+    problems = window.tensors_panel.problems
+    assert problems.isVisibleTo(window) and "record 9 at byte 99" in problems.text()
+
+
+def test_choosing_a_tensor_shows_it_and_undo_goes_back(window, toy_file):
+    window.open_paths([toy_file])
+    tree, model, root, _ = _rows(window)
+    tree.selectionModel().setCurrentIndex(model.index(1, 0, root), QItemSelectionModel.ClearAndSelect)
+    np.testing.assert_array_equal(window.document.result.view, BIAS)
+    assert window.document.current_entry.name == "layer.bias"
+    assert (window.document.params.offset, window.document.params.length) == (16, 12)
+    window.document.undo()
+    np.testing.assert_array_equal(window.document.result.view, WEIGHT)
+    assert tree.selectionModel().currentIndex().row() == 0
+
+
+def test_the_filter_keeps_matching_names(window, toy_file):
+    window.open_paths([toy_file])
+    window.findChild(QLineEdit, "tensors.filter").setText("BIAS")
+    _, _, root, names = _rows(window)
+    assert names == ["layer.bias"]
+    assert root.data().endswith("(1 of 3 tensors)")
+
+
+def test_editing_the_bytes_by_hand_leaves_no_tensor_chosen(window, toy_file):
+    window.open_paths([toy_file])
+    window.document.update_params(dtype="uint8", offset=0, length=None, shape=None)
+    assert window.document.current_entry is None
+    tree, *_ = _rows(window)
+    assert not tree.selectionModel().hasSelection()
+    assert window.document.result.view[:4].tolist() == list(b"TOY1")
+
+
+def test_a_raw_file_hides_the_dock(window, toy_file, tmp_path):
+    window.open_paths([toy_file])
+    raw = tmp_path / "raw.bin"
+    raw.write_bytes(bytes(16))
+    window.open_paths([str(raw)])
+    assert not window.docks["tensors"].isVisibleTo(window)
+    assert window.document.container is None

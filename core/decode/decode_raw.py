@@ -127,13 +127,21 @@ def byte_ordered(dtype: np.dtype, little_endian: bool) -> np.dtype:
     return dtype.newbyteorder("<" if little_endian else ">")
 
 
+def _short_int(value: int) -> str:
+    """``value`` as text, or its digit count when it is too long to print usefully."""
+    if value.bit_length() > 200:
+        return f"a {len(str(abs(value))) if value.bit_length() < 14000 else 'huge'}-digit number"
+    return str(value)
+
+
 def check_fixed_length(fixed_length: object, dtype: np.dtype) -> int:
     """Validate ``fixed_length`` in TF's order: multiple of the item size first, then positive.
 
     Raises
     ------
     DecodeError
-        Not an integer; ``fixed_length (3) must be a multiple of the size of out_type (2)``;
+        Not an integer; outside TF's 32-bit attribute range;
+        ``fixed_length (3) must be a multiple of the size of out_type (2)``;
         ``fixed_length (0) must be greater than zero.`` (``field="fixed_length"``).
     """
     if isinstance(fixed_length, (bool, np.bool_)) or not isinstance(fixed_length, numbers.Integral):
@@ -143,6 +151,13 @@ def check_fixed_length(fixed_length: object, dtype: np.dtype) -> int:
             field="fixed_length",
         )
     value = int(fixed_length)
+    if not -(2**31) <= value < 2**31:
+        # TF's attribute is a 32-bit int: larger values never reach the kernel.
+        raise DecodeError(
+            f"fixed_length ({_short_int(value)}) does not fit TensorFlow's 32-bit fixed_length "
+            f"attribute (use at most {2**31 - 1} bytes, or no fixed_length)",
+            field="fixed_length",
+        )
     size = dtype.itemsize
     if value % size:
         suggestion = max(size, value - value % size)

@@ -14,7 +14,9 @@ zero-copy form for memory-mapped files:
   same way, so **an element of an ``S`` array is its item with trailing NULs stripped**, exactly as
   ``tf.constant(arr)`` sees it. The raw ``itemsize`` buffer is still used without copying: the
   stripped bytes are zeros, so truncating or padding the raw buffer gives the same bytes. To decode
-  the raw fixed-width records instead, pass ``arr[..., None].view(np.uint8)`` (the uint8 path);
+  the raw fixed-width records instead, pass ``arr[..., None].view(np.uint8)`` (the uint8 path).
+  A numpy ``np.bytes_`` scalar is a 0-d ``S`` array, read the same way (``np.bytes_(b"ab\\0")``
+  is the element ``b"ab"``, as numpy and ``tf.constant`` see it);
 - a numpy ``uint8`` array of shape ``(..., L)``: elements of exactly ``L`` bytes, input shape
   ``(...)``. This is the zero-copy path used for memory-mapped files.
 """
@@ -80,6 +82,8 @@ def as_elements(input_bytes: object) -> Elements:
     """
     if isinstance(input_bytes, np.ndarray):
         return _from_array(input_bytes)
+    if isinstance(input_bytes, np.bytes_):
+        return _from_array(np.asarray(input_bytes))  # a 0-d ``S`` item: trailing NULs stripped
     if isinstance(input_bytes, str):
         return _from_scalar_buffer(input_bytes.encode("utf-8"))
     if isinstance(input_bytes, _SEQUENCES):

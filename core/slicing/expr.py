@@ -6,7 +6,8 @@ Grammar (whitespace -- space, tab, newline, CR, FF, VT -- is allowed between any
     items      := item (',' item)* [',']              at most 31 items
     item       := index | range | '...' | newaxis
     index      := int
-    range      := [int] ':' [int] [':' [int]]         start:stop or start:stop:step
+    range      := [bound] ':' [bound] [':' [bound]]   start:stop or start:stop:step
+    bound      := int | 'None'                       None is the same as leaving it out
     newaxis    := 'tf' '.' 'newaxis' | 'np' '.' 'newaxis' | 'newaxis' | 'None'
     int        := ['+' | '-'] digits                 ASCII digits 0-9, must fit in int64
     explicit   := 'strided_slice' '(' arg (',' arg)* [','] ')'
@@ -15,8 +16,9 @@ Grammar (whitespace -- space, tab, newline, CR, FF, VT -- is allowed between any
                    | 'shrink_axis_mask') '=' int
 
 Items build exactly the spec TensorFlow's ``x[...]`` builds: an integer ``i`` -> begin ``i``, end
-``i+1``, stride 1 and the shrink bit (so ``-1`` -> end 0); an omitted start/stop -> 0 with the
-begin/end mask bit; an omitted step -> 1; ``...`` and a new axis -> ``0, 0, 1`` with their bit.
+``i+1``, stride 1 and the shrink bit (so ``-1`` -> end 0); an omitted start/stop (or one
+written ``None``, as Python allows: ``x[None:2]``, ``x[::None]``) -> 0 with the begin/end mask
+bit; an omitted step -> 1; ``None`` alone is a new axis; ``...`` and a new axis -> ``0, 0, 1`` with their bit.
 ``""`` and ``"[]"`` are the empty spec (the whole tensor). Two ellipses parse (two bits) and
 fail only when applied, as in TensorFlow.
 
@@ -123,9 +125,12 @@ class _Parser:
         if token.kind == "...":
             lexer.next()
             return 0, 0, 1, ("ellipsis_mask",)
+        none_start = False
         if token.kind == "name":
             lexer.next()
-            if token.text in ("None", "newaxis"):
+            if token.text == "None" and lexer.peek().kind == ":":
+                none_start = True  # x[None:2]: an omitted start, as in Python and TF
+            elif token.text in ("None", "newaxis"):
                 return 0, 0, 1, ("new_axis_mask",)
             if token.text in ("tf", "np"):
                 dot = lexer.next()
@@ -135,8 +140,9 @@ class _Parser:
                 if name.kind != "name" or name.text != "newaxis":
                     raise unexpected(name, f"write {token.text}.newaxis")
                 return 0, 0, 1, ("new_axis_mask",)
-            raise unexpected(token, _ITEM_HINT)
-        start = self._optional_int()
+            elif not none_start:
+                raise unexpected(token, _ITEM_HINT)
+        start = None if none_start else self._optional_int()
         if lexer.peek().kind != ":":
             if start is None:
                 raise unexpected(lexer.peek(), _ITEM_HINT)
@@ -150,11 +156,11 @@ class _Parser:
                 )
             return value, value + 1, 1, ("shrink_axis_mask",)
         lexer.next()
-        stop = self._optional_int()
+        stop = self._optional_bound()
         step = None
         if lexer.peek().kind == ":":
             lexer.next()
-            step = self._optional_int()
+            step = self._optional_bound()
             if lexer.peek().kind == ":":
                 raise unexpected(lexer.peek(), "a slice is at most start:stop:step")
         masks = tuple(
@@ -166,6 +172,14 @@ class _Parser:
             1 if step is None else step[0],
             masks,
         )
+
+    def _optional_bound(self) -> tuple[int, int, int] | None:
+        """A slice's stop or step: an integer, or None when absent or written ``None``."""
+        token = self._lexer.peek()
+        if token.kind == "name" and token.text == "None":
+            self._lexer.next()
+            return None
+        return self._optional_int()
 
     def _optional_int(self) -> tuple[int, int, int] | None:
         """An optionally signed integer as ``(value, start, stop)`` columns, or None if absent."""

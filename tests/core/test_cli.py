@@ -95,8 +95,8 @@ ERROR_CASES = [
     (["{dir}"], r"^error: '.*' is a directory, not a file"),
     (["{floats}", "--limit", "-1"], r"^error: --limit -1 is negative"),
     (["{floats}", "--dtype", "uint32", "--tf-only"], r"^error: Value for attr 'out_type' of uint32"),
-    (["{floats}", "--fixed-length", str(2**40)], (r"^error: padding to fixed_length 1099511627776 "
-                                                 r"would copy 1\.0 TiB")),
+    (["{floats}", "--fixed-length", str(2**40)], (r"^error: fixed_length \(1099511627776\) does not fit "
+                                                 r"TensorFlow's 32-bit fixed_length attribute")),
 ]
 
 

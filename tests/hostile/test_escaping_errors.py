@@ -10,7 +10,7 @@ import pytest
 
 from core.budget import format_bytes
 from core.decode.decode_raw import decode_raw
-from core.errors import BudgetError, SliceError, SourceError
+from core.errors import DecodeError, SliceError, SourceError
 from core.pipeline.pipeline import DecodeParams, Pipeline
 from core.slicing.expr import parse_slice
 
@@ -58,8 +58,8 @@ def test_a_slice_with_more_than_64_result_dimensions_is_a_slice_error(tmp_path):
     assert info.value.field == "slice"
 
 
-def test_a_300_digit_fixed_length_is_a_budget_error_not_an_overflow():
-    with pytest.raises(BudgetError, match=r"about 2\*\*1026 bytes") as info:
+def test_a_300_digit_fixed_length_is_a_decode_error_not_an_overflow():
+    with pytest.raises(DecodeError, match=r"fixed_length \(a 310-digit number\) does not fit") as info:
         decode_raw(b"ab", "uint8", fixed_length=10**309)
     assert info.value.field == "fixed_length"
     assert format_bytes(10**309) == "about 2**1026 bytes"

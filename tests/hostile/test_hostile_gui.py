@@ -190,8 +190,8 @@ def paste(line_edit, text: str) -> None:
      "fixed_length (0) must be greater than zero. (use a positive multiple of 2, or no "
      "fixed_length)"),
     ("fixed_length_field", "1099511627776", "fixed_length",
-     "padding to fixed_length 1099511627776 would copy 6.0 TiB, above the 2.0 GiB copy budget "
-     "(choose a smaller fixed_length, or raise the budget with TENSOR_INSPECTOR_COPY_BUDGET)"),
+     "fixed_length (1099511627776) does not fit TensorFlow's 32-bit fixed_length attribute "
+     "(use at most 2147483647 bytes, or no fixed_length)"),
     ("shape_field", "5,-1", "shape",
      "Input to reshape is a tensor with 24 values, but the requested shape requires a multiple "
      "of 5 (the dimensions must multiply to 24: choose sizes among its divisors 1, 2, 3, 4, 6, "

@@ -228,10 +228,14 @@ CATALOGUE = [
              message="fixed_length (3) must be a multiple of the size of out_type (2) (choose a "
                      "fixed_length that is a multiple of 2, e.g. 2)"),
     BadInput("fixed_length absurd (2**40)", raw("twelve.bin", bytes(12)),
-             {"fixed_length": 2**40}, error=BudgetError, field="fixed_length",
-             message="padding to fixed_length 1099511627776 would copy 1.0 TiB, above the 2.0 "
+             {"fixed_length": 2**40}, error=DecodeError, field="fixed_length",
+             message="fixed_length (1099511627776) does not fit TensorFlow's 32-bit fixed_length "
+                     "attribute (use at most 2147483647 bytes, or no fixed_length)", subprocess=True),
+    BadInput("fixed_length above the budget (3 x 2**30)", raw("twelve.bin", bytes(12)),
+             {"fixed_length": 2**30, "record_size": 4}, error=BudgetError, field="fixed_length",
+             message="padding to fixed_length 1073741824 would copy 3.0 GiB, above the 2.0 "
                      "GiB copy budget (choose a smaller fixed_length, or raise the budget with "
-                     "TENSOR_INSPECTOR_COPY_BUDGET)", subprocess=True),
+                     "TENSOR_INSPECTOR_COPY_BUDGET)"),
     BadInput("unknown dtype", raw("twelve.bin", bytes(12)), {"dtype": "float33"},
              error=DecodeError, field="dtype",
              message=f"Value for attr 'out_type' of float33 is not in the list of allowed values: "
@@ -430,7 +434,7 @@ def test_an_absurd_fixed_length_is_refused_before_any_allocation(tmp_path):
         tracemalloc.start()
         try:
             with pytest.raises(BudgetError):
-                pipeline.run(DecodeParams(fixed_length=2**40))
+                pipeline.run(DecodeParams(fixed_length=2**30, record_size=4))
             _, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()

@@ -182,3 +182,11 @@ def test_random_ragged_inputs_against_the_oracle(name, little, elements, fixed, 
     assert result.shape == expected.shape
     assert result.dtype == expected.dtype
     assert result.tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("fixed_length", [2**31, 2**40, -(2**31) - 2, 10**309])
+def test_fixed_length_outside_tfs_32_bit_attribute_is_refused_before_any_allocation(fixed_length):
+    with pytest.raises(DecodeError, match="does not fit TensorFlow's 32-bit fixed_length attribute "
+                       r"\(use at most 2147483647 bytes, or no fixed_length\)") as caught:
+        decode_raw(b"ab", "int16", fixed_length=fixed_length)
+    assert caught.value.field == "fixed_length"

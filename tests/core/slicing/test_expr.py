@@ -106,7 +106,6 @@ SYNTAX_ERRORS = [
     ("1_000", "unexpected '_000' at column 2 (separate items with ',')", 1, 4),
     ("NONE", "unexpected 'NONE' at column 1 (an item is an integer, start:stop[:step], ..., or "
      "tf.newaxis)", 0, 4),
-    ("None:3", "unexpected ':' at column 5 (separate items with ',')", 4, 1),
     ("\u0663", "unexpected '\u0663' at column 1 (an item is an integer, start:stop[:step], ..., "
      "or tf.newaxis)", 0, 1),  # an Arabic-Indic digit is not a digit here
     ("1,\u202e", "unexpected '\\u202e' at column 3 (an item is an integer, start:stop[:step], "
@@ -360,3 +359,16 @@ def test_every_spec_round_trips():
         text = format_slice(spec)
         assert parse_slice(text) == spec, text
         assert text.startswith("[") == is_expressible(spec)
+
+
+@pytest.mark.parametrize(("text", "same_as"), [
+    ("None:2", ":2"), ("::None", ":"), ("1:None:None", "1:"), ("None:None:-1, None", "::-1, tf.newaxis"),
+    ("None, None:2", "tf.newaxis, :2"), ("[None::]", "[:]"), ("3:None:2", "3::2"),
+])
+def test_none_as_a_bound_is_an_omitted_bound(text, same_as):
+    """Python and TF accept ``x[None:2]``: a None start/stop sets the mask bit, a None step is 1."""
+    assert parse_slice(text) == parse_slice(same_as)
+
+
+def test_none_start_spec_values():
+    assert parse_slice("None:2") == SliceSpec((0,), (2,), (1,), begin_mask=1)

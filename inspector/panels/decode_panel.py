@@ -211,8 +211,9 @@ class DecodePanel(QWidget):
         enabled = self.fixed_length_check.isChecked()
         self.fixed_length_field.setEnabled(enabled)
         value = self.fixed_length_field.value() if enabled else None
-        if not isinstance(value, str) and not (enabled and value is None):  # else: reported, or
-            self._update(typed, fixed_length=value)                           # waiting for a number
+        typo_or_waiting = isinstance(value, str) or (enabled and value is None)  # typo: reported
+        if not typo_or_waiting:
+            self._update(typed, fixed_length=value)
         self._show_errors()
 
     def _on_int_edited(self, field: str, value: object) -> None:
@@ -246,11 +247,7 @@ class DecodePanel(QWidget):
     # ------------------------------------------------------------------ document events
     def _on_files_changed(self) -> None:
         """Nothing of the previous files stays: a disabled fixed_length's text, header values."""
-        self._updating = True
-        try:
-            self.fixed_length_field.clear()
-        finally:
-            self._updating = False
+        self.fixed_length_field.clear()  # not an edit: clear() does not emit textEdited
         self._show_values_in_effect(None)
         self._show_errors()
 

@@ -31,7 +31,7 @@ import numpy as np
 from core.budget import check_copy_budget
 from core.decode.decode_raw import check_fixed_length, decode_raw
 from core.decode.reshape import parse_shape, resolve_shape
-from core.dtypes.table import check_padded_type, engine_name, resolve_dtype
+from core.dtypes.table import check_padded_type, engine_name, resolve_dtype, tf_name
 from core.errors import CoreError, DecodeError
 from core.files.sources import FileSource, MappedRange, SourceLayout, open_source
 from core.pipeline.byte_map import ByteMap, address_of, buffer_range_contains
@@ -116,6 +116,11 @@ class PipelineResult:
         True when the view is a view of the file map (no byte was copied).
     steps
         One human-readable line per step: source, decode, reshape, slice.
+    from_header
+        Names of the :class:`DecodeParams` fields left None whose value in :attr:`params` was
+        taken from the files' header (a ``.npy`` header: ``"dtype"``, ``"little_endian"``,
+        ``"offset"``, ``"shape"``), as opposed to the user's value or a built-in default. A GUI
+        shows these values in the empty fields, marked as coming from the header.
     """
 
     params: DecodeParams
@@ -131,6 +136,7 @@ class PipelineResult:
     sliced: np.ndarray | None = field(default=None, repr=False)
     buffer: TensorBuffer | None = field(default=None, repr=False)
     mapped_ranges: tuple[MappedRange, ...] = field(default=(), repr=False)
+    from_header: frozenset[str] = frozenset()
 
     def block_reader(self, max_span: int = DEFAULT_MAX_SPAN) -> BlockReader:
         """A new :class:`core.scan.blocks.BlockReader` over the files' maps.
@@ -266,16 +272,14 @@ class Pipeline:
             decoded = decode_raw(batch, dtype, bool(little), fixed_length,
                                  extended_types=params.extended_types)
         except DecodeError as error:
-            if layout.record_size is not None and str(error).startswith("Input to DecodeRaw"):
-                error.field = "record_size"
-            raise
+            raise _blame_layout(error, layout, params.offset, dtype) from None
         element_bytes = decoded.shape[-1] * decoded.dtype.itemsize
         single = len(layout.arrays) == 1
         in_map = single and _derives_from(decoded, source.data(0))
         reason = copy_reason(in_map, stacked, layout, fixed_length, dtype)
         steps.append(decode_step(layout, dtype, bool(little), fixed_length, decoded, reason))
 
-        target, note = self._target_shape(params, decoded, npy, len(layout.arrays))
+        target, note, shape_from_header = self._target_shape(params, decoded, npy, len(layout.arrays))
         try:
             tensor = decoded.reshape(target, copy=False)
             steps.append(f"reshape: {decoded.shape} -> {tensor.shape} (view){note}")
@@ -312,12 +316,19 @@ class Pipeline:
             little_endian=bool(little), offset=_resolved_offset(layout, params.offset),
             fixed_length=fixed_length, shape=tuple(tensor.shape),
         )
+        header_fields = () if npy is None else ("dtype", "little_endian", "offset")
+        from_header = {name for name in header_fields if getattr(params, name) is None}
+        if shape_from_header:
+            from_header.add("shape")
+        if resolved.offset is None:
+            from_header.discard("offset")  # the files' data offsets differ: no one value
         return PipelineResult(
             params=resolved, input_shape=layout.input_shape,
             element_length=max(layout.element_lengths), decoded=decoded, tensor=tensor,
             view=view, trailing_bytes=layout.trailing_bytes,
             zero_copy=in_map and byte_map is not None and params.view_as is None, steps=tuple(steps),
             byte_map=byte_map, sliced=sliced, buffer=buffer, mapped_ranges=mapped_ranges,
+            from_header=frozenset(from_header),
         )
 
     # -- helpers ------------------------------------------------------------------------------
@@ -359,9 +370,10 @@ class Pipeline:
 
     @staticmethod
     def _target_shape(params: DecodeParams, decoded: np.ndarray, npy: object,
-                      n_files: int) -> tuple[tuple[int, ...], str]:
+                      n_files: int) -> tuple[tuple[int, ...], str, bool]:
+        """The target shape, a note for the reshape step, and whether the shape is the header's."""
         if params.shape is not None:
-            return resolve_shape(params.shape, decoded.size), ""
+            return resolve_shape(params.shape, decoded.size), "", False
         if npy is not None:
             header_shape = tuple(npy.shape)
             if npy.fortran_order:
@@ -371,10 +383,10 @@ class Pipeline:
                 note = " from the .npy header"
                 if npy.fortran_order:
                     note += " (Fortran order: axes reversed, the transpose of np.load's array)"
-                return target, note
+                return target, note, True
             return decoded.shape, (f"; the .npy shape {npy.shape} does not fit "
-                                   f"{decoded.size} values, kept the decode shape")
-        return decoded.shape, ""
+                                   f"{decoded.size} values, kept the decode shape"), False
+        return decoded.shape, "", False
 
     def _byte_map(self, in_map: bool, decoded: np.ndarray, layout: SourceLayout,
                   element_bytes: int, view: np.ndarray) -> ByteMap | None:
@@ -402,6 +414,41 @@ def _derives_from(array: np.ndarray, base: np.ndarray) -> bool:
             return True
         node = node.base
     return False
+
+
+def _blame_layout(error: DecodeError, layout: SourceLayout, offset: int | None,
+                  dtype: np.dtype) -> DecodeError:
+    """``error`` with ``field`` naming the setting that made the elements' length wrong.
+
+    ``decode_raw`` sees only elements, so it names ``fixed_length``; here the layout is known.
+    TF's "Input to DecodeRaw has length L that is not a multiple of S" is blamed on:
+
+    - ``record_size`` when records are set (L is the record size);
+    - ``offset`` when a header offset was given and the files without it would have fitted:
+      the offset cut a value in two, so the fix names the offset and the nearest ones that fit;
+    - else ``fixed_length`` (the files themselves end with a partial value), unchanged.
+
+    Other errors are returned unchanged.
+    """
+    lengths = set(layout.element_lengths)
+    if not str(error).startswith("Input to DecodeRaw") or len(lengths) != 1:
+        return error
+    if layout.record_size is not None:
+        error.field = "record_size"
+        return error
+    length, size = lengths.pop(), dtype.itemsize
+    remainder = length % size
+    if not offset or not remainder or (length + offset) % size:
+        return error
+    fitting = " or ".join(str(o) for o in (offset - size + remainder, offset + remainder) if o >= 0)
+    files = "the file's" if len(layout.arrays) == 1 else "each file's"
+    return DecodeError(
+        f"Input to DecodeRaw has length {length} that is not a multiple of {size}, the size of "
+        f"{tf_name(dtype)} (the header offset {offset} leaves {length} of {files} "
+        f"{length + offset} bytes: choose a header offset that leaves a multiple of {size} "
+        f"bytes, e.g. {fitting})",
+        field="offset",
+    )
 
 
 def _resolved_offset(layout: SourceLayout, offset: int | None) -> int | None:

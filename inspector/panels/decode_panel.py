@@ -2,8 +2,18 @@
 
 Every change applies live through :meth:`Document.update_params`. When the engine refuses a
 combination, the document's :class:`core.errors.ErrorReport` appears under the field it names
-(``ErrorReport.field``) in the palette's colour for its severity, and the last good view stays
-on screen. No rule is decided here.
+(``ErrorReport.field``) in the palette's colour for its severity, whole (wrapped, and as the
+label's tool tip; the panel scrolls when it gets long), and the last good view stays on screen.
+No rule is decided here.
+
+Text fields keep what the user typed (``0x40`` stays ``0x40``): the document's parameters are
+written back into a field only when they differ from what its text means (an undo, a redo,
+another file). A text that does not parse is reported under its field until it parses; what is
+shown under each field is rebuilt from the document's error and the fields' texts every time,
+so no message outlives its cause.
+
+An empty field means "the value in effect": its placeholder shows the built-in default, or the
+value the files' header supplied (``PipelineResult.from_header``), e.g. ``128 (from header)``.
 """
 
 from __future__ import annotations
@@ -13,14 +23,17 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
+from core.decode.reshape import format_shape, parse_shape
 from core.decode.shape_suggestions import suggest_shapes
 from core.dtypes.data_type import DataType
 from core.dtypes.table import ENGINE_TYPES, is_tf_decode_type
@@ -32,7 +45,20 @@ from inspector.widgets.int_field import IntField
 from inspector.widgets.plain_text import make_plain
 
 BEYOND_TF = " (beyond TF)"
-_FIELDS = ("dtype", "little_endian", "fixed_length", "offset", "record_size", "shape", "view_as", "files")
+FROM_HEADER = " (from header)"
+#: objectName suffix (``decode.<name>``, ``decode.error.<name>``) of each DecodeParams field.
+OBJECT_NAMES = {
+    "dtype": "dtype", "little_endian": "byteOrder", "fixed_length": "fixedLength",
+    "offset": "offset", "record_size": "recordSize", "shape": "shape", "view_as": "viewAs",
+    "files": "files",
+}
+#: What an empty text field means when the files' header supplies nothing.
+EMPTY_MEANS = {
+    "fixed_length": "bytes per element",
+    "offset": "0 (header bytes to skip)",
+    "record_size": "whole file is one element",
+    "shape": "e.g. 3,48,64 or -1,64",
+}
 
 
 class DecodePanel(QWidget):
@@ -57,11 +83,15 @@ class DecodePanel(QWidget):
         self.byte_order_combo.addItem("big-endian", False)
 
         self.fixed_length_check = QCheckBox("fixed_length")
-        self.fixed_length_field = IntField("bytes per element")
-        self.offset_field = IntField("0 (header bytes to skip)")
-        self.record_size_field = IntField("whole file is one element")
+        self.fixed_length_field = IntField(EMPTY_MEANS["fixed_length"])
+        self.offset_field = IntField(EMPTY_MEANS["offset"])
+        self.record_size_field = IntField(EMPTY_MEANS["record_size"])
         self.shape_field = QLineEdit()
-        self.shape_field.setPlaceholderText("e.g. 3,48,64 or -1,64")
+        self.shape_field.setPlaceholderText(EMPTY_MEANS["shape"])
+        self.text_fields: dict[str, QLineEdit] = {
+            "fixed_length": self.fixed_length_field, "offset": self.offset_field,
+            "record_size": self.record_size_field, "shape": self.shape_field,
+        }
         self.infer_button = QPushButton("-1")
         self.infer_button.setToolTip("Infer the first dimension: prefix the shape with -1")
         self.suggest_combo = QComboBox()
@@ -95,10 +125,21 @@ class DecodePanel(QWidget):
         self.info_label.setTextFormat(Qt.RichText)  # its own <b> headings; no file name in it
         self.info_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.info_label.setWordWrap(True)
-        layout = QVBoxLayout(self)
+        content = QWidget()
+        layout = QVBoxLayout(content)
         layout.addLayout(form)
         layout.addWidget(self.info_label)
         layout.addStretch(1)
+        # A dock squeezes its widget to the minimum height, which ignores wrapped labels' height
+        # for their width: in a scroll area the content gets the height its messages need.
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.NoFrame)
+        self.scroll_area.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll_area)
+        self._name_widgets()
 
         self.dtype_combo.currentIndexChanged.connect(self._on_dtype_changed)
         self.byte_order_combo.currentIndexChanged.connect(self._on_byte_order_changed)
@@ -112,6 +153,7 @@ class DecodePanel(QWidget):
         self.view_as_combo.currentIndexChanged.connect(self._on_view_as_changed)
         for line in (self.fixed_length_field, self.offset_field, self.record_size_field, self.shape_field):
             line.editingFinished.connect(document.end_typing)  # the next keystroke is a new undo step
+        document.filesChanged.connect(self._on_files_changed)
         document.paramsChanged.connect(self._on_params_changed)
         document.resultChanged.connect(self._on_result_changed)
         document.errorChanged.connect(self._on_error_changed)
@@ -120,10 +162,23 @@ class DecodePanel(QWidget):
             self._on_result_changed(document.result)
 
     # ------------------------------------------------------------------ layout helpers
+    def _name_widgets(self) -> None:
+        """Stable objectNames (docs/ui-names.md, table "decode")."""
+        named = {
+            "dtype": self.dtype_combo, "byteOrder": self.byte_order_combo,
+            "fixedLengthEnabled": self.fixed_length_check, "fixedLength": self.fixed_length_field,
+            "offset": self.offset_field, "recordSize": self.record_size_field,
+            "shape": self.shape_field, "inferShape": self.infer_button,
+            "shapeSuggestions": self.suggest_combo, "viewAs": self.view_as_combo,
+            "info": self.info_label, "scrollArea": self.scroll_area,
+        }
+        for name, widget in named.items():
+            widget.setObjectName(f"decode.{name}")
+
     def _add_row(self, form: QFormLayout, field: str, label: str, editor) -> None:
         error = QLabel()
         make_plain(error)
-        error.setObjectName(f"error_{field}")
+        error.setObjectName(f"decode.error.{OBJECT_NAMES[field]}")
         error.setStyleSheet(palette.inline_style("error"))
         error.setWordWrap(True)
         error.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -156,31 +211,21 @@ class DecodePanel(QWidget):
         enabled = self.fixed_length_check.isChecked()
         self.fixed_length_field.setEnabled(enabled)
         value = self.fixed_length_field.value() if enabled else None
-        if isinstance(value, str):
-            self._show_local_error("fixed_length", f"fixed_length must be an integer number of bytes, not {value!r}")
-            return
-        if enabled and value is None:
-            return  # waiting for a number
-        self._update(typed, fixed_length=value)
+        typo_or_waiting = isinstance(value, str) or (enabled and value is None)  # typo: reported
+        if not typo_or_waiting:
+            self._update(typed, fixed_length=value)
+        self._show_errors()
 
     def _on_int_edited(self, field: str, value: object) -> None:
-        if isinstance(value, str):
-            self._show_local_error(field, f"{field} must be an integer number of bytes, not {value!r} (or empty)")
-            return
-        self._update(field, **{field: value})
+        if not isinstance(value, str):
+            self._update(field, **{field: value})
+        self._show_errors()
 
     def _on_shape_edited(self, text: str, typed: str | None = "shape") -> None:
-        from core.decode.reshape import parse_shape
-
-        if not text.strip():
-            self._update(typed, shape=None)
-            return
-        try:
-            shape = parse_shape(text)
-        except CoreError as error:
-            self._show_local_error("shape", describe_error(error).message)
-            return
-        self._update(typed, shape=tuple(shape))
+        shape = _shape_of(text)
+        if not isinstance(shape, CoreError):
+            self._update(typed, shape=shape)
+        self._show_errors()
 
     def _on_infer_clicked(self) -> None:
         """Replace the first dimension by -1 (or start a shape ``-1``): numpy infers it."""
@@ -200,12 +245,19 @@ class DecodePanel(QWidget):
         self._update(view_as=self.view_as_combo.currentData())
 
     # ------------------------------------------------------------------ document events
+    def _on_files_changed(self) -> None:
+        """Nothing of the previous files stays: a disabled fixed_length's text, header values."""
+        self.fixed_length_field.clear()  # not an edit: clear() does not emit textEdited
+        self._show_values_in_effect(None)
+        self._show_errors()
+
     def _on_params_changed(self, params: DecodeParams) -> None:
         self._updating = True
         try:
             self._show_params(params)
         finally:
             self._updating = False
+        self._show_errors()  # a field rewritten from the document may parse again
 
     def _show_params(self, params: DecodeParams) -> None:
         dtype = params.dtype or "uint8"
@@ -220,9 +272,8 @@ class DecodePanel(QWidget):
             self.fixed_length_field.set_value(params.fixed_length)
         self.offset_field.set_value(params.offset)
         self.record_size_field.set_value(params.record_size)
-        shape_text = "" if params.shape is None else ",".join(str(d) for d in params.shape)
-        if _normalise(shape_text) != _normalise(self.shape_field.text()):
-            self.shape_field.setText(shape_text)
+        if _shape_of(self.shape_field.text()) != params.shape:  # "(3, 4)" and "3,4," stay as typed
+            self.shape_field.setText("" if params.shape is None else format_shape(params.shape))
         index = self.view_as_combo.findData(params.view_as.upper() if params.view_as else None)
         self.view_as_combo.setCurrentIndex(max(index, 0))
 
@@ -236,6 +287,7 @@ class DecodePanel(QWidget):
             self.byte_order_combo.setCurrentIndex(0 if result.params.little_endian in (None, True) else 1)
         finally:
             self._updating = False
+        self._show_values_in_effect(result)
         count = int(result.decoded.size)
         self.suggest_combo.clear()
         self.suggest_combo.addItem("suggest…", None)
@@ -252,21 +304,57 @@ class DecodePanel(QWidget):
         ]
         self.info_label.setText("<br>".join(lines))
 
-    def _on_error_changed(self, error: ErrorReport | None) -> None:
-        for label in self.error_labels.values():
-            label.hide()
-        if error is None:
-            return
-        field = error.field if error.field in self.error_labels else None
-        if field is None and error.field in ("slice",):
-            return  # shown by the slice editor
-        self._show_local_error(field or "files", error.message, error.severity)
+    def _on_error_changed(self, _error: ErrorReport | None) -> None:
+        self._show_errors()
 
-    def _show_local_error(self, field: str, message: str, severity: str = "error") -> None:
-        label = self.error_labels.get(field, self.error_labels["files"])
-        label.setStyleSheet(palette.inline_style(severity))
-        label.setText(message)
-        label.show()
+    def _show_values_in_effect(self, result: PipelineResult | None) -> None:
+        """Placeholders of the empty fields: the header's value when it supplied one (e.g.
+        ``128 (from header)``), else what an empty field means; the combos' tool tips too."""
+        from_header = result.from_header if result is not None else frozenset()
+        for field, line in self.text_fields.items():
+            value = getattr(result.params, field) if field in from_header else None
+            if value is None:
+                line.setPlaceholderText(EMPTY_MEANS[field])
+            else:
+                shown = format_shape(value) if field == "shape" else str(value)
+                line.setPlaceholderText(shown + FROM_HEADER)
+        for field, combo in (("dtype", self.dtype_combo), ("little_endian", self.byte_order_combo)):
+            combo.setToolTip(combo.currentText() + FROM_HEADER if field in from_header else "")
+
+    def _typing_errors(self) -> dict[str, str]:
+        """Per field, why its text is not a value (fields that parse, or are disabled, have none)."""
+        errors = {}
+        for field in ("offset", "record_size"):
+            value = self.text_fields[field].value()
+            if isinstance(value, str):
+                errors[field] = f"{field} must be an integer number of bytes, not {value!r} (or empty)"
+        value = self.fixed_length_field.value()
+        if self.fixed_length_check.isChecked() and isinstance(value, str):
+            errors["fixed_length"] = f"fixed_length must be an integer number of bytes, not {value!r}"
+        shape = _shape_of(self.shape_field.text())
+        if isinstance(shape, CoreError):
+            errors["shape"] = describe_error(shape).message
+        return errors
+
+    def _show_errors(self) -> None:
+        """Show the document's error under the field it names and, over it, the fields' own
+        typing errors; hide every other label. Rebuilt from scratch: nothing stays stale."""
+        shown: dict[str, tuple[str, str]] = {}
+        error = self._document.error
+        if error is not None and error.field != "slice":  # slice errors: the slice editor's
+            field = error.field if error.field in self.error_labels else "files"
+            shown[field] = (error.message, error.severity)
+        for field, message in self._typing_errors().items():
+            shown[field] = (message, "error")
+        for field, label in self.error_labels.items():
+            if field not in shown:
+                label.hide()
+                continue
+            message, severity = shown[field]
+            label.setStyleSheet(palette.inline_style(severity))
+            label.setText(message)
+            label.setToolTip(message)
+            label.show()
 
 
 def _canonical_dtype(name: str) -> str:
@@ -289,5 +377,12 @@ def _input_text(shape: tuple[int, ...], element_length: int) -> str:
     return f"{_shape_text(shape)} strings of {element_length:,} bytes"
 
 
-def _normalise(text: str) -> str:
-    return text.replace(" ", "")
+def _shape_of(text: str) -> tuple[int, ...] | None | CoreError:
+    """The shape a Target shape text means: None when empty, else :func:`parse_shape`'s tuple,
+    or the error saying why it is not a shape."""
+    if not text.strip():
+        return None
+    try:
+        return tuple(parse_shape(text))
+    except CoreError as error:
+        return error

@@ -203,6 +203,11 @@ CATALOGUE = [
     BadInput("offset negative", raw("three.bin", b"abc"), {"offset": -1},
              error=SourceError, field="offset",
              message="offset -1 is negative (use 0 or more bytes to skip)"),
+    BadInput("offset that cuts a value in two", raw("eight.bin", bytes(8)),
+             {"dtype": "int16", "offset": 1}, error=DecodeError, field="offset",
+             message="Input to DecodeRaw has length 7 that is not a multiple of 2, the size of "
+                     "int16 (the header offset 1 leaves 7 of the file's 8 bytes: choose a header "
+                     "offset that leaves a multiple of 2 bytes, e.g. 0 or 2)"),
     BadInput("record size 0", raw("twelve.bin", bytes(12)), {"record_size": 0},
              error=SourceError, field="record_size",
              message="record_size 0 must be greater than zero (use the number of bytes in one "

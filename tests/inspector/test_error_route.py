@@ -76,9 +76,10 @@ def test_odd_offset_for_int16_reads_the_same_in_banner_field_and_cli(qtbot, wind
     window.decode_panel.dtype_combo.setCurrentIndex(window.decode_panel.dtype_combo.findData("int16"))
     type_into(qtbot, window.decode_panel.offset_field, "1")
     message = ("Input to DecodeRaw has length 7 that is not a multiple of 2, the size of int16 "
-               "(choose a record size or fixed_length that is a multiple of 2)")
+               "(the header offset 1 leaves 7 of the file's 8 bytes: choose a header offset that "
+               "leaves a multiple of 2 bytes, e.g. 0 or 2)")
     assert window.document.error.message == message
-    assert list(shown_field_errors(window).values()) == [message]
+    assert shown_field_errors(window) == {"offset": message}  # the field the user changed
     assert html.escape(message, quote=False) in banner_text(window)
     assert cli_error(capsys, [eight_bytes, "--dtype", "int16", "--offset", "1"]) == message
 

@@ -78,6 +78,26 @@ def test_npy_defaults_can_be_overridden(tmp_path):
         assert bytes(result.tensor[:6]) == b"\x93NUMPY"
 
 
+def test_values_taken_from_the_header_are_named(tmp_path):
+    path = tmp_path / "a.npy"
+    np.save(path, np.arange(12, dtype="<i2").reshape(3, 4))  # version 1.0 header: data at 128
+    with Pipeline([path]) as pipeline:
+        result = pipeline.run(DecodeParams())
+        assert (result.params.offset, result.params.shape) == (128, (3, 4))
+        assert result.from_header == {"dtype", "little_endian", "offset", "shape"}
+        chosen = pipeline.run(DecodeParams(dtype="int16", offset=128, shape=(12,)))
+        assert chosen.from_header == {"little_endian"}
+        # uint8 gives 24 values: the header's (3, 4) does not fit, the decode shape is not the header's
+        assert pipeline.run(DecodeParams(dtype="uint8")).from_header == {"little_endian", "offset"}
+
+
+def test_raw_files_take_nothing_from_a_header(tmp_path):
+    path = tmp_path / "a.bin"
+    path.write_bytes(bytes(8))
+    with Pipeline([path]) as pipeline:
+        assert pipeline.run(DecodeParams()).from_header == frozenset()
+
+
 def test_extra_bytes_after_npy_data_are_trailing(tmp_path):
     path = tmp_path / "a.npy"
     np.save(path, np.arange(3, dtype="<i4"))

@@ -111,6 +111,47 @@ def test_errors_carry_their_field(raw_file, params, error, field, start):
         assert info.value.field == field
 
 
+@pytest.mark.parametrize(("size", "dtype", "offset", "expected"), [
+    (8, "int16", 1, "length 7 that is not a multiple of 2, the size of int16 (the header offset 1 "
+                    "leaves 7 of the file's 8 bytes: choose a header offset that leaves a multiple "
+                    "of 2 bytes, e.g. 0 or 2)"),
+    (8, "int32", 3, "length 5 that is not a multiple of 4, the size of int32 (the header offset 3 "
+                    "leaves 5 of the file's 8 bytes: choose a header offset that leaves a multiple "
+                    "of 4 bytes, e.g. 0 or 4)"),
+    (16, "int32", 6, "length 10 that is not a multiple of 4, the size of int32 (the header offset "
+                     "6 leaves 10 of the file's 16 bytes: choose a header offset that leaves a "
+                     "multiple of 4 bytes, e.g. 4 or 8)"),
+])
+def test_an_offset_that_cuts_a_value_is_blamed_on_the_offset(tmp_path, size, dtype, offset, expected):
+    path = tmp_path / "data.bin"
+    path.write_bytes(bytes(size))
+    with Pipeline([path]) as pipeline, pytest.raises(DecodeError) as info:
+        pipeline.run(DecodeParams(dtype=dtype, offset=offset))
+    assert info.value.field == "offset"
+    assert str(info.value) == "Input to DecodeRaw has " + expected
+
+
+def test_an_offset_is_blamed_in_every_file_of_a_batch(tmp_path):
+    paths = [tmp_path / "a.bin", tmp_path / "b.bin"]
+    for path in paths:
+        path.write_bytes(bytes(8))
+    with Pipeline(paths) as pipeline, pytest.raises(DecodeError) as info:
+        pipeline.run(DecodeParams(dtype="int16", offset=1))
+    assert info.value.field == "offset"
+    assert "(the header offset 1 leaves 7 of each file's 8 bytes: " in str(info.value)
+
+
+def test_a_file_that_ends_in_a_partial_value_is_not_blamed_on_the_offset(tmp_path):
+    path = tmp_path / "nine.bin"
+    path.write_bytes(bytes(9))  # odd without the offset too: the file ends in half a value
+    with Pipeline([path]) as pipeline, pytest.raises(DecodeError) as info:
+        pipeline.run(DecodeParams(dtype="int16", offset=2))
+    assert info.value.field == "fixed_length"
+    assert str(info.value) == ("Input to DecodeRaw has length 7 that is not a multiple of 2, the "
+                               "size of int16 (choose a record size or fixed_length that is a "
+                               "multiple of 2)")
+
+
 def test_slice_errors_propagate_unchanged(raw_file):
     failure = SliceError("Attempting to slice scalar input. (drop the slice)", field="slice")
 

@@ -42,7 +42,7 @@ from core.pipeline.pipeline import DecodeParams, PipelineResult
 from inspector.state.document import Document
 from inspector.widgets import palette
 from inspector.widgets.int_field import IntField
-from inspector.widgets.plain_text import make_plain
+from inspector.widgets.plain_text import html_text, make_plain
 
 BEYOND_TF = " (beyond TF)"
 FROM_HEADER = " (from header)"
@@ -302,6 +302,12 @@ class DecodePanel(QWidget):
             f"<b>Trailing bytes</b> {trailing:,}" + (" (not decoded)" if trailing else ""),
             "<b>Zero-copy</b> " + ("yes: a view of the file" if result.zero_copy else "no: a copy was made"),
         ]
+        entry = self._document.current_entry
+        if entry is not None:
+            container = self._document.container.format  # type: ignore[union-attr]
+            lines.insert(0, f"<b>Tensor</b> {html_text(repr(entry.name))} of the {container} file: "
+                            "type, byte order, offset, length and shape from its header (edit a "
+                            "field to look at the bytes another way)")
         self.info_label.setText("<br>".join(lines))
 
     def _on_error_changed(self, _error: ErrorReport | None) -> None:

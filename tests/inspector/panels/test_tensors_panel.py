@@ -65,6 +65,8 @@ def test_a_container_opens_on_its_first_tensor_with_the_dock_listing_all(window,
     assert model.index(2, 5, root).data() == "Q4 blocks are not decodable"
     assert not model.flags(model.index(2, 0, root)) & Qt.ItemIsSelectable
     assert tree.selectionModel().currentIndex().row() == 0  # the tensor shown is selected
+    info = window.decode_panel.info_label.text()
+    assert "<b>Tensor</b> 'layer.weight' of the toy file: type, byte order, offset" in info
     problems = window.tensors_panel.problems
     assert problems.isVisibleTo(window) and "record 9 at byte 99" in problems.text()
 

@@ -137,7 +137,7 @@ def test_every_error_label_uses_the_palette(qtbot, window, eight_bytes, capsys):
 
     editor = window.slice_editor  # the slice editor's rich-text error
     type_into(qtbot, editor.expression_edit, "[1 x")
-    label = editor.findChild(QLabel, "sliceErrorLabel")
+    label = editor.findChild(QLabel, "slice.error")
     assert not label.isHidden()
     assert f'<span style="color:{palette.ERROR}">' in label.text()
     assert f"color:{palette.ERROR};background-color:{palette.ERROR_SHADE};" in label.text()

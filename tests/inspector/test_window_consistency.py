@@ -119,3 +119,62 @@ def test_export_refuses_invalid_settings_and_says_why(qtbot, window, tmp_path):
     with qtbot.waitSignal(dialog.controller.finished, timeout=10_000):
         qtbot.mouseClick(start, Qt.MouseButton.LeftButton)
     assert out.read_bytes() == bytes([20, 30])
+
+
+# ----------------------------------------------------------------------------- item 4
+def drop(window, paths) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    window.dropEvent(QDropEvent(QPointF(10, 10), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier))
+
+
+def test_files_that_cannot_be_decoded_leave_title_and_status_on_the_view_shown(window, tmp_path):
+    old = tmp_path / "old.bin"
+    old.write_bytes(bytes([1, 2, 3, 4, 5, 6]))
+    window.open_paths([str(old)])
+    assert window.windowTitle() == "old.bin — tensor-inspector"
+    assert status(window) == "old.bin (6 bytes) | uint8 single byte | shape (6)"
+    a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+    a.write_bytes(bytes([10, 11, 12, 13]))
+    b.write_bytes(bytes([20, 21, 22, 23, 24, 25]))
+    drop(window, [a, b])  # different sizes: decode_raw refuses them without fixed_length
+    assert window.document.paths == (str(a), str(b))
+    np.testing.assert_array_equal(table_values(window)[:, 0], [1, 2, 3, 4, 5, 6])  # still old.bin
+    assert window.windowTitle() == "old.bin — tensor-inspector"
+    assert status(window) == "old.bin (6 bytes) | uint8 single byte | shape (6)"
+    assert window.statusBar().selection_label.text().endswith("of old.bin")
+    message = window.document.error.message
+    assert message.startswith("DecodeRaw requires input strings to all be the same size")
+    assert banner(window) == (f"<b>Decode:</b> {message} The view still shows the previous file; "
+                              "a.bin + 1 more is shown once this is fixed.")
+
+    window.decode_panel.fixed_length_check.setChecked(True)
+    window.decode_panel.fixed_length_field.setText("4")
+    window.decode_panel.fixed_length_field.textEdited.emit("4")
+    np.testing.assert_array_equal(table_values(window), [[10, 11, 12, 13], [20, 21, 22, 23]])
+    assert window.windowTitle() == "a.bin + 1 more — tensor-inspector"
+    assert status(window) == "a.bin + 1 more (10 bytes) | uint8 single byte | shape (2, 4)"
+    assert banner(window) == ""
+
+
+def test_a_shrunk_file_is_told_by_one_banner(qtbot, window, tmp_path):
+    path = tmp_path / "shrinks.bin"
+    path.write_bytes(np.arange(16, dtype="<f4").tobytes())
+    window.open_paths([str(path)], DecodeParams(dtype="float32"))
+    with qtbot.waitSignal(window.document.filesChangedOnDisk, timeout=5000):
+        with open(path, "r+b") as f:
+            f.truncate(5)
+    assert window.table_panel.model.rowCount() == 0
+    assert not window.file_watch_banner.isHidden()
+    assert window.file_watch_banner.message() == (
+        "shrinks.bin shrank from 64 to 5 bytes; the view was cleared until you reload")
+    assert banner(window) == ""  # not a second banner saying "the last good view is still shown"
+    assert status(window) == "shrinks.bin (64 bytes) |  | "  # no type or shape of a view now
+
+    window.document.reload()  # 5 bytes are no float32s: still nothing to show, and it says so
+    assert window.file_watch_banner.isHidden()
+    assert window.table_panel.model.rowCount() == 0
+    assert banner(window) == (
+        "<b>Decode:</b> Input to DecodeRaw has length 5 that is not a multiple of 4, the size of "
+        "float (choose a record size or fixed_length that is a multiple of 4) Nothing is shown "
+        "until this is fixed.")

@@ -16,6 +16,7 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QLabel, QLineEdit, QPushButton
 
 from core.pipeline.pipeline import DecodeParams
+from core.slicing.expr import parse_slice
 from inspector.main_window import MainWindow
 from inspector.plot.panel import configure_pyqtgraph
 from inspector.state.settings_store import SettingsStore
@@ -178,3 +179,39 @@ def test_a_shrunk_file_is_told_by_one_banner(qtbot, window, tmp_path):
         "<b>Decode:</b> Input to DecodeRaw has length 5 that is not a multiple of 4, the size of "
         "float (choose a record size or fixed_length that is a multiple of 4) Nothing is shown "
         "until this is fixed.")
+
+
+# ----------------------------------------------------------------------------- item 7
+def test_the_slice_typed_in_the_window_stays_as_typed_and_the_view_follows(qtbot, window, tmp_path):
+    data = np.arange(12, dtype="<i4").reshape(3, 4)
+    path = tmp_path / "grid.bin"
+    path.write_bytes(data.tobytes())
+    window.open_paths([str(path)], DecodeParams(dtype="int32", shape=(3, 4)))
+    window.show()
+    window.activateWindow()
+    qtbot.waitActive(window)
+    line = named(window, QLineEdit, "slice.expression")
+    qtbot.mouseClick(line, Qt.MouseButton.LeftButton)
+    line.selectAll()
+    qtbot.keyClicks(line, "1")
+    assert window.document.result.view.shape == (4,)  # the view follows at once: row 1
+    qtbot.keyClick(line, Qt.Key.Key_Tab)  # the focus leaves the line, then comes back
+    qtbot.mouseClick(line, Qt.MouseButton.LeftButton)
+    qtbot.keyClick(line, Qt.Key.Key_End)
+    qtbot.keyClicks(line, ", 2")
+    assert line.text() == "1, 2"
+    assert window.document.slice_spec == parse_slice("[1, 2]")
+    assert table_values(window).tolist() == [[6]]
+    assert banner(window) == ""
+
+    line.selectAll()
+    qtbot.keyClicks(line, "::2")
+    qtbot.keyClick(line, Qt.Key.Key_Return)
+    assert line.text() == "::2"
+    np.testing.assert_array_equal(table_values(window), data[::2])
+
+    line.selectAll()
+    qtbot.keyClick(line, Qt.Key.Key_Backspace)
+    qtbot.keyClick(line, Qt.Key.Key_Tab)
+    assert line.text() == ""
+    np.testing.assert_array_equal(table_values(window), data)

@@ -10,8 +10,9 @@ What the window says matches what it shows:
   a new view, not when files are opened that cannot be decoded yet (the table then still shows
   the previous file, and the banner says so and names the new files).
 - One banner tells what is shown. The red banner (``window.banner``) gives the document's error
-  and what the views show meanwhile: the last good view, the previous file, nothing, or
-  nothing because the files changed on disk. When the files changed on disk and the views were
+  and what the views show meanwhile: the last good view, the previous file (naming the files
+  that are not shown yet), nothing (naming the open files), or nothing because the files
+  changed on disk. When the files changed on disk and the views were
   cleared, the yellow file-change banner says it (with Reload) and the red one stays hidden
   while its error is that change.
 """
@@ -230,7 +231,7 @@ class MainWindow(QMainWindow):
             kept = (f" The view still shows the previous file; {_escape(_files_title(paths))} is "
                     "shown once this is fixed.")
         elif paths:
-            kept = " Nothing is shown until this is fixed."
+            kept = f" Nothing of {_escape(_files_title(paths))} is shown until this is fixed."
         else:
             kept = ""
         self.message_label.setText(f"<b>{where}:</b> {_escape(error.message)}{kept}")

@@ -177,8 +177,8 @@ def test_a_shrunk_file_is_told_by_one_banner(qtbot, window, tmp_path):
     assert window.table_panel.model.rowCount() == 0
     assert banner(window) == (
         "<b>Decode:</b> Input to DecodeRaw has length 5 that is not a multiple of 4, the size of "
-        "float (choose a record size or fixed_length that is a multiple of 4) Nothing is shown "
-        "until this is fixed.")
+        "float (choose a record size or fixed_length that is a multiple of 4) Nothing of "
+        "shrinks.bin is shown until this is fixed.")
 
 
 # ----------------------------------------------------------------------------- item 7

@@ -3,6 +3,18 @@
 It computes nothing and pushes no data: every view is built from :class:`Document` and listens
 to it (napari's Qt viewer). The Edit menu's Undo / Redo walk the document's history of decode
 and slice edits, from anywhere in the window (see :class:`_HistoryKeys`).
+
+What the window says matches what it shows:
+
+- The title (like the status bar) names the files whose view the table shows: it changes with
+  a new view, not when files are opened that cannot be decoded yet (the table then still shows
+  the previous file, and the banner says so and names the new files).
+- One banner tells what is shown. The red banner (``window.banner``) gives the document's error
+  and what the views show meanwhile: the last good view, the previous file (naming the files
+  that are not shown yet), nothing (naming the open files), or nothing because the files
+  changed on disk. When the files changed on disk and the views were
+  cleared, the yellow file-change banner says it (with Reload) and the red one stays hidden
+  while its error is that change.
 """
 
 from __future__ import annotations
@@ -49,9 +61,12 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else SettingsStore()
         self.document = Document(self)
         self.display_axes = self.document.display_axes
+        self._shown_paths: tuple[str, ...] = ()  # the files whose view the table shows
+        self._views_cleared = False  # the files changed on disk: the views show nothing until a reload
+        self._disk_change_error: str | None = None  # the document's error for that change
 
         self.message_label = QLabel()
-        self.message_label.setObjectName("messageBanner")
+        self.message_label.setObjectName("window.banner")
         self.message_label.setWordWrap(True)
         self.message_label.setTextFormat(Qt.RichText)  # for its <b>: what it shows is escaped
         self.message_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -185,15 +200,16 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ document events
     def _on_files_changed(self) -> None:
-        paths = self.document.paths
-        title = display_name(paths[0]) if paths else ""
-        if len(paths) > 1:
-            title += f" + {len(paths) - 1} more"
-        self.setWindowTitle(f"{title} — tensor-inspector" if title else "tensor-inspector")
+        """Files opened, reloaded or closed: the title waits for their view (or for none)."""
+        self._views_cleared, self._disk_change_error = False, None
+        if not self.document.paths:
+            self._shown_paths = ()
+            self.setWindowTitle("tensor-inspector")
 
     def _on_result_changed(self, _result) -> None:
-        self._shown_paths = self.document.paths  # which files the views show (error banner)
-        self._views_cleared = False
+        self._shown_paths = self.document.paths  # which files the views show (title, banner)
+        self._views_cleared, self._disk_change_error = False, None
+        self.setWindowTitle(f"{_files_title(self._shown_paths)} — tensor-inspector")
 
     def _on_history_changed(self) -> None:
         history = self.document.history
@@ -206,14 +222,23 @@ class MainWindow(QMainWindow):
         if error is None:
             self.message_label.hide()
             return
+        if error.message == self._disk_change_error and not self.file_watch_banner.isHidden():
+            self.message_label.hide()  # the file-change banner says it, with Reload: one banner
+            return
         self.message_label.setStyleSheet(palette.banner_style(error.severity))
         where = {"files": "File", "slice": "Slice"}.get(error.field or "", "Decode")
-        kept = " The last good view is still shown." if self.document.result is not None else ""
-        shown = getattr(self, "_shown_paths", ())
-        if self.document.result is None and shown not in ((), self.document.paths):
-            kept = " The view still shows the previous file."
-        if getattr(self, "_views_cleared", False):
+        paths, shown = self.document.paths, self._shown_paths
+        if self._views_cleared:
             kept = " The views were cleared until you reload (File > Reload)."
+        elif self.document.result is not None:
+            kept = " The last good view is still shown."
+        elif shown and shown != paths:
+            kept = (f" The view still shows the previous file; {_escape(_files_title(paths))} is "
+                    "shown once this is fixed.")
+        elif paths:
+            kept = f" Nothing of {_escape(_files_title(paths))} is shown until this is fixed."
+        else:
+            kept = ""
         self.message_label.setText(f"<b>{where}:</b> {_escape(error.message)}{kept}")
         self.message_label.show()
 
@@ -231,7 +256,8 @@ class MainWindow(QMainWindow):
         """The banner says that the views were cleared (each view clears itself on this signal)."""
         if not report.invalidates_view:
             return  # e.g. replaced: the map still holds the file every view was made from
-        self._views_cleared = True
+        self._views_cleared, self._shown_paths = True, ()
+        self._disk_change_error = report.first.error_message  # the error the document reports
         if self.document.error is not None:
             self._on_error_changed(self.document.error)  # the banner says what is shown
 
@@ -324,3 +350,9 @@ def _key_list(standard: QKeySequence.StandardKey, extra: list[QKeySequence]) -> 
 
 def _escape(text: str) -> str:
     return html_text(text)
+
+
+def _files_title(paths: Sequence[str]) -> str:
+    """``"a.bin"``, ``"a.bin + 2 more"`` (names as plain, printable text)."""
+    title = display_name(paths[0]) if paths else ""
+    return title + (f" + {len(paths) - 1} more" if len(paths) > 1 else "")

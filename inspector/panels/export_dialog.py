@@ -15,6 +15,11 @@ behind and never a half-written file; exporting onto one of the document's own f
 ``source.check_unchanged`` runs before every block, so a file that changed on disk stops the
 export with a message (the hazard: ``core/files/shrink_guard.py``). The view exported is the one shown when the export
 *starts*; later changes of settings do not affect a running export.
+
+Only the view of the *current* settings is exported (as copy-as-code describes only them): while
+the settings are invalid and the window keeps the last good view
+(:attr:`Document.result_is_current` is False), an export is refused with the engine's message,
+and the dialog says so and disables *Export* until the settings are valid again.
 """
 
 from __future__ import annotations
@@ -110,8 +115,9 @@ class ExportController(QObject):
         Returns
         -------
         BackgroundTask or None
-            The running task, or None when the export was refused at once (no file open, an
-            export already running, the file changed on disk): :attr:`failed` was emitted.
+            The running task, or None when the export was refused at once (no file open,
+            invalid settings, an export already running, the file changed on disk):
+            :attr:`failed` was emitted.
             Errors found by the engine (bad type, the destination is the source file, disk
             full...) arrive later through :attr:`failed`.
         """
@@ -146,11 +152,28 @@ class ExportController(QObject):
     def is_running(self) -> bool:
         return self._task is not None and self._task.is_running()
 
+    def settings_problem(self) -> str | None:
+        """Why the document's current view cannot be exported now, or None.
+
+        ``"No file is open (...)"``, or ``"Cannot export: the current settings are invalid
+        ...: <the engine's message>"`` while the window keeps the last good view.
+        """
+        document = self._document
+        if document.pipeline is None or (document.result is None and document.error is None):
+            return "No file is open (open a file before exporting)"
+        if not document.result_is_current:
+            error = document.error
+            why = error.message if error is not None else "the view is not computed yet"
+            return ("Cannot export: the current settings are invalid, and the view on screen is "
+                    f"the last good one, not theirs: {why}")
+        return None
+
     def _problem(self) -> str | None:
         if self.is_running():
             return "An export is already running (wait for it to finish, or cancel it)"
-        if self._document.result is None or self._document.pipeline is None:
-            return "No file is open (open a file before exporting)"
+        problem = self.settings_problem()
+        if problem:
+            return problem
         try:
             self._document.pipeline.source.check_unchanged()
         except CoreError as error:
@@ -202,6 +225,7 @@ class ExportDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Export view")
         self._document = document
+        self._refused = False  # the message line shows why the settings cannot be exported
         self._assume_yes = assume_yes
         self._csv_warning_limit = csv_warning_limit
         self.controller = ExportController(document, self, chunk_elements=chunk_elements)
@@ -209,8 +233,10 @@ class ExportDialog(QDialog):
         self.controller.finished.connect(self._on_export_finished)
         self.controller.failed.connect(self._on_export_failed)
         self.controller.cancelled.connect(self._on_export_cancelled)
+        self.setObjectName("export.dialog")
         self._build()
         document.resultChanged.connect(self._on_result_changed)
+        document.errorChanged.connect(self._on_result_changed)
         self.path_edit.setText(self._default_path())
         self._on_result_changed()
 
@@ -264,25 +290,26 @@ class ExportDialog(QDialog):
     # ------------------------------------------------------------------ construction
     def _build(self) -> None:
         self.path_edit = QLineEdit()
-        self.path_edit.setObjectName("exportPath")
+        self.path_edit.setObjectName("export.path")
         browse = QPushButton("Browse…")
+        browse.setObjectName("export.browse")
         browse.clicked.connect(self._on_browse_clicked)
         path_row = QHBoxLayout()
         path_row.addWidget(self.path_edit, 1)
         path_row.addWidget(browse)
 
         self.format_combo = QComboBox()
-        self.format_combo.setObjectName("exportFormat")
+        self.format_combo.setObjectName("export.format")
         for fmt in FILE_FORMATS:
             self.format_combo.addItem(_FORMAT_TITLES[fmt], fmt)
         self.format_combo.currentIndexChanged.connect(self._on_format_changed)
         self.dtype_combo = QComboBox()
-        self.dtype_combo.setObjectName("exportType")
+        self.dtype_combo.setObjectName("export.type")
         self.dtype_combo.addItem("same as the view", None)
         for name in _TYPES:
             self.dtype_combo.addItem(name, name)
         self.byte_order_combo = QComboBox()
-        self.byte_order_combo.setObjectName("exportByteOrder")
+        self.byte_order_combo.setObjectName("export.byteOrder")
         native = sys.byteorder == "little"
         for title, value in (("same as the view", None), ("little-endian", True),
                              ("big-endian", False), (f"native ({sys.byteorder}-endian)", native)):
@@ -295,19 +322,22 @@ class ExportDialog(QDialog):
         form.addRow("Byte order:", self.byte_order_combo)
 
         self.summary_label = QLabel()
-        self.summary_label.setObjectName("exportSummary")
+        self.summary_label.setObjectName("export.summary")
         self.summary_label.setWordWrap(True)
         self.message_label = QLabel()
         make_plain(self.summary_label, self.message_label)
-        self.message_label.setObjectName("exportMessage")
+        self.message_label.setObjectName("export.message")
         self.message_label.setWordWrap(True)
         self.message_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.progress_bar = QProgressBar()
+        self.progress_bar.setObjectName("export.progress")
         self.progress_bar.setRange(0, 1000)
         self.export_button = QPushButton("Export")
+        self.export_button.setObjectName("export.start")
         self.export_button.setDefault(True)
         self.export_button.clicked.connect(self.export)
         self.close_button = QPushButton("Close")
+        self.close_button.setObjectName("export.close")
         self.close_button.clicked.connect(self._on_close_clicked)
         buttons = QHBoxLayout()
         buttons.addWidget(self.progress_bar, 1)
@@ -324,9 +354,18 @@ class ExportDialog(QDialog):
 
     # ------------------------------------------------------------------ events
     def _on_result_changed(self, *_args: object) -> None:
+        """A new view or a new error: summary, and whether (and why not) Export is possible."""
+        self._set_running(self.controller.is_running())
+        problem = self.controller.settings_problem()
+        if problem:
+            self._set_message(problem, error=True)
+        elif self._refused:
+            self._set_message("")  # the settings are valid again: the refusal no longer holds
+        self._refused = bool(problem)
         result = self._document.result
         if result is None:
-            self.summary_label.setText("No file is open.")
+            self.summary_label.setText("No file is open." if self._document.pipeline is None
+                                       else "No view yet.")
             return
         view = result.view
         order = byte_order_name(view.dtype)
@@ -392,7 +431,7 @@ class ExportDialog(QDialog):
 
     def _set_running(self, running: bool) -> None:
         self.progress_bar.setVisible(running)
-        self.export_button.setEnabled(not running)
+        self.export_button.setEnabled(not running and self.controller.settings_problem() is None)
         self.close_button.setText("Cancel" if running else "Close")
         for widget in (self.path_edit, self.format_combo, self.dtype_combo):
             widget.setEnabled(not running)

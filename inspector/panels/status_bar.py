@@ -2,6 +2,12 @@
 
 For the selection it shows the element's index in the view, its value, and the byte offset(s) of
 its bytes in its file, as computed by the engine (``PipelineResult.byte_offset``).
+
+It describes what the table shows: file name and size, type and shape change with a new view
+(``resultChanged``), not when files are opened that cannot be decoded yet (the table still
+shows the previous view; the window's banner says so). When the files changed on disk and the
+views were cleared, type, shape and selection are cleared too. Closing the files shows
+``no file``.
 """
 
 from __future__ import annotations
@@ -59,26 +65,31 @@ class StatusBar(QStatusBar):
         self._on_files_changed()
 
     def _on_files_changed(self) -> None:
-        self._stale = False
-        paths = self._document.paths
-        if not paths:
+        if not self._document.paths:
             self.file_label.setText("no file")
-            return
+            self.file_label.setToolTip("")
+
+    def _show_files(self) -> None:
+        """Name and size of the files of the view just shown (the document's, at that moment)."""
+        paths = self._document.paths
         sizes = [self._document.file_size(i) for i in range(len(paths))]
         name = display_name(paths[0]) + (f" + {len(paths) - 1} more" if len(paths) > 1 else "")
         self.file_label.setText(f"{name} ({human_size(sum(sizes))})")
         self.file_label.setToolTip(tooltip_text("\n".join(printable_name(p) for p in paths)))
 
     def _on_result_changed(self, result: PipelineResult) -> None:
+        self._stale = False
+        self._show_files()
         view = result.view
         self.type_label.setText(f"{view.dtype.name} {byte_order_name(view.dtype)}")
         self.shape_label.setText("shape (" + ", ".join(str(d) for d in view.shape) + ")")
         self._on_selection_changed(self._document.selection)
 
     def _on_files_changed_on_disk(self, report) -> None:
-        if report.invalidates_view:
+        if report.invalidates_view:  # the views were cleared: no type, shape or value to describe
             self._stale = True
-            self.selection_label.setText("")
+            for label in (self.type_label, self.shape_label, self.selection_label):
+                label.setText("")
 
     def _on_selection_changed(self, index: tuple[int, ...] | None) -> None:
         result = self._document.result

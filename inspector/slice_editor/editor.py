@@ -6,6 +6,21 @@ does not jump). The widget holds no slicing rules: the engine parses (:func:`par
 prints (:func:`format_slice`), validates (:class:`SliceSpec`) and explains
 (:meth:`SliceSpec.analyze`); the widget shows what it says.
 
+The expression text
+-------------------
+What the user types in the expression line stays exactly as typed: ``1, 2`` stays ``1, 2``
+(not ``[1, 2]``), ``::2`` stays ``::2`` and an emptied line stays empty (the whole tensor),
+whatever happens to the keyboard focus (Enter, Tab, another window). Every text that parses
+becomes the document's spec at once, so the view follows each keystroke; a text that does not
+parse shows its error under the line and changes nothing (the grid and the view keep the last
+slice that parsed). The line is rewritten in canonical form (:func:`format_slice`) only when
+the spec changes by other means -- the grid, the mask integers, Reset, undo / redo, files
+opened, :meth:`SliceEditor.set_spec` -- or on request, with the *Tidy* button.
+
+Typing a begin (end) value into the grid of an entry whose begin_mask (end_mask) bit is set
+clears that bit, since TensorFlow would otherwise ignore the value; the explanation says so
+under *Last edit* until the next edit.
+
 States and signals
 ------------------
 - The spec shown is always the document's (:attr:`Document.slice_spec`); the editor keeps no
@@ -15,7 +30,7 @@ States and signals
   Enter, leaving the field, or any other edit ends the merge). Ctrl+Z / Ctrl+Shift+Z (Ctrl+Y)
   in the editor's fields and grid undo / redo the document, not the line edit's text. A
   syntax error or a refused value is shown inline and changes nothing: the grid keeps showing
-  the last well-formed spec.
+  the last well-formed spec and the document keeps its view.
 - *Valid* spec: well-formed and, once an input shape is known, accepted by
   ``spec.analyze(shape)``. :attr:`SliceEditor.specChanged` is emitted for each user change
   (typing, clicking, undo, redo, reset) that makes a valid spec different from the last one
@@ -97,6 +112,8 @@ class SliceEditor(QWidget):
         self._feedback = describe(self._emitted, None)
         self._committing = False
         self._committed_by: str | None = None  # the field whose edit is being committed
+        self._pending_note = ""  # what the grid edit being committed did besides its value
+        self._edit_note = ""  # shown under "Last edit" in the explanation until the next edit
         self._build()
         self._document.sliceChanged.connect(self._on_document_slice)
         self._document.resultChanged.connect(lambda result: self.set_input_shape(result.tensor.shape))
@@ -112,7 +129,7 @@ class SliceEditor(QWidget):
 
     def _build(self) -> None:
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        self._expression = QLineEdit(self)
+        self._expression = QLineEdit(self, objectName="slice.expression")
         self._expression.setFont(mono)
         self._expression.setPlaceholderText("[2, ..., 5:8, tf.newaxis]    ([] = whole tensor)")
         self._expression.setToolTip(
@@ -128,25 +145,33 @@ class SliceEditor(QWidget):
         self._undo_action.triggered.connect(self._document.undo)
         self._redo_action = QAction("Redo", self)
         self._redo_action.triggered.connect(self._document.redo)
-        undo_button, redo_button = QToolButton(self), QToolButton(self)
+        undo_button = QToolButton(self, objectName="slice.undo")
+        redo_button = QToolButton(self, objectName="slice.redo")
         undo_button.setDefaultAction(self._undo_action)
         redo_button.setDefaultAction(self._redo_action)
         for button in (undo_button, redo_button):
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
 
-        self._reset_button = reset_button = QPushButton("Reset", self)
+        self._tidy_button = tidy_button = QPushButton("Tidy", self, objectName="slice.tidy")
+        tidy_button.setToolTip(
+            "Rewrite the expression in canonical form, e.g. 1, ::2 -> [1, ::2] (the slice "
+            "does not change; what you type is otherwise kept as typed)"
+        )
+        tidy_button.clicked.connect(self._on_tidy)
+        self._reset_button = reset_button = QPushButton("Reset", self, objectName="slice.reset")
         reset_button.setToolTip("Empty spec: the whole tensor")
         reset_button.clicked.connect(self._on_reset)
         self._copy_button = copy_button = SliceCopyButton(self)
+        copy_button.setObjectName("slice.copyAs")
         self._copy_actions = copy_button.copy_actions()
 
         top = QHBoxLayout()
         top.addWidget(self._expression, 1)
-        for widget in (undo_button, redo_button, reset_button, copy_button):
+        for widget in (tidy_button, undo_button, redo_button, reset_button, copy_button):
             top.addWidget(widget)
 
         self._error_label = QLabel(self)
-        self._error_label.setObjectName("sliceErrorLabel")
+        self._error_label.setObjectName("slice.error")
         self._error_label.setWordWrap(True)
         self._error_label.setTextFormat(Qt.TextFormat.RichText)
         self._error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -154,13 +179,14 @@ class SliceEditor(QWidget):
         self._entries = SliceEntriesView(self)
         self._entries.specEdited.connect(self._on_entries_edited)
         self._entries.editRejected.connect(self._on_value_rejected)
+        self._entries.maskBitCleared.connect(self._on_mask_bit_cleared)
 
         self._masks = MaskFields(self)
         self._masks.maskEdited.connect(self._on_mask_edited)
         self._masks.editingFinished.connect(self._on_mask_finished)
         self._mask_fields = self._masks.fields()
 
-        self._feedback_view = QTextBrowser(self)
+        self._feedback_view = QTextBrowser(self, objectName="slice.explanation")
         self._feedback_view.setOpenLinks(False)
         self._feedback_view.setMinimumHeight(120)
 
@@ -199,7 +225,8 @@ class SliceEditor(QWidget):
     def text(self) -> str:
         """``format_slice(self.spec())``: the canonical text of :meth:`spec`.
 
-        While the expression line holds a syntax error this differs from what is typed there.
+        The expression line may hold another text for the same spec (``1, 2`` for ``[1, 2]``:
+        what the user typed is kept) or, after a syntax error, text that does not parse.
         """
         return format_slice(self.spec())
 
@@ -267,8 +294,16 @@ class SliceEditor(QWidget):
         return self._error_span
 
     def explanation_text(self) -> str:
-        """The live feedback as plain text: shapes, output dims, input dims, notes."""
-        return self._feedback.plain_text()
+        """The live feedback as plain text: shapes, output dims, input dims, notes, and under
+        ``Last edit:`` what the last grid edit did besides its value (a cleared mask bit)."""
+        text = self._feedback.plain_text()
+        return f"{text}\nLast edit:\n  {self._edit_note}" if self._edit_note else text
+
+    def tidy(self) -> None:
+        """Rewrite the expression line in canonical form (the *Tidy* button); the spec is
+        unchanged. Text that does not parse is left as it is, with its error."""
+        if self._error_span is None:
+            self._set_line_text(self._expression, format_slice(self.spec()))
 
     # ------------------------------------------------------------------ Qt overrides
 
@@ -296,9 +331,13 @@ class SliceEditor(QWidget):
         self._commit(spec, "type slice", field=_EXPRESSION)
 
     def _on_expression_finished(self) -> None:
+        # Enter or focus out (also when the window loses focus) ends the undo step; the text
+        # stays as typed (Tidy rewrites it).
         self._document.end_typing()
-        if not self._input_error:
-            self._set_line_text(self._expression, format_slice(self.spec()))
+
+    def _on_tidy(self) -> None:
+        self._document.end_typing()
+        self.tidy()
 
     def _on_mask_edited(self, name: str, value: object) -> None:
         if value is None:
@@ -322,6 +361,9 @@ class SliceEditor(QWidget):
 
     def _on_value_rejected(self, message: str) -> None:
         self._set_input_error(message)
+
+    def _on_mask_bit_cleared(self, note: str) -> None:
+        self._pending_note = note  # shown by the _show of the edit that follows at once
 
     def _on_reset(self) -> None:
         self._commit(SliceSpec.full(), "reset slice")
@@ -384,6 +426,7 @@ class SliceEditor(QWidget):
     def _show(self, spec: SliceSpec, shown_by: str | None, emit: bool) -> None:
         """Show ``spec`` (the document's), rewrite every view but ``shown_by``, analyse, maybe emit."""
         self._input_error, self._error_span = "", None
+        self._edit_note, self._pending_note = self._pending_note, ""
         if shown_by != _EXPRESSION:
             self._set_line_text(self._expression, format_slice(spec))
         self._entries.set_spec(spec)  # always: the grid only shows, it never edits itself
@@ -413,15 +456,21 @@ class SliceEditor(QWidget):
                                    shade=palette.ERROR_SHADE)
             self._error_label.setText(
                 f'<tt style="font-size:large">{shown}</tt><br>{message}'
-                f'<br><i style="color:{palette.MUTED}">(the grid shows the last slice that parsed)</i>'
+                f'<br><i style="color:{palette.MUTED}">(nothing changed: the grid shows the last '
+                "slice that parsed, the table and plot the last good view)</i>"
             )
         else:
             self._error_label.setText(message)
         self._error_label.setVisible(bool(error))
+        self._tidy_button.setEnabled(self._error_span is None)
         self._mark_expression(self._error_span)
         scroll = self._feedback_view.verticalScrollBar()
         position = scroll.value()  # setHtml scrolls to the top; keep the reader's place
-        self._feedback_view.setHtml(self._feedback.html(error_color=palette.ERROR, note_color=palette.NOTE))
+        shown = self._feedback.html(error_color=palette.ERROR, note_color=palette.NOTE)
+        if self._edit_note:
+            shown += (f"<p style='margin-bottom:0'><b>Last edit</b></p>"
+                      f"<ul><li style='color:{palette.NOTE}'>{html.escape(self._edit_note)}</li></ul>")
+        self._feedback_view.setHtml(shown)
         scroll.setValue(position)
 
     def _mark_expression(self, span: tuple[int, int] | None) -> None:

@@ -6,6 +6,10 @@ the owner (the :class:`inspector.slice_editor.editor.SliceEditor`) decides what 
 calls :meth:`SliceEntriesModel.set_spec`. Values the engine refuses (not an integer, outside
 int64) are announced with :attr:`SliceEntriesModel.editRejected` and leave the spec unchanged.
 
+A value typed into *begin* (or *end*) is meant to be used: while bit ``i`` of ``begin_mask``
+(``end_mask``) is set TensorFlow ignores ``begin[i]`` (``end[i]``), so typing it clears that bit
+too, and :attr:`SliceEntriesModel.maskBitCleared` says so.
+
 Edits are the engine's spec algebra (:mod:`core.slicing.editing`): this module maps cells and
 check boxes to those calls.
 """
@@ -25,6 +29,8 @@ __all__ = ["CENTERED_CHECK_COLUMNS", "CheckBoxDelegate", "SliceEntriesModel"]
 
 #: (header, SliceSpec field) of the integer columns.
 VALUE_COLUMNS = (("begin", "begin"), ("end", "end"), ("stride", "strides"))
+#: The mask whose bit makes TensorFlow ignore a value column (stride has none).
+_MASK_OF_VALUE = {"begin": "begin_mask", "end": "end_mask"}
 #: (header, SliceSpec mask) of the check-box columns.
 MASK_COLUMNS = (
     ("begin mask", "begin_mask"),
@@ -52,6 +58,8 @@ class SliceEntriesModel(QAbstractTableModel):
       item as an index expression would write it, when one can.
     - begin / end / stride are edited as text (``Qt.EditRole`` is a ``str``), so the default
       delegate gives a line edit and any int64 is reachable (a spin box stops at 2**31 - 1).
+      Typing a begin (end) clears bit ``row`` of begin_mask (end_mask) when it is set, so the
+      typed value is the one used.
     - The mask columns are check boxes (``Qt.CheckStateRole``).
 
     Signals
@@ -61,10 +69,15 @@ class SliceEntriesModel(QAbstractTableModel):
         :meth:`set_spec`).
     editRejected(str)
         A user edit was refused; the argument is the reason.
+    maskBitCleared(str)
+        Emitted just before :attr:`specEdited` when a typed begin / end also cleared its mask
+        bit; the argument explains it (``"begin of entry 0 is now 1: begin_mask bit 0 was
+        cleared ..."``).
     """
 
     specEdited = Signal(object)
     editRejected = Signal(str)
+    maskBitCleared = Signal(str)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -132,6 +145,11 @@ class SliceEntriesModel(QAbstractTableModel):
                 return str(getattr(self._spec, field)[row])
             if role == Qt.ItemDataRole.TextAlignmentRole:
                 return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if role == Qt.ItemDataRole.ToolTipRole and field in _MASK_OF_VALUE:
+                mask = _MASK_OF_VALUE[field]
+                if bit(getattr(self._spec, mask), row):
+                    return (f"ignored while {mask} bit {row} is set; typing a value clears "
+                            "the bit")
             return None
         mask = MASK_COLUMNS[column - _FIRST_MASK][1]
         if role == Qt.ItemDataRole.CheckStateRole:
@@ -145,11 +163,17 @@ class SliceEntriesModel(QAbstractTableModel):
         if not index.isValid():
             return False
         row, column = index.row(), index.column()
+        note = ""
         try:
             if _FIRST_VALUE <= column < _FIRST_MASK and role == Qt.ItemDataRole.EditRole:
                 header, field = VALUE_COLUMNS[column - _FIRST_VALUE]
                 number = parse_entry_value(value, f"{header} of entry {row}")
                 new = with_value(self._spec, field, row, number)
+                mask = _MASK_OF_VALUE.get(field)
+                if mask is not None and bit(getattr(new, mask), row):
+                    new = with_bit(new, mask, row, False)  # the typed value is meant to be used
+                    note = (f"{header} of entry {row} is now {number}: {mask} bit {row} was "
+                            f"cleared (while it is set, TensorFlow ignores the {header} value)")
             elif column >= _FIRST_MASK and role == Qt.ItemDataRole.CheckStateRole:
                 on = Qt.CheckState(value) == Qt.CheckState.Checked
                 new = with_bit(self._spec, MASK_COLUMNS[column - _FIRST_MASK][1], row, on)
@@ -158,6 +182,8 @@ class SliceEntriesModel(QAbstractTableModel):
         except SliceError as error:
             self.editRejected.emit(describe_error(error).message)
             return False
+        if note:
+            self.maskBitCleared.emit(note)
         if new != self._spec:
             self.specEdited.emit(new)
         return True

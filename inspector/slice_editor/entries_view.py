@@ -49,6 +49,9 @@ class SliceEntriesView(QWidget):
         The new spec and a short description for the undo history (``"add entry"``...).
     editRejected(str)
         A typed value was refused; the argument is the reason.
+    maskBitCleared(str)
+        A typed begin / end also cleared its mask bit (see :class:`SliceEntriesModel`); the
+        argument explains it. Emitted just before the :attr:`specEdited` of that edit.
 
     Attributes
     ----------
@@ -58,13 +61,15 @@ class SliceEntriesView(QWidget):
 
     specEdited = Signal(object, str)
     editRejected = Signal(str)
+    maskBitCleared = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._model = SliceEntriesModel(self)
         self._model.specEdited.connect(self._on_cell_edited)
         self._model.editRejected.connect(self.editRejected)
-        self.table = QTableView(self)
+        self._model.maskBitCleared.connect(self.maskBitCleared)
+        self.table = QTableView(self, objectName="slice.entries")
         self.table.setModel(self._model)
         self._check_delegate = CheckBoxDelegate(self.table)
         for column in CENTERED_CHECK_COLUMNS:
@@ -79,16 +84,16 @@ class SliceEntriesView(QWidget):
         selection.selectionChanged.connect(self._on_selection_changed)
         self._model.modelReset.connect(self._on_selection_changed)
 
-        self.add_button = QPushButton("Add", self)
+        self.add_button = QPushButton("Add", self, objectName="slice.addEntry")
         self.add_button.setToolTip("Insert a full-range entry (:) after the selected one")
         self.add_button.clicked.connect(self._on_add)
-        self.remove_button = QPushButton("Remove", self)
+        self.remove_button = QPushButton("Remove", self, objectName="slice.removeEntry")
         self.remove_button.setToolTip("Remove the selected entry")
         self.remove_button.clicked.connect(self._on_remove)
-        self.up_button = QPushButton("Up", self)
+        self.up_button = QPushButton("Up", self, objectName="slice.moveUp")
         self.up_button.setToolTip("Move the selected entry up")
         self.up_button.clicked.connect(partial(self._on_move, -1))
-        self.down_button = QPushButton("Down", self)
+        self.down_button = QPushButton("Down", self, objectName="slice.moveDown")
         self.down_button.setToolTip("Move the selected entry down")
         self.down_button.clicked.connect(partial(self._on_move, 1))
         buttons = QVBoxLayout()

@@ -17,7 +17,13 @@ from core.slicing.spec import SliceSpec
 from core.slicing.validate import MASK_NAMES
 from inspector.widgets.int_field import IntField
 
-__all__ = ["MaskFields"]
+__all__ = ["MaskFields", "mask_field_name"]
+
+
+def mask_field_name(mask: str) -> str:
+    """The field's stable object name: ``"begin_mask"`` -> ``"slice.beginMask"``."""
+    head, *rest = mask.split("_")
+    return "slice." + head + "".join(word.title() for word in rest)
 
 
 class MaskFields(QWidget):
@@ -43,6 +49,7 @@ class MaskFields(QWidget):
         self._fields: dict[str, IntField] = {}
         for column, name in enumerate(MASK_NAMES):
             field = IntField("0", self)
+            field.setObjectName(mask_field_name(name))
             field.setClearButtonEnabled(False)
             field.setFont(mono)
             field.valueEdited.connect(partial(self.maskEdited.emit, name))

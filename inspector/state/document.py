@@ -90,6 +90,7 @@ class Document(QObject):
         self._spec = SliceSpec.full()
         self._unparsed_slice: str | None = None  # slice text from outside that did not parse
         self._result: PipelineResult | None = None
+        self._result_current = False  # the result is the view of the current files and settings
         self._error: ErrorReport | None = None
         self._exception: BaseException | None = None
         self._selection: tuple[int, ...] | None = None
@@ -152,6 +153,14 @@ class Document(QObject):
     def result(self) -> PipelineResult | None:
         """The last good result (kept while the current settings are invalid)."""
         return self._result
+
+    @property
+    def result_is_current(self) -> bool:
+        """True when :attr:`result` is the view of the current files, decode parameters and
+        slice; False while an invalid edit keeps the last good view (or files opened cannot be
+        decoded yet), after the files changed on disk, and when there is no result. What
+        claims to be "the current view" (export) must check it."""
+        return self._result is not None and self._result_current
 
     @property
     def error(self) -> ErrorReport | None:
@@ -251,7 +260,7 @@ class Document(QObject):
         self._params = params
         self._spec = spec
         self._unparsed_slice = unparsed_slice
-        self._result = None
+        self._result, self._result_current = None, False
         self._selection = None
         self.containerChanged.emit(self._container)
         self.filesChanged.emit()
@@ -266,7 +275,7 @@ class Document(QObject):
             self._pipeline.close()
         self._pipeline = None
         self._paths = ()
-        self._result = None
+        self._result, self._result_current = None, False
         self._selection = None
         self._container, self._container_error = None, None
         self.containerChanged.emit(None)
@@ -390,6 +399,7 @@ class Document(QObject):
     # ------------------------------------------------------------------ internals
     def _on_files_changed_on_disk(self, report: ChangeReport) -> None:
         if report.invalidates_view:
+            self._result_current = False  # the views are cleared: nothing current until a reload
             message = report.first.error_message
             if self._error is None or self._error.message != message:
                 self._set_error(SourceError(message, field="files"))
@@ -413,9 +423,10 @@ class Document(QObject):
         try:
             result = self._pipeline.run(self._params, spec)
         except Exception as error:  # the boundary: report, keep the last good view
+            self._result_current = False
             self._set_error(error)
             return
-        self._result = result
+        self._result, self._result_current = result, True
         view = result.view
         if self._display_axes.shape != view.shape:
             self._display_axes.reset(view.shape)  # the one place the display axes are reset

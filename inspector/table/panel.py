@@ -2,7 +2,7 @@
 
 Thin: every number comes from :class:`ArrayTableModel`, every plane choice from the shared
 :class:`DisplayAxes` (edited by :class:`AxesBar`). Child widgets carry object names
-(``"tableView"``, ``"formatCombo"``, ``"decimalsSpin"``, ``"heatMapCheck"``, ``"goToEdit"``,
+(``"tableView"``, ``"formatCombo"``, ``"decimalsSpin"``, ``"heatMapCheck"``, ``"table.goTo"``,
 ``"messageLabel"``) so tests and the main window can find them.
 """
 
@@ -81,7 +81,9 @@ class TablePanel(QWidget):
     - Row heights are uniform and fixed; column widths are measured from a few visible cells
       when the plane, page or format changes (the user can still drag them).
     - The go-to box takes a full N-d index (see :func:`parse_index`); errors appear in red next
-      to it, never in a dialog. Jumping switches plane and page as needed.
+      to it, never in a dialog. Jumping switches plane and page as needed and selects the
+      element as a click on its cell would: in the document (status bar, plot marker, hex view
+      and data inspector follow) and through :attr:`elementSelected`.
     - :attr:`elementSelected` is emitted with the full index (``()`` for 0-d) when the *user*
       makes a cell current (click, keyboard). :meth:`select_element` does not emit it, so a
       plot and a table that follow each other cannot ping-pong.
@@ -250,6 +252,11 @@ class TablePanel(QWidget):
             return
         self._show_message("", error=False)
         self._view.setFocus()
+        # A jump is the user's choice of element, as a click is (select_element alone only
+        # moves the cell, for selections that come from the document).
+        if self._document is not None:
+            self._document.select(index)
+        self.elementSelected.emit(index)
 
     def _on_page_step(self, rows: int, cols: int) -> None:
         max_rows, max_cols = self._model.page_size
@@ -273,7 +280,7 @@ class TablePanel(QWidget):
         self._decimals_spin.setPrefix("decimals ")
         self._decimals_spin.setEnabled(False)
         self._heat_check = QCheckBox("heat map", self, objectName="heatMapCheck")
-        self._go_to = QLineEdit(self, objectName="goToEdit")
+        self._go_to = QLineEdit(self, objectName="table.goTo")
         self._go_to.setPlaceholderText("go to index, e.g. 1, 2, 3")
         self._go_to.setClearButtonEnabled(True)
         self._go_to.setMinimumWidth(QFontMetrics(self._go_to.font()).horizontalAdvance("0" * 24))

@@ -138,13 +138,13 @@ def test_every_error_label_uses_the_palette(qtbot, window, eight_bytes, capsys):
 
     editor = window.slice_editor  # the slice editor's rich-text error
     type_into(qtbot, editor.expression_edit, "[1 x")
-    label = editor.findChild(QLabel, "sliceErrorLabel")
+    label = editor.findChild(QLabel, "slice.error")
     assert not label.isHidden()
     assert f'<span style="color:{palette.ERROR}">' in label.text()
     assert f"color:{palette.ERROR};background-color:{palette.ERROR_SHADE};" in label.text()
 
     table_message = window.table_panel.findChild(QLabel, "messageLabel")  # table's go-to box
-    go_to = window.table_panel.findChild(QLineEdit, "goToEdit")
+    go_to = window.table_panel.findChild(QLineEdit, "table.goTo")
     type_into(qtbot, go_to, "99")
     qtbot.keyClick(go_to, Qt.Key.Key_Return)
     assert table_message.text() == "index 99 is out of bounds for axis 0 with size 8"

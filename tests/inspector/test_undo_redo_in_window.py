@@ -102,7 +102,7 @@ def test_keyboard_undo_in_a_line_edit_undoes_the_document(qtbot, window):
     assert_state(window, *STATES[1])
     qtbot.keyClick(offset, Qt.Key.Key_Z, CTRL)  # focus in a decode field
     assert_state(window, *STATES[2])
-    go_to = window.table_panel.findChild(type(expression), "goToEdit")
+    go_to = window.table_panel.findChild(type(expression), "table.goTo")
     qtbot.keyClick(go_to, Qt.Key.Key_Z, CTRL)  # any line edit of the window
     assert_state(window, *STATES[3])
     qtbot.keyClick(window.table_panel.view, Qt.Key.Key_Z, CTRL)  # not a line edit: the shortcut

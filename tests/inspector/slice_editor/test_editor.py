@@ -4,7 +4,7 @@
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtWidgets import QLineEdit, QPushButton
 
 from core.slicing.expr import format_slice, parse_slice
 from core.slicing.source_code import to_java, to_numpy, to_tf
@@ -115,10 +115,16 @@ def test_typing_an_expression_fills_grid_masks_and_feedback(qtbot, editor):
     assert editor.text() == EXPRESSION
 
 
-def test_enter_rewrites_the_expression_in_canonical_form(qtbot, editor):
+def test_enter_keeps_the_text_and_tidy_rewrites_it_in_canonical_form(qtbot, editor):
     type_into(qtbot, editor._expression, "2,...,5:8,None")
     qtbot.keyClick(editor._expression, Qt.Key.Key_Return)
+    assert editor._expression.text() == "2,...,5:8,None"
+    assert editor.spec() == parse_slice(EXPRESSION)
+    steps = len(editor.history)
+    tidy = editor.findChild(QPushButton, "slice.tidy")
+    qtbot.mouseClick(tidy, Qt.MouseButton.LeftButton)
     assert editor._expression.text() == EXPRESSION
+    assert editor.spec() == parse_slice(EXPRESSION) and len(editor.history) == steps
 
 
 def test_unchecking_shrink_rewrites_the_expression(qtbot, editor):

@@ -43,7 +43,7 @@ def click_cell(qtbot, panel, row, col):
 
 
 def go_to(qtbot, panel, text):
-    edit = child(panel, QLineEdit, "goToEdit")
+    edit = child(panel, QLineEdit, "table.goTo")
     edit.clear()
     qtbot.keyClicks(edit, text)
     qtbot.keyClick(edit, Qt.Key.Key_Return)

@@ -71,6 +71,12 @@ class DecodeParams:
         what a TFLite model's UINT8 input receives). None: as decoded.
     extended_types
         Offer uint32/uint64 (beyond TF).
+    elements
+        Explicit ``(offset, length)`` byte ranges in one file forming a batch of strings of
+        input shape ``(n,)``, as ``tf.data`` hands a container's strings to ``decode_raw`` (a
+        TFRecord feature across records); ``offset``, ``length`` and ``record_size`` stay None.
+        Evenly spaced equal-length elements are a strided view of the map; others are gathered
+        into one copy (budget-checked). None: the elements come from offset/length/records.
     """
 
     dtype: str | None = None
@@ -82,8 +88,11 @@ class DecodeParams:
     view_as: str | None = None
     extended_types: bool = True
     length: int | None = None
+    elements: tuple[tuple[int, int], ...] | None = None
 
     def __post_init__(self) -> None:
+        if self.elements is not None and not isinstance(self.elements, tuple):
+            object.__setattr__(self, "elements", tuple(tuple(pair) for pair in self.elements))
         if isinstance(self.shape, str):
             object.__setattr__(self, "shape", parse_shape(self.shape))
         elif self.shape is not None and not isinstance(self.shape, tuple):
@@ -240,7 +249,7 @@ class Pipeline:
         """
         source = self._source
         source.check_unchanged()  # before touching any mapped page (core/files/shrink_guard.py)
-        npy = source.npy
+        npy = source.npy if params.elements is None else None
         dtype_name = params.dtype if params.dtype is not None else (npy.dtype if npy else "uint8")
         little = params.little_endian
         if little is None:
@@ -258,7 +267,7 @@ class Pipeline:
             check_padded_type(dtype)
             fixed_length = check_fixed_length(fixed_length, dtype)
         layout = source.layout(offset=params.offset, record_size=params.record_size,
-                               length=params.length)
+                               length=params.length, elements=params.elements)
         steps = [source_step(source, layout, params.offset)]
 
         batch, stacked = self._batch_input(layout, fixed_length)
@@ -328,6 +337,8 @@ class Pipeline:
         element truncated or zero-padded to ``E`` (``fixed_length``, else the common length), so
         that decode_raw then only views it: stacking and padding together copy once.
         """
+        if layout.elements is not None and layout.arrays[0].ndim == 1:
+            return self._gather_elements(layout, fixed_length), True
         if len(layout.arrays) == 1:
             return layout.arrays[0], False
         lengths = layout.element_lengths
@@ -356,6 +367,40 @@ class Pipeline:
             used = min(width, array.shape[-1])
             row[..., :used] = array[..., :used]
         return stacked, True
+
+    def _gather_elements(self, layout: SourceLayout, fixed_length: int | None) -> np.ndarray:
+        """One ``(n, E)`` copy of explicit element byte ranges that no strided view covers,
+        each truncated or zero-padded to ``E`` (``fixed_length``, else their common length).
+
+        Raises
+        ------
+        DecodeError
+            The lengths differ and there is no ``fixed_length`` (decode_raw's message).
+        BudgetError
+            The copy would exceed the memory budget.
+        """
+        elements = layout.elements or ()
+        if fixed_length is None:
+            lengths = [size for _, size in elements]
+            index = next((i for i, n in enumerate(lengths) if n != lengths[0]), None)
+            if index is not None:
+                raise DecodeError(
+                    "DecodeRaw requires input strings to all be the same size, but element "
+                    f"{index} has size {lengths[0]} != {lengths[index]} (set fixed_length to "
+                    "pad or truncate every element to one length)", field="fixed_length")
+            width = lengths[0]
+        else:
+            width = fixed_length
+        check_copy_budget(
+            len(elements) * width, f"gathering {len(elements)} elements from their byte ranges",
+            "select fewer elements, or a smaller fixed_length", field="elements",
+        )
+        gathered = np.zeros((len(elements), width), dtype=np.uint8)
+        for row, (start, size) in zip(gathered, elements):
+            used = min(width, size)
+            # bytes_at copies through the shrink guard: a shrunk file reads zeros, no SIGBUS.
+            row[:used] = np.frombuffer(self._source.bytes_at(0, start, used), dtype=np.uint8)
+        return gathered
 
     @staticmethod
     def _target_shape(params: DecodeParams, decoded: np.ndarray, npy: object,
@@ -406,7 +451,7 @@ def _derives_from(array: np.ndarray, base: np.ndarray) -> bool:
 
 def _resolved_offset(layout: SourceLayout, offset: int | None) -> int | None:
     """The offset used, or None when the files' .npy data offsets differ."""
-    if offset is not None:
+    if offset is not None or layout.elements is not None:
         return offset
     starts = set(layout.starts)
     return starts.pop() if len(starts) == 1 else None

@@ -7,7 +7,6 @@ example.proto), so the wire format read by core.formats.tfrecord is the real one
 
 import struct
 
-import numpy as np
 import pytest
 
 from core.errors import ContainerError, DecodeError
@@ -19,7 +18,7 @@ from core.formats.registry import list_file
 from core.pipeline.pipeline import Pipeline
 
 descriptor_pb2 = pytest.importorskip("google.protobuf.descriptor_pb2")
-from google.protobuf import descriptor_pool, message_factory  # noqa: E402
+from google.protobuf import descriptor_pool, message_factory
 
 
 def _example_class():

@@ -77,6 +77,9 @@ def sniff(head: bytes, size: int) -> bool:
     return size >= 8 and head[4:8] == b"TFL3"
 
 
+_STRUCTS = {fmt: struct.Struct(fmt) for fmt in ("<b", "<B", "<H", "<i", "<I", "<q", "<Q", "<f")}
+
+
 class _StructureError(Exception):
     """A structure that does not fit the file; ``offset`` is the file byte where it was read."""
 
@@ -93,10 +96,10 @@ class _Flat:
         self.size = size
 
     def unpack(self, fmt: str, pos: int, what: str) -> int | float:
-        width = struct.calcsize(fmt)
-        if pos < 0 or pos + width > self.size:
+        packer = _STRUCTS[fmt]
+        if pos < 0 or pos + packer.size > self.size:
             raise _StructureError(f"{what} at byte {pos} lies outside the file ({self.size} bytes)", max(pos, 0))
-        return struct.unpack_from(fmt, self.buffer, pos)[0]
+        return packer.unpack_from(self.buffer, pos)[0]
 
     def table(self, pos: int, what: str) -> _Table:
         """The table at ``pos``, its vtable checked."""
@@ -134,7 +137,7 @@ class _Table:
         return self.pos + offset
 
     def scalar(self, slot: int, fmt: str, default: int | float = 0) -> int | float:
-        pos = self._field(slot, struct.calcsize(fmt))
+        pos = self._field(slot, _STRUCTS[fmt].size)
         return default if pos == 0 else self.flat.unpack(fmt, pos, f"field {slot} of {self.what}")
 
     def _target(self, slot: int) -> int:
@@ -160,7 +163,7 @@ class _Table:
         return start, count
 
     def numbers(self, slot: int, fmt: str, what: str, limit: int = MAX_ITEMS) -> list:
-        start, count = self.vector(slot, struct.calcsize(fmt), what)
+        start, count = self.vector(slot, _STRUCTS[fmt].size, what)
         if count > limit:
             raise _StructureError(f"{what} has {count} elements (more than {limit}): a corrupt model", start - 4)
         if count == 0:
@@ -350,13 +353,18 @@ def _tensor_entry(flat: _Flat, position: int, what: str, buffers: list[int], pre
         problem = (f"tensor '{name}' is stored sparse (TFLite sparsity: compressed indices and "
                    "values); its bytes are not the dense tensor (open them with dtype uint8)")
     else:
-        expected = math.prod(shape) * resolve_dtype(dtype).itemsize
+        expected = math.prod(shape) * _itemsize(dtype)
         if any(d < 0 for d in shape) or expected != nbytes:
             problem = (f"tensor '{name}' has shape {shape} of {type_name} ({expected} bytes) but "
                        f"its buffer {buffer_index} holds {nbytes} bytes (open them with dtype "
                        "uint8 and a shape of your own)")
     return TensorEntry(name=name, dtype=dtype, little_endian=True, shape=shape, offset=offset,
                        nbytes=nbytes, stored_type=type_name, extras=extras, problem=problem)
+
+
+@functools.cache
+def _itemsize(dtype: str) -> int:
+    return resolve_dtype(dtype).itemsize
 
 
 def _quantization(tensor: _Table, what: str, extras: dict[str, object]) -> None:

@@ -64,6 +64,7 @@ _DEFAULT_ALIGNMENT = 32
 _SCALARS = {0: ("B", 1), 1: ("b", 1), 2: ("H", 2), 3: ("h", 2), 4: ("I", 4), 5: ("i", 4),
             6: ("f", 4), 7: ("?", 1), 10: ("Q", 8), 11: ("q", 8), 12: ("d", 8)}
 _STRING, _ARRAY = 8, 9
+_FIX = "a corrupt header, or not a GGUF file: open it as raw bytes with an explicit offset and dtype"
 _VALUE_NAMES = {0: "uint8", 1: "int8", 2: "uint16", 3: "int16", 4: "uint32", 5: "int32",
                 6: "float32", 7: "bool", 8: "string", 9: "array", 10: "uint64", 11: "int64",
                 12: "float64"}
@@ -107,7 +108,7 @@ class _Cursor:
         length = self.number("Q", what)
         if length > self.left:
             raise self.reader.error(f"{what} claims {length} bytes, more than the {self.left} left "
-                                    "in the file (a corrupt header)", start)
+                                    "in the file", start, _FIX)
         return self.take(length, what).decode("utf-8", errors="replace")
 
 
@@ -118,16 +119,16 @@ def _value(cursor: _Cursor, kind: int, what: str, depth: int = 0) -> object:
     if kind == _STRING:
         return cursor.string(what)
     if kind != _ARRAY:
-        raise cursor.reader.error(f"{what} has unknown value type {kind}", cursor.pos - 4)
+        raise cursor.reader.error(f"{what} has unknown value type {kind}", cursor.pos - 4, _FIX)
     start = cursor.pos
     item_kind = cursor.number("I", what)
     count = cursor.number("Q", what)
     smallest = _SCALARS[item_kind][1] if item_kind in _SCALARS else 8 if item_kind in (_STRING, _ARRAY) else 1
     if count * smallest > cursor.left:
         raise cursor.reader.error(f"{what} claims an array of {count} values, more than the "
-                                  f"{cursor.left} bytes left in the file (a corrupt header)", start)
+                                  f"{cursor.left} bytes left in the file", start, _FIX)
     if depth >= _MAX_NESTING and item_kind == _ARRAY:
-        raise cursor.reader.error(f"{what} nests arrays more than {_MAX_NESTING} deep", start)
+        raise cursor.reader.error(f"{what} nests arrays more than {_MAX_NESTING} deep", start, _FIX)
     type_name = _VALUE_NAMES.get(item_kind, f"type {item_kind}")
     if item_kind in _SCALARS:
         width = _SCALARS[item_kind][1]
@@ -171,7 +172,7 @@ def list_gguf(reader: HeaderReader) -> ContainerListing:
     kv_count = cursor.number("Q", "the key/value count")
     if kv_count * 13 > cursor.left:  # a key/value takes at least 8 + 4 + 1 bytes
         raise reader.error(f"the header claims {kv_count} key/values, more than the file can "
-                           "hold (a corrupt header)", 16)
+                           "hold", 16, _FIX)
     metadata: dict[str, str] = {"version": str(version),
                                 "byte order": "little-endian" if order == "<" else "big-endian"}
     alignment = _DEFAULT_ALIGNMENT
@@ -182,20 +183,20 @@ def list_gguf(reader: HeaderReader) -> ContainerListing:
         value = _value(cursor, kind, f"key/value '{key}'")
         if key == "general.alignment":
             if not isinstance(value, int) or value <= 0 or value & (value - 1):
-                raise reader.error(f"general.alignment is {value!r}, not a power of two", start)
+                raise reader.error(f"general.alignment is {value!r}, not a power of two", start, _FIX)
             alignment = value
         text = str(value)
         metadata[key] = text if len(text) <= 200 else text[:200] + "..."
     if tensor_count * 24 > cursor.left:  # a tensor info takes at least 8 + 4 + 4 + 8 bytes
         raise reader.error(f"the header claims {tensor_count} tensors, more than the file can "
-                           "hold (a corrupt header)", 8)
+                           "hold", 8, _FIX)
     infos = []
     for index in range(tensor_count):
         start = cursor.pos
         name = cursor.string(f"tensor {index} name")
         n_dims = cursor.number("I", f"tensor '{name}' dims")
         if n_dims > _MAX_DIMS:
-            raise reader.error(f"tensor '{name}' has {n_dims} dims (GGUF allows {_MAX_DIMS})", start)
+            raise reader.error(f"tensor '{name}' has {n_dims} dims (GGUF allows {_MAX_DIMS})", start, _FIX)
         dims = tuple(cursor.number("Q", f"tensor '{name}' dims") for _ in range(n_dims))
         code = cursor.number("I", f"tensor '{name}' type")
         offset = cursor.number("Q", f"tensor '{name}' offset")

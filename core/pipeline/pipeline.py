@@ -270,7 +270,7 @@ class Pipeline:
                                length=params.length, elements=params.elements)
         steps = [source_step(source, layout, params.offset)]
 
-        batch, stacked = self._batch_input(layout, fixed_length)
+        batch, stacked = self._batch_input(layout, fixed_length, dtype.itemsize)
         try:
             decoded = decode_raw(batch, dtype, bool(little), fixed_length,
                                  extended_types=params.extended_types)
@@ -330,7 +330,8 @@ class Pipeline:
         )
 
     # -- helpers ------------------------------------------------------------------------------
-    def _batch_input(self, layout: SourceLayout, fixed_length: int | None) -> tuple[np.ndarray, bool]:
+    def _batch_input(self, layout: SourceLayout, fixed_length: int | None,
+                     itemsize: int = 1) -> tuple[np.ndarray, bool]:
         """The ``uint8`` array fed to decode_raw, and whether it is a stacked copy.
 
         One file: its map view itself. Several: one copy of shape ``input_shape + (E,)``, each
@@ -338,7 +339,7 @@ class Pipeline:
         that decode_raw then only views it: stacking and padding together copy once.
         """
         if layout.elements is not None and layout.arrays[0].ndim == 1:
-            return self._gather_elements(layout, fixed_length), True
+            return self._gather_elements(layout, fixed_length, itemsize), True
         if len(layout.arrays) == 1:
             return layout.arrays[0], False
         lengths = layout.element_lengths
@@ -368,7 +369,8 @@ class Pipeline:
             row[..., :used] = array[..., :used]
         return stacked, True
 
-    def _gather_elements(self, layout: SourceLayout, fixed_length: int | None) -> np.ndarray:
+    def _gather_elements(self, layout: SourceLayout, fixed_length: int | None,
+                         itemsize: int) -> np.ndarray:
         """One ``(n, E)`` copy of explicit element byte ranges that no strided view covers,
         each truncated or zero-padded to ``E`` (``fixed_length``, else their common length).
 
@@ -387,7 +389,8 @@ class Pipeline:
                 raise DecodeError(
                     "DecodeRaw requires input strings to all be the same size, but element "
                     f"{index} has size {lengths[0]} != {lengths[index]} (set fixed_length to "
-                    "pad or truncate every element to one length)", field="fixed_length")
+                    "pad or truncate every element to one length, e.g. fixed_length="
+                    f"{max(itemsize, -(-max(lengths) // itemsize) * itemsize)})", field="fixed_length")
             width = lengths[0]
         else:
             width = fixed_length

@@ -112,6 +112,40 @@ class _Cursor:
         return self.take(length, what).decode("utf-8", errors="replace")
 
 
+    def _refill(self, nbytes: int, what: str) -> None:
+        """Make the buffer start at ``pos`` and hold at least ``nbytes`` bytes."""
+        if nbytes > self.left:  # a truncated header: reader.read names the byte
+            self.reader.read(self.pos, nbytes, what)
+        want = min(max(nbytes, _CHUNK), self.left)
+        self._buffer, self._start = self.reader.read(self.pos, want, what), self.pos
+
+    def strings(self, count: int, what: str, keep: int) -> list[str]:
+        """Walk ``count`` strings (a vocabulary: hundreds of thousands); return the first ``keep``.
+
+        A tight loop over the chunk buffer: each length is checked against the bytes left in
+        the file; the strings after the first ``keep`` are skipped, not decoded.
+        """
+        kept = [self.string(f"{what}[{i}]") for i in range(min(keep, count))]
+        length_of = struct.Struct(self.order + "Q").unpack_from
+        size = self.reader.size
+        buffer, base, pos = self._buffer, self._start, self.pos
+        end = base + len(buffer)
+        for i in range(len(kept), count):
+            if pos + 8 > end or pos < base:
+                self.pos = pos
+                self._refill(8, f"{what}[{i}] length")
+                buffer, base = self._buffer, self._start
+                end = base + len(buffer)
+            (length,) = length_of(buffer, pos - base)
+            pos += 8
+            if length > size - pos:
+                raise self.reader.error(f"{what}[{i}] claims {length} bytes, more than the "
+                                        f"{size - pos} left in the file", pos - 8, _FIX)
+            pos += length
+        self.pos = pos
+        return kept
+
+
 def _value(cursor: _Cursor, kind: int, what: str, depth: int = 0) -> object:
     """One key/value value; arrays are skipped, summarised as text (bounded work)."""
     if kind in _SCALARS:
@@ -137,6 +171,10 @@ def _value(cursor: _Cursor, kind: int, what: str, depth: int = 0) -> object:
             values = struct.unpack(f"{cursor.order}{count}{_SCALARS[item_kind][0]}", raw)
             return "[" + ", ".join(str(v) for v in values) + "]"
         return f"[{count} x {type_name}]"
+    if item_kind == _STRING:
+        shown = [repr(text) for text in cursor.strings(count, what, keep=4)]
+        return "[" + ", ".join(shown) + "]" if count <= 4 else \
+            f"[{count} x {type_name}: {', '.join(shown)}, ...]"
     shown = []
     for i in range(count):
         value = _value(cursor, item_kind, f"{what}[{i}]", depth + 1)

@@ -266,8 +266,9 @@ def list_tfrecord(reader: HeaderReader) -> ContainerListing:
             problems.append(f"{where}: listed the first {records} records (bytes 0 to {pos} of "
                             f"{reader.size}); the rest is not listed (a bounded listing)")
             break
-        data = reader.read(pos + _HEADER, length, f"record {records} data")
-        (data_crc,) = struct.unpack("<I", reader.read(pos + _HEADER + length, _FOOTER, "record CRC"))
+        body = reader.read(pos + _HEADER, length + _FOOTER, f"record {records} data")
+        data = body[:length]
+        (data_crc,) = struct.unpack_from("<I", body, length)
         number, record_start = records, pos
         records += 1
         pos = end

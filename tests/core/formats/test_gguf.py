@@ -158,6 +158,12 @@ def test_hostile_huge_counts_and_lengths_are_refused(tmp_path):
     lying_key = _header(kv_count=1) + struct.pack("<Q", 1 << 40) + bytes(16)
     with pytest.raises(ContainerError, match=r"at byte 24: key/value 0 key claims 1099511627776 bytes"):
         list_file(_write(tmp_path, lying_key))
+    strings = [_string(f"t{i}") for i in range(6)]
+    strings[5] = struct.pack("<Q", 1 << 33) + b"xx"  # the vocabulary's last string lies
+    lying_string = _header(kv_count=1) + _string("v") + struct.pack("<IIQ", 9, 8, 6) + b"".join(strings)
+    with pytest.raises(ContainerError, match=r"key/value 'v'\[5\] claims 8589934592 bytes, more than "
+                       r"the 2 left in the file \(a corrupt header, or not a GGUF file"):
+        list_file(_write(tmp_path, lying_string))
     lying_array = _header(kv_count=1) + _string("a") + struct.pack("<IIQ", 9, 4, 1 << 50) + bytes(8)
     with pytest.raises(ContainerError, match="key/value 'a' claims an array of 1125899906842624 values"):
         list_file(_write(tmp_path, lying_array))

@@ -305,6 +305,9 @@ def _entry(key: str, values: list[_Feature | None], records: int) -> TensorEntry
     counts = [f.count for _, f in present]
     extras: dict[str, object] = {"feature": key, "records": records,
                                  "records with it": len(present)}
+    if len(present) < records:  # element i is then not record i
+        missing = [i for i, f in enumerate(values) if f is None]
+        extras["records without it"] = tuple(missing[:16]) + (("...",) if len(missing) > 16 else ())
     if len(set(counts)) == 1:
         extras["values per record"] = counts[0]
     else:

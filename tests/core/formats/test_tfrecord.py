@@ -177,6 +177,7 @@ def test_corrupt_record_is_reported_with_its_offset_and_the_rest_stay_usable(tmp
     assert "bad.tfrecord" in listing.problems[0]
     entry = find_entry(listing, "image_raw")
     assert entry.extras["records with it"] == 2
+    assert entry.extras["records without it"] == (1,)
     with Pipeline(str(path)) as pipeline:
         assert pipeline.run(entry.params()).view.tolist() == [[0] * 4, [2] * 4]
 

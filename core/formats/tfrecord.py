@@ -335,6 +335,9 @@ def _entry(key: str, values: list[_Feature | None], records: int) -> TensorEntry
     elif kind == "float":  # packed: each record's values are one contiguous run, one element
         ranges = [f.ranges[0] if f.ranges else (0, 0) for _, f in present]
     dtype = "uint8" if kind == "bytes" else "float32"
+    if not ranges:
+        return TensorEntry(dtype=dtype, shape=(0,), stored_type=stored, extras=extras,
+                           problem=f"feature '{key}' holds no values in any record", **base)
     lengths = {n for _, n in ranges}
     if len(ranges) == 1 and records == 1:
         (start, size), = ranges

@@ -203,3 +203,24 @@ def test_hostile_dims_types_versions_and_alignment(tmp_path):
     nested = _header(kv_count=1) + _string("n") + struct.pack("<I", 9) + struct.pack("<IQ", 9, 1) * 6 + bytes(64)
     with pytest.raises(ContainerError, match="nests arrays more than 4 deep"):
         list_file(_write(tmp_path, nested))
+
+
+def test_hostile_random_corruption_never_crashes(tmp_path):
+    """Flipped header bytes give a listing (maybe with problems) or a ContainerError."""
+    import random
+
+    blob = open(write_gguf(tmp_path / "m.gguf"), "rb").read()
+    header_end = find_entry(list_file(str(tmp_path / "m.gguf")), "blk.0.w").offset
+    rng = random.Random(16)
+    outcomes = set()
+    for _ in range(300):
+        bad = bytearray(blob)
+        for _ in range(rng.randint(1, 3)):
+            bad[rng.randrange(4, header_end)] = rng.randrange(256)
+        try:
+            list_file(_write(tmp_path, bytes(bad)))
+            outcomes.add("listed")
+        except ContainerError as error:
+            assert "gguf file" in error.message and "at byte" in error.message
+            outcomes.add("refused")
+    assert outcomes == {"listed", "refused"}

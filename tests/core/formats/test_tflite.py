@@ -296,3 +296,23 @@ def test_sniff_needs_the_identifier():
     assert tflite_format.sniff(b"\x1c\0\0\0TFL3", 100)
     assert not tflite_format.sniff(b"\x1c\0\0\0TFL2", 100)
     assert not tflite_format.sniff(b"\x1c\0\0\0TFL3", 7)
+
+
+def test_hostile_random_corruption_never_crashes(tmp_path):
+    """Flipped bytes anywhere give a listing (maybe with problems) or a ContainerError."""
+    import random
+
+    model = build_model(TENSORS, BUFFERS, OPERATORS, opcodes=[FULLY_CONNECTED, CONV_2D])
+    rng = random.Random(16)
+    outcomes = set()
+    for trial in range(300):
+        blob = bytearray(model)
+        for _ in range(rng.randint(1, 4)):
+            blob[rng.randrange(8, len(blob))] = rng.randrange(256)
+        try:
+            list_file(_model_file(tmp_path, blob, f"f{trial % 3}.tflite"))
+            outcomes.add("listed")
+        except ContainerError as error:
+            assert "tflite file" in error.message and "at byte" in error.message
+            outcomes.add("refused")
+    assert outcomes == {"listed", "refused"}

@@ -154,6 +154,14 @@ def test_float_list_is_float32_per_record_and_int64_a_decoded_copy(tmp_path):
             tfrecord.int64_values(source, x)
 
 
+def test_a_feature_without_values_says_so(tmp_path):
+    empty = Example()
+    empty.features.feature["nothing"].bytes_list.SetInParent()
+    path = write(tmp_path / "e.tfrecord", empty.SerializeToString(), empty.SerializeToString())
+    entry = find_entry(list_file(path), "nothing")
+    assert entry.shape == (0,) and entry.problem == "feature 'nothing' holds no values in any record"
+
+
 def test_one_record_gives_plain_entries(tmp_path):
     path = write(tmp_path / "one.tfrecord", example(image_raw=b"\x01\x02\x03", x=[3.0]))
     listing = list_file(path)
@@ -233,3 +241,21 @@ def test_record_cap_says_the_listing_is_bounded(tmp_path, monkeypatch):
     assert listing.metadata["records"] == "3"
     assert "listed the first 3 records" in listing.problems[0]
     assert find_entry(listing, "a").shape == (3, 1)
+
+
+def test_hostile_random_corruption_never_crashes(tmp_path):
+    """Flipped bytes give a listing whose problems name the record and byte, never a crash."""
+    import random
+
+    records = [example(image_raw=bytes([i] * 6), x=[float(i)], n=[i, -i]) for i in range(4)]
+    blob = b"".join(frame(r) for r in records)
+    rng = random.Random(16)
+    for _ in range(300):
+        bad = bytearray(blob)
+        for _ in range(rng.randint(1, 3)):
+            bad[rng.randrange(12, len(bad))] = rng.randrange(256)
+        path = tmp_path / "f.tfrecord"
+        path.write_bytes(bytes(bad))
+        listing = list_file(str(path))
+        for problem in listing.problems:
+            assert "tfrecord file" in problem and "at byte" in problem

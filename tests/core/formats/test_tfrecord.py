@@ -107,8 +107,10 @@ def test_bytes_feature_is_the_decode_raw_batch_with_real_byte_offsets(tmp_path):
     # every element's offset is where its bytes really are, inside record i's data
     for i, (start, size) in enumerate(entry.elements):
         assert size == 4 and raw[start:start + 4] == images[i]
+    params = entry.params()
+    assert (params.offset, params.length, params.shape, params.elements) == (None, None, None, entry.elements)
     with Pipeline(path) as pipeline:
-        result = pipeline.run(entry.params())
+        result = pipeline.run(params)
         assert result.view.tolist() == [list(img) for img in images]
         assert result.zero_copy  # equal lengths, evenly spaced records: a strided view
         assert result.byte_offset((2, 3)) == (0, entry.elements[2][0] + 3, 1)

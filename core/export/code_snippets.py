@@ -47,6 +47,7 @@ import numpy as np
 
 from core.dtypes.data_type import DataType
 from core.dtypes.table import engine_name, resolve_dtype, type_row
+from core.errors import ExportError
 from core.pipeline.pipeline import DecodeParams, Pipeline
 from core.slicing.expr import format_slice, is_expressible, parse_slice
 from core.slicing.source_code import to_numpy, to_tf
@@ -93,6 +94,9 @@ class _Plan:
 
 def _plan(paths: Any, params: DecodeParams, slice_text: str | None,
           pipeline: Pipeline | None) -> _Plan:
+    if params.elements is not None:
+        raise ExportError("code snippets for a batch of explicit element byte ranges (a TFRecord "
+                          "feature) are not written yet (export the values instead)", field="format")
     spec = parse_slice(slice_text) if slice_text is not None and slice_text.strip() else None
     if spec is not None and len(spec) == 0:
         spec = None  # "[]": the whole tensor

@@ -88,6 +88,11 @@ class SourceLayout:
     element_lengths: tuple[int, ...]
     record_size: int | None
     trailing_bytes: tuple[int, ...]
+    elements: tuple[tuple[int, int], ...] | None = None
+    """Explicit element byte ranges ``(offset, length)`` in the one file (a batch of strings
+    gathered from a container, e.g. a TFRecord feature in every record), or None. ``arrays``
+    then holds one ``(n, L)`` strided view of the map when the elements are evenly spaced with
+    equal lengths, else the ``(span,)`` view covering them all (the pipeline gathers them)."""
 
 
 class FileSource:
@@ -197,7 +202,7 @@ class FileSource:
 
     # -- layout ---------------------------------------------------------------------------
     def layout(self, offset: object = _KEEP, record_size: object = _KEEP,
-               length: object = None) -> SourceLayout:
+               length: object = None, elements: object = None) -> SourceLayout:
         """Split the files into input elements (see the module docstring). No byte is read.
 
         Parameters
@@ -211,6 +216,9 @@ class FileSource:
         length
             Bytes of data after the offset in every file; None: up to the end of the file (or
             of the data a ``.npy`` header promises, when the offset is None too).
+        elements
+            Explicit ``(offset, length)`` byte ranges in the one file, forming a batch of strings
+            of input shape ``(n,)`` (see :func:`elements_layout`); None: offset/length/records.
 
         Raises
         ------
@@ -219,7 +227,12 @@ class FileSource:
             ``field="length"``: not an integer, negative, or reaching past the end of a file.
             ``field="record_size"``: not an integer, <= 0, larger than a file's data, or files
             holding different numbers of records.
+            ``field="elements"``: see :func:`elements_layout`.
         """
+        if elements is not None:
+            if self.closed:
+                raise SourceError("the files were closed (open them again)", field="files")
+            return elements_layout(self, elements, offset, record_size, length)
         offset = _check_int(self.offset if offset is _KEEP else offset, "offset")
         record_size = _check_int(
             self.record_size if record_size is _KEEP else record_size, "record_size"
@@ -336,6 +349,64 @@ class FileSource:
 
     def __repr__(self) -> str:
         return f"FileSource({list(self.paths)!r})"
+
+
+def elements_layout(source: FileSource, elements: object, offset: object = None,
+                    record_size: object = None, length: object = None) -> SourceLayout:
+    """The layout of explicit element byte ranges: input shape ``(n,)``, element ``i`` the
+    ``elements[i] = (offset, length)`` bytes of the one file.
+
+    Evenly spaced elements of one length are a strided ``(n, L)`` view of the map (no copy);
+    others are gathered by the pipeline (one copy, budget-checked). No byte is read here.
+
+    Raises
+    ------
+    SourceError
+        ``field="elements"``: several files, an offset/length/record_size given as well, no
+        elements, or a range that is not whole numbers inside the file.
+    """
+    if len(source.files) != 1:
+        raise SourceError("explicit elements address one file, but several are open (open "
+                          "the container file alone)", field="elements")
+    for name, value in (("offset", offset), ("record_size", record_size), ("length", length)):
+        if value is not None and value is not _KEEP:
+            raise SourceError(f"elements give every byte range, so {name} must not be set as "
+                              f"well (clear {name}, or clear the elements)", field="elements")
+    info = source.files[0]
+    ranges = []
+    for number, pair in enumerate(elements):  # type: ignore[attr-defined]
+        try:
+            start, size = (int(v) for v in pair if not isinstance(v, (bool, np.bool_)))
+        except (TypeError, ValueError):
+            raise SourceError(f"element {number} must be an (offset, length) pair of whole "
+                              f"numbers, not {pair!r}", field="elements") from None
+        if start < 0 or size < 0 or start + size > info.size:
+            raise SourceError(
+                f"element {number} ({size} bytes from byte {start}) is not inside "
+                f"'{printable_name(info.path)}' ({info.size} bytes) (the container's listing "
+                "is out of date or corrupt: list it again)", field="elements")
+        ranges.append((start, size))
+    if not ranges:
+        raise SourceError("no elements given (a batch needs at least one byte range)",
+                          field="elements")
+    data = source.data(0)
+    lengths = {size for _, size in ranges}
+    steps = {b[0] - a[0] for a, b in zip(ranges, ranges[1:])}
+    first, common = ranges[0][0], ranges[0][1]
+    if len(lengths) == 1 and len(steps) <= 1 and min(steps, default=0) >= 0:
+        step = steps.pop() if steps else common
+        # base=data: the view's .base is the map's view, so the pipeline knows it is no copy.
+        array = np.ndarray((len(ranges), common), np.uint8, buffer=data, offset=first,
+                           strides=(step, 1))
+    else:
+        low = min(s for s, _ in ranges)
+        high = max(s + n for s, n in ranges)
+        array = data[low:high]
+    return SourceLayout(
+        arrays=(array,), input_shape=(len(ranges),), starts=(first,),
+        element_lengths=(max(lengths),), record_size=None, trailing_bytes=(0,),
+        elements=tuple(ranges),
+    )
 
 
 def _check_int(value: object, field: str) -> int | None:

@@ -54,6 +54,11 @@ class TensorEntry:
         rate, record number...), name -> value (str, int, float, bool or tuples of them).
     problem
         None when the entry is mappable; else why it cannot be shown and what to do.
+    elements
+        For a batch of strings spread over the file (a TFRecord feature across its records):
+        each string's ``(offset, length)``; ``offset``/``nbytes`` then span them all, ``shape``
+        is ``(n, length)`` (or ``(n,)`` when the lengths differ) and :meth:`params` gives
+        ``DecodeParams.elements`` with the shape left to ``decode_raw``. None otherwise.
     """
 
     name: str
@@ -65,6 +70,7 @@ class TensorEntry:
     stored_type: str = ""
     extras: Mapping[str, object] = field(default_factory=dict)
     problem: str | None = None
+    elements: tuple[tuple[int, int], ...] | None = None
 
     @property
     def mappable(self) -> bool:
@@ -92,6 +98,8 @@ class TensorEntry:
             dtype=self.dtype, little_endian=self.little_endian, offset=self.offset,
             length=self.nbytes, shape=self.shape, record_size=None, fixed_length=None,
         )
+        if self.elements is not None:
+            values.update(offset=None, length=None, shape=None, elements=self.elements)
         values.update(overrides)
         return DecodeParams(**values)  # type: ignore[arg-type]
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from core.files.sources import open_source
 from core.formats.entry import ContainerFormat, ContainerListing
+from core.formats.gguf import FORMAT as GGUF
 from core.formats.reader import HeaderReader
+from core.formats.tflite import FORMAT as TFLITE
+from core.formats.tfrecord import FORMAT as TFRECORD
 
 __all__ = ["FORMATS", "SNIFF_BYTES", "detect_format", "list_container", "list_file"]
 
@@ -19,7 +22,11 @@ SNIFF_BYTES = 4096
 
 #: Every known format, most specific magic first: each format module defines one
 #: ``FORMAT = ContainerFormat(...)`` and is listed here.
-FORMATS: tuple[ContainerFormat, ...] = ()
+FORMATS: tuple[ContainerFormat, ...] = (
+    GGUF,
+    TFLITE,
+    TFRECORD,  # no magic: a length whose CRC matches (last)
+)
 
 
 def detect_format(reader: HeaderReader) -> ContainerFormat | None:

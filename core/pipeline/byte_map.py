@@ -19,6 +19,7 @@ indexing and reshaping, whose dimensions nest (each stride spans the smaller dim
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -96,6 +97,9 @@ class ByteMap:
             return 0, address - self.base_address, itemsize
         position = address - self.base_address
         element, byte = divmod(position, self.element_bytes)
+        if self.layout.elements is not None:
+            start, size = self.layout.elements[element]
+            return 0, start + byte, max(0, min(itemsize, size - byte))
         file_index, record = self._element_origin(element)
         record_size = self.layout.record_size or 0
         offset = self.layout.starts[file_index] + record * record_size + byte
@@ -124,6 +128,8 @@ class ByteMap:
         if self.mode == "file":
             return self.base_address + byte_offset
         layout = self.layout
+        if layout.elements is not None:
+            return self._element_address(byte_offset)
         relative = byte_offset - layout.starts[file_index]
         if relative < 0:
             return None
@@ -142,6 +148,25 @@ class ByteMap:
         )
         element = int(np.ravel_multi_index(multi, layout.input_shape)) if multi else 0
         return self.base_address + element * self.element_bytes + byte
+
+    @cached_property
+    def _element_ranges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Explicit elements sorted by offset: (order, starts, ends), ends cut at the copy's width."""
+        pairs = np.array(self.layout.elements or (), dtype=np.int64).reshape(-1, 2)
+        order = np.argsort(pairs[:, 0], kind="stable")
+        starts = pairs[order, 0]
+        ends = starts + np.minimum(pairs[order, 1], self.element_bytes)
+        return order, starts, ends
+
+    def _element_address(self, byte_offset: int) -> int | None:
+        """Copy address of a file byte inside an explicit element (the first that holds it)."""
+        order, starts, ends = self._element_ranges
+        candidates = np.flatnonzero((starts <= byte_offset) & (byte_offset < ends))
+        if candidates.size == 0:
+            return None
+        first = candidates[0]
+        element = int(order[first])
+        return self.base_address + element * self.element_bytes + byte_offset - int(starts[first])
 
     @staticmethod
     def index_of(view: np.ndarray, address: int) -> tuple[int, ...] | None:

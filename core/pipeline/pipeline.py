@@ -71,6 +71,12 @@ class DecodeParams:
         what a TFLite model's UINT8 input receives). None: as decoded.
     extended_types
         Offer uint32/uint64 (beyond TF).
+    elements
+        Explicit ``(offset, length)`` byte ranges in one file forming a batch of strings of
+        input shape ``(n,)``, as ``tf.data`` hands a container's strings to ``decode_raw`` (a
+        TFRecord feature across records); ``offset``, ``length`` and ``record_size`` stay None.
+        Evenly spaced equal-length elements are a strided view of the map; others are gathered
+        into one copy (budget-checked). None: the elements come from offset/length/records.
     """
 
     dtype: str | None = None
@@ -82,8 +88,11 @@ class DecodeParams:
     view_as: str | None = None
     extended_types: bool = True
     length: int | None = None
+    elements: tuple[tuple[int, int], ...] | None = None
 
     def __post_init__(self) -> None:
+        if self.elements is not None and not isinstance(self.elements, tuple):
+            object.__setattr__(self, "elements", tuple(tuple(pair) for pair in self.elements))
         if isinstance(self.shape, str):
             object.__setattr__(self, "shape", parse_shape(self.shape))
         elif self.shape is not None and not isinstance(self.shape, tuple):
@@ -246,7 +255,7 @@ class Pipeline:
         """
         source = self._source
         source.check_unchanged()  # before touching any mapped page (core/files/shrink_guard.py)
-        npy = source.npy
+        npy = source.npy if params.elements is None else None
         dtype_name = params.dtype if params.dtype is not None else (npy.dtype if npy else "uint8")
         little = params.little_endian
         if little is None:
@@ -264,10 +273,10 @@ class Pipeline:
             check_padded_type(dtype)
             fixed_length = check_fixed_length(fixed_length, dtype)
         layout = source.layout(offset=params.offset, record_size=params.record_size,
-                               length=params.length)
+                               length=params.length, elements=params.elements)
         steps = [source_step(source, layout, params.offset)]
 
-        batch, stacked = self._batch_input(layout, fixed_length)
+        batch, stacked = self._batch_input(layout, fixed_length, dtype.itemsize)
         try:
             decoded = decode_raw(batch, dtype, bool(little), fixed_length,
                                  extended_types=params.extended_types)
@@ -332,13 +341,16 @@ class Pipeline:
         )
 
     # -- helpers ------------------------------------------------------------------------------
-    def _batch_input(self, layout: SourceLayout, fixed_length: int | None) -> tuple[np.ndarray, bool]:
+    def _batch_input(self, layout: SourceLayout, fixed_length: int | None,
+                     itemsize: int = 1) -> tuple[np.ndarray, bool]:
         """The ``uint8`` array fed to decode_raw, and whether it is a stacked copy.
 
         One file: its map view itself. Several: one copy of shape ``input_shape + (E,)``, each
         element truncated or zero-padded to ``E`` (``fixed_length``, else the common length), so
         that decode_raw then only views it: stacking and padding together copy once.
         """
+        if layout.elements is not None and layout.arrays[0].ndim == 1:
+            return self._gather_elements(layout, fixed_length, itemsize), True
         if len(layout.arrays) == 1:
             return layout.arrays[0], False
         lengths = layout.element_lengths
@@ -367,6 +379,42 @@ class Pipeline:
             used = min(width, array.shape[-1])
             row[..., :used] = array[..., :used]
         return stacked, True
+
+    def _gather_elements(self, layout: SourceLayout, fixed_length: int | None,
+                         itemsize: int) -> np.ndarray:
+        """One ``(n, E)`` copy of explicit element byte ranges that no strided view covers,
+        each truncated or zero-padded to ``E`` (``fixed_length``, else their common length).
+
+        Raises
+        ------
+        DecodeError
+            The lengths differ and there is no ``fixed_length`` (decode_raw's message).
+        BudgetError
+            The copy would exceed the memory budget.
+        """
+        elements = layout.elements or ()
+        if fixed_length is None:
+            lengths = [size for _, size in elements]
+            index = next((i for i, n in enumerate(lengths) if n != lengths[0]), None)
+            if index is not None:
+                raise DecodeError(
+                    "DecodeRaw requires input strings to all be the same size, but element "
+                    f"{index} has size {lengths[0]} != {lengths[index]} (set fixed_length to "
+                    "pad or truncate every element to one length, e.g. fixed_length="
+                    f"{max(itemsize, -(-max(lengths) // itemsize) * itemsize)})", field="fixed_length")
+            width = lengths[0]
+        else:
+            width = fixed_length
+        check_copy_budget(
+            len(elements) * width, f"gathering {len(elements)} elements from their byte ranges",
+            "select fewer elements, or a smaller fixed_length", field="elements",
+        )
+        gathered = np.zeros((len(elements), width), dtype=np.uint8)
+        for row, (start, size) in zip(gathered, elements):
+            used = min(width, size)
+            # bytes_at copies through the shrink guard: a shrunk file reads zeros, no SIGBUS.
+            row[:used] = np.frombuffer(self._source.bytes_at(0, start, used), dtype=np.uint8)
+        return gathered
 
     @staticmethod
     def _target_shape(params: DecodeParams, decoded: np.ndarray, npy: object,
@@ -453,7 +501,7 @@ def _blame_layout(error: DecodeError, layout: SourceLayout, offset: int | None,
 
 def _resolved_offset(layout: SourceLayout, offset: int | None) -> int | None:
     """The offset used, or None when the files' .npy data offsets differ."""
-    if offset is not None:
+    if offset is not None or layout.elements is not None:
         return offset
     starts = set(layout.starts)
     return starts.pop() if len(starts) == 1 else None

@@ -21,6 +21,9 @@ def copy_reason(in_map: bool, stacked: bool, layout: SourceLayout, fixed_length:
     """Why the decoded array is, or is not, a view of the file map."""
     if in_map:
         return "view of the file map (no copy)"
+    if stacked and layout.elements is not None:
+        return (f"copied once: {len(layout.elements)} elements gathered from their byte ranges "
+                "(not evenly spaced with one length, so no strided view covers them)")
     if stacked:
         return f"copied once: {len(layout.arrays)} files stacked into one batch"
     if fixed_length is not None and fixed_length > layout.element_lengths[0]:
@@ -42,6 +45,14 @@ def source_step(source: FileSource, layout: SourceLayout, offset: int | None) ->
         ", ".join(str(s) for s in layout.starts)
     if offset is None and any(f.npy is not None for f in files):
         start_text += " (.npy header)"
+    if layout.elements is not None:
+        n = len(layout.elements)
+        spacing = "a strided view" if layout.arrays[0].ndim == 2 else "gathered"
+        sizes = sorted({size for _, size in layout.elements})
+        size_text = str(sizes[0]) if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
+        return (f"source: {what}, {n} elements of {size_text} "
+                f"bytes at their own offsets (first from byte {layout.starts[0]}; {spacing}) "
+                f"-> input shape {layout.input_shape}")
     if layout.record_size is None:
         split = "each file is one element" if len(files) > 1 else "the data is one element"
         split += f" of {_lengths(layout.element_lengths)} bytes"

@@ -27,6 +27,8 @@ def test_benchmarks_tiny_run_prints_the_table(tmp_path):
         "plot first paint",
         "plot pan/zoom redraw",
         "GUI event-loop latency",
+        "list a GGUF with 20 tensors",
+        "TFLite model (sparse; buffers past the flatbuffer)",
     ):
         assert figure in out.stdout, figure
     assert "Machine:" in out.stdout and "numpy" in out.stdout

@@ -1,0 +1,390 @@
+"""TFLite models (flatbuffers, file identifier ``TFL3``): the weights and constants by name.
+
+Rule: every tensor of every subgraph whose buffer holds data is an entry: its name (prefixed by
+the subgraph's name for subgraphs after the first), the engine type of its ``TensorType``, its
+shape, and the file offset and length of its buffer's bytes. A buffer stores its bytes either
+inside the flatbuffer (``Buffer.data``, a ``[ubyte]`` vector) or, in models over 2 GB, after it
+(``Buffer.offset`` / ``Buffer.size``, offset from the start of the file, valid when > 1); both
+are listed the same way. Extras: quantization scale, zero point and quantized dimension, the
+operators using the tensor, the shape signature, the subgraph and buffer numbers. TFLite
+stores data little-endian.
+
+Tensors without data (activations, inputs, outputs: computed at run time) are not entries; the
+listing's metadata counts them (``tensors without stored data``), so the list holds only
+tensors that have numbers to show. Types the engine cannot decode (STRING, INT4, RESOURCE,
+VARIANT...) and buffers whose size does not match the shape are listed with a ``problem``.
+
+Reading: the flatbuffer is read in place through the read-only map (only the pages holding the
+tables read are touched; no copy of a large model) by the small reader below, which checks
+every offset and length against the file size before using it. The generated ``tflite``
+package (``Model.GetRootAs``...) was not used for listing because its accessors do no bounds
+checks: a lying offset reads other bytes silently (``struct.unpack_from`` counts negative
+offsets from the end) and a lying vector length makes it loop over garbage. Flatbuffer offsets
+to tables, vectors and strings are unsigned and forward, and the schema fixes the nesting depth
+(model > subgraph > tensor > quantization), so no structure can make the walk loop; a table
+that points at itself is refused as a bad vtable. Operator names come from the ``tflite``
+package when it is installed (``BuiltinOperator``), else they are shown as numbers.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import math
+import os
+import struct
+from dataclasses import replace
+
+from core.dtypes.table import resolve_dtype
+from core.formats.entry import ContainerFormat, ContainerListing, TensorEntry
+from core.formats.reader import HeaderReader
+
+__all__ = ["FORMAT", "MAX_ITEMS", "TENSOR_TYPES", "list_tflite", "sniff"]
+
+#: Upper bound of any vector walked (tensors of a subgraph, subgraphs, operators, operator
+#: inputs): a larger count is refused as a corrupt model instead of a long walk.
+MAX_ITEMS = 2_000_000
+
+#: TFLite ``TensorType`` code -> (schema name, engine type or None when not decodable).
+TENSOR_TYPES: dict[int, tuple[str, str | None]] = {
+    0: ("FLOAT32", "float32"), 1: ("FLOAT16", "float16"), 2: ("INT32", "int32"),
+    3: ("UINT8", "uint8"), 4: ("INT64", "int64"), 5: ("STRING", None), 6: ("BOOL", "bool"),
+    7: ("INT16", "int16"), 8: ("COMPLEX64", "complex64"), 9: ("INT8", "int8"),
+    10: ("FLOAT64", "float64"), 11: ("COMPLEX128", "complex128"), 12: ("UINT64", "uint64"),
+    13: ("RESOURCE", None), 14: ("VARIANT", None), 15: ("UINT32", "uint32"),
+    16: ("UINT16", "uint16"), 17: ("INT4", None), 18: ("BFLOAT16", "bfloat16"),
+    19: ("INT2", None),
+}
+_WHY_NOT = {
+    "STRING": "TFLite strings are stored as a count, offsets and bytes",
+    "INT4": "INT4 packs two values per byte (low nibble first)",
+    "INT2": "INT2 packs four values per byte",
+}
+
+# Field slots of the TFLite schema (tensorflow/compiler/mlir/lite/schema/schema.fbs).
+_MODEL_VERSION, _MODEL_OPCODES, _MODEL_SUBGRAPHS, _MODEL_DESCRIPTION, _MODEL_BUFFERS = 0, 1, 2, 3, 4
+_SUBGRAPH_TENSORS, _SUBGRAPH_OPERATORS, _SUBGRAPH_NAME = 0, 3, 4
+_TENSOR_SHAPE, _TENSOR_TYPE, _TENSOR_BUFFER, _TENSOR_NAME = 0, 1, 2, 3
+_TENSOR_QUANTIZATION, _TENSOR_IS_VARIABLE, _TENSOR_SPARSITY, _TENSOR_SIGNATURE = 4, 5, 6, 7
+_QUANT_SCALE, _QUANT_ZERO_POINT, _QUANT_DIMENSION = 2, 3, 6
+_BUFFER_DATA, _BUFFER_OFFSET, _BUFFER_SIZE = 0, 1, 2
+_OPERATOR_OPCODE, _OPERATOR_INPUTS = 0, 1
+_OPCODE_DEPRECATED, _OPCODE_CUSTOM, _OPCODE_BUILTIN = 0, 1, 3
+
+
+def sniff(head: bytes, size: int) -> bool:
+    """A flatbuffer with TFLite's file identifier ``TFL3`` at bytes 4 to 8."""
+    return size >= 8 and head[4:8] == b"TFL3"
+
+
+_STRUCTS = {fmt: struct.Struct(fmt) for fmt in ("<b", "<B", "<H", "<i", "<I", "<q", "<Q", "<f")}
+
+
+class _StructureError(Exception):
+    """A structure that does not fit the file; ``offset`` is the file byte where it was read."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+class _Flat:
+    """Bounds-checked little-endian reads of the file's bytes, in place in the map."""
+
+    def __init__(self, buffer: memoryview, size: int) -> None:
+        self.buffer = buffer
+        self.size = size
+
+    def unpack(self, fmt: str, pos: int, what: str) -> int | float:
+        packer = _STRUCTS[fmt]
+        if pos < 0 or pos + packer.size > self.size:
+            raise _StructureError(f"{what} at byte {pos} lies outside the file ({self.size} bytes)", max(pos, 0))
+        return packer.unpack_from(self.buffer, pos)[0]
+
+    def table(self, pos: int, what: str) -> _Table:
+        """The table at ``pos``, its vtable checked."""
+        soffset = self.unpack("<i", pos, what)
+        vtable = pos - soffset
+        if not 0 <= vtable <= self.size - 4:
+            raise _StructureError(f"{what} points to its vtable at byte {vtable}, outside the file "
+                       f"({self.size} bytes)", pos)
+        vsize = self.unpack("<H", vtable, f"the vtable of {what}")
+        if vsize < 4 or vsize % 2 or vtable + vsize > self.size:
+            raise _StructureError(f"{what} has a bad vtable (at byte {vtable}, {vsize} bytes): a corrupt or "
+                       "self-referencing table", pos)
+        tsize = self.unpack("<H", vtable + 2, f"the vtable of {what}")
+        if tsize < 4 or pos + tsize > self.size:
+            raise _StructureError(f"{what} ({tsize} bytes) reaches past the end of the file", pos)
+        return _Table(self, pos, vtable, vsize, tsize, what)
+
+
+class _Table:
+    """One flatbuffer table; fields by schema slot, every read checked against the table."""
+
+    def __init__(self, flat: _Flat, pos: int, vtable: int, vsize: int, tsize: int, what: str) -> None:
+        self.flat, self.pos, self.vtable, self.vsize, self.tsize, self.what = flat, pos, vtable, vsize, tsize, what
+
+    def _field(self, slot: int, width: int) -> int:
+        """File position of a field, 0 when absent."""
+        entry = 4 + 2 * slot
+        if entry + 2 > self.vsize:
+            return 0
+        offset = self.flat.unpack("<H", self.vtable + entry, f"the vtable of {self.what}")
+        if offset == 0:
+            return 0
+        if offset + width > self.tsize:
+            raise _StructureError(f"field {slot} of {self.what} lies outside its table", self.pos)
+        return self.pos + offset
+
+    def scalar(self, slot: int, fmt: str, default: int | float = 0) -> int | float:
+        pos = self._field(slot, _STRUCTS[fmt].size)
+        return default if pos == 0 else self.flat.unpack(fmt, pos, f"field {slot} of {self.what}")
+
+    def _target(self, slot: int) -> int:
+        pos = self._field(slot, 4)
+        if pos == 0:
+            return 0
+        return pos + self.flat.unpack("<I", pos, f"field {slot} of {self.what}")
+
+    def table(self, slot: int, what: str) -> _Table | None:
+        target = self._target(slot)
+        return None if target == 0 else self.flat.table(target, what)
+
+    def vector(self, slot: int, width: int, what: str) -> tuple[int, int]:
+        """(first element's file position, count); (0, 0) when absent."""
+        target = self._target(slot)
+        if target == 0:
+            return 0, 0
+        count = self.flat.unpack("<I", target, what)
+        start = target + 4
+        if start + count * width > self.flat.size:
+            raise _StructureError(f"{what} claims {count} elements of {width} bytes, past the end of the "
+                       f"file ({self.flat.size} bytes)", target)
+        return start, count
+
+    def numbers(self, slot: int, fmt: str, what: str, limit: int = MAX_ITEMS) -> list:
+        start, count = self.vector(slot, _STRUCTS[fmt].size, what)
+        if count > limit:
+            raise _StructureError(f"{what} has {count} elements (more than {limit}): a corrupt model", start - 4)
+        if count == 0:
+            return []
+        return list(struct.unpack_from(f"<{count}{fmt[-1]}", self.flat.buffer, start))
+
+    def tables(self, slot: int, what: str) -> list[int]:
+        """File positions of the tables of a vector of tables (checked when read)."""
+        start, count = self.vector(slot, 4, what)
+        if count > MAX_ITEMS:
+            raise _StructureError(f"{what} has {count} elements (more than {MAX_ITEMS}): a corrupt model", start - 4)
+        offsets = struct.unpack_from(f"<{count}I", self.flat.buffer, start) if count else ()
+        return [start + 4 * i + o for i, o in enumerate(offsets)]
+
+    def string(self, slot: int, what: str, limit: int = 4096) -> str:
+        start, count = self.vector(slot, 1, what)
+        raw = bytes(self.flat.buffer[start:start + min(count, limit)])
+        text = raw.decode("utf-8", errors="replace")
+        return text + ("..." if count > limit else "")
+
+
+@functools.cache
+def _operator_names() -> dict[int, str]:
+    """``BuiltinOperator`` code -> name, from the ``tflite`` package's generated enum.
+
+    The enum's module is loaded on its own: importing it through the package would first run
+    ``tflite/__init__.py``, which imports all 188 generated modules (a quarter of a second).
+    Without the package (an optional extra), operators are shown by number.
+    """
+    try:
+        spec = importlib.util.find_spec("tflite")
+    except (ImportError, ValueError):  # pragma: no cover - depends on the environment
+        return {}
+    if spec is None or not spec.submodule_search_locations:  # pragma: no cover
+        return {}
+    path = os.path.join(next(iter(spec.submodule_search_locations)), "BuiltinOperator.py")
+    enum_spec = importlib.util.spec_from_file_location("_tflite_builtin_operator", path)
+    if enum_spec is None or enum_spec.loader is None or not os.path.exists(path):  # pragma: no cover
+        return {}
+    module = importlib.util.module_from_spec(enum_spec)
+    enum_spec.loader.exec_module(module)
+    members = vars(module.BuiltinOperator)
+    return {v: k for k, v in members.items() if isinstance(v, int) and not k.startswith("_")}
+
+
+def list_tflite(reader: HeaderReader) -> ContainerListing:
+    """List the weights and constants of a TFLite model (see the module docstring).
+
+    Raises
+    ------
+    ContainerError
+        The model's root, buffers or subgraphs cannot be read (message names the structure and
+        the byte). A damaged tensor or operator goes in ``problems``; the others stay usable.
+    """
+    reader.source.shrink_guard.protect(reader.index)  # reads below go through the map
+    flat = _Flat(memoryview(reader.source.data(reader.index)), reader.size)
+    try:
+        model = flat.table(flat.unpack("<I", 0, "the root offset"), "the model table")
+        buffers = model.tables(_MODEL_BUFFERS, "the buffers vector")
+        subgraphs = model.tables(_MODEL_SUBGRAPHS, "the subgraphs vector")
+        opcodes = _opcode_names(flat, model)
+        metadata = {"version": str(model.scalar(_MODEL_VERSION, "<I")),
+                    "description": model.string(_MODEL_DESCRIPTION, "the description"),
+                    "subgraphs": str(len(subgraphs))}
+    except _StructureError as bad:
+        raise reader.error(str(bad), bad.offset, "the file is not a valid TFLite model; open it "
+                           "as raw bytes with an explicit offset and dtype") from None
+    entries: list[TensorEntry] = []
+    problems: list[str] = []
+    without_data = 0
+    names: set[str] = set()
+    for number, position in enumerate(subgraphs):
+        where = f"subgraph {number}"
+        try:
+            subgraph = flat.table(position, where)
+            prefix = "" if number == 0 else (subgraph.string(_SUBGRAPH_NAME, f"{where} name") or where) + "/"
+            tensors = subgraph.tables(_SUBGRAPH_TENSORS, f"the tensors of {where}")
+            users = _users(flat, subgraph, opcodes, where, problems, reader)
+        except _StructureError as bad:
+            problems.append(_problem(reader, where, bad))
+            continue
+        for index, tensor_position in enumerate(tensors):
+            what = f"{where} tensor {index}"
+            try:
+                entry = _tensor_entry(flat, tensor_position, what, buffers, prefix,
+                                      {"subgraph": number, "tensor index": index}, users.get(index))
+            except _StructureError as bad:
+                problems.append(_problem(reader, what, bad))
+                continue
+            if entry is None:
+                without_data += 1
+                continue
+            if entry.name in names:
+                entry = _renamed(entry, f"{entry.name} (tensor {index})")
+            names.add(entry.name)
+            entries.append(entry)
+    metadata["tensors without stored data"] = (
+        f"{without_data} (activations, inputs and outputs: computed at run time, not listed)")
+    return ContainerListing("tflite", reader.path, tuple(entries), metadata, tuple(problems))
+
+
+def _problem(reader: HeaderReader, where: str, bad: _StructureError) -> str:
+    """A problem line naming the container, the structure and the byte."""
+    text = str(bad) if str(bad).startswith(where) else f"{where}: {bad}"
+    return reader.error(text, bad.offset).message
+
+
+def _renamed(entry: TensorEntry, name: str) -> TensorEntry:
+    return replace(entry, name=name)
+
+
+def _opcode_names(flat: _Flat, model: _Table) -> list[str]:
+    builtin = _operator_names()
+    names = []
+    for i, position in enumerate(model.tables(_MODEL_OPCODES, "the operator codes")):
+        code = flat.table(position, f"operator code {i}")
+        number = max(int(code.scalar(_OPCODE_DEPRECATED, "<b")), int(code.scalar(_OPCODE_BUILTIN, "<i")))
+        custom = code.string(_OPCODE_CUSTOM, f"operator code {i} custom name")
+        names.append(custom if custom else builtin.get(number, f"builtin operator {number}"))
+    return names
+
+
+def _users(flat: _Flat, subgraph: _Table, opcodes: list[str], where: str, problems: list[str],
+           reader: HeaderReader) -> dict[int, list[str]]:
+    """Tensor index -> the operators of the subgraph that take it as an input."""
+    users: dict[int, list[str]] = {}
+    for number, position in enumerate(subgraph.tables(_SUBGRAPH_OPERATORS, f"the operators of {where}")):
+        try:
+            operator = flat.table(position, f"{where} operator {number}")
+            code = int(operator.scalar(_OPERATOR_OPCODE, "<I"))
+            name = opcodes[code] if code < len(opcodes) else f"unknown operator code {code}"
+            for tensor in operator.numbers(_OPERATOR_INPUTS, "<i", f"{where} operator {number} inputs"):
+                users.setdefault(tensor, []).append(f"{name} (operator {number})")
+        except _StructureError as bad:
+            problems.append(_problem(reader, f"{where} operator {number}", bad))
+    return users
+
+
+def _buffer_range(flat: _Flat, buffers: list[int], index: int, what: str,
+                  position: int) -> tuple[int, int] | None:
+    """(file offset, bytes) of buffer ``index``'s data, None when it has none."""
+    if index >= len(buffers):
+        raise _StructureError(f"{what} names buffer {index} but the model has {len(buffers)}", position)
+    if index == 0:
+        return None  # buffer 0 is the schema's empty sentinel
+    buffer = flat.table(buffers[index], f"buffer {index}")
+    start, count = buffer.vector(_BUFFER_DATA, 1, f"buffer {index} data")
+    if count:
+        return start, count
+    offset = int(buffer.scalar(_BUFFER_OFFSET, "<Q"))
+    size = int(buffer.scalar(_BUFFER_SIZE, "<Q"))
+    if offset <= 1:
+        return None
+    if offset + size > flat.size:
+        raise _StructureError(f"buffer {index} ({size} bytes from byte {offset}, past the flatbuffer) reaches "
+                   f"past the end of the file ({flat.size} bytes): a truncated model", offset)
+    return offset, size
+
+
+def _tensor_entry(flat: _Flat, position: int, what: str, buffers: list[int], prefix: str,
+                  extras: dict[str, object], users: list[str] | None) -> TensorEntry | None:
+    tensor = flat.table(position, what)
+    buffer_index = int(tensor.scalar(_TENSOR_BUFFER, "<I"))
+    found = _buffer_range(flat, buffers, buffer_index, what, position)
+    if found is None:
+        return None
+    offset, nbytes = found
+    name = prefix + (tensor.string(_TENSOR_NAME, f"{what} name") or f"tensor {extras['tensor index']}")
+    shape = tuple(tensor.numbers(_TENSOR_SHAPE, "<i", f"{what} shape", limit=64))
+    code = int(tensor.scalar(_TENSOR_TYPE, "<b"))
+    type_name, dtype = TENSOR_TYPES.get(code, (f"type {code}", None))
+    extras = dict(extras, buffer=buffer_index)
+    signature = tuple(tensor.numbers(_TENSOR_SIGNATURE, "<i", f"{what} shape signature", limit=64))
+    if signature:
+        extras["shape signature"] = signature
+    if tensor.scalar(_TENSOR_IS_VARIABLE, "<B"):
+        extras["variable"] = True
+    _quantization(tensor, what, extras)
+    if users:
+        extras["used by"] = ", ".join(users[:8]) + (f" and {len(users) - 8} more" if len(users) > 8 else "")
+    problem = None
+    if dtype is None:
+        why = _WHY_NOT.get(type_name, f"the engine has no {type_name} type")
+        problem = (f"tensor '{name}' is {type_name}: {why} (open its bytes with dtype uint8, "
+                   f"offset {offset} and length {nbytes})")
+    elif tensor.table(_TENSOR_SPARSITY, f"{what} sparsity") is not None:
+        problem = (f"tensor '{name}' is stored sparse (TFLite sparsity: compressed indices and "
+                   "values); its bytes are not the dense tensor (open them with dtype uint8)")
+    else:
+        expected = math.prod(shape) * _itemsize(dtype)
+        if any(d < 0 for d in shape) or expected != nbytes:
+            problem = (f"tensor '{name}' has shape {shape} of {type_name} ({expected} bytes) but "
+                       f"its buffer {buffer_index} holds {nbytes} bytes (open them with dtype "
+                       "uint8 and a shape of your own)")
+    return TensorEntry(name=name, dtype=dtype, little_endian=True, shape=shape, offset=offset,
+                       nbytes=nbytes, stored_type=type_name, extras=extras, problem=problem)
+
+
+@functools.cache
+def _itemsize(dtype: str) -> int:
+    return resolve_dtype(dtype).itemsize
+
+
+def _quantization(tensor: _Table, what: str, extras: dict[str, object]) -> None:
+    quant = tensor.table(_TENSOR_QUANTIZATION, f"{what} quantization")
+    if quant is None:
+        return
+    scale = quant.numbers(_QUANT_SCALE, "<f", f"{what} quantization scale")
+    zero = quant.numbers(_QUANT_ZERO_POINT, "<q", f"{what} quantization zero point")
+    if not scale and not zero:
+        return
+    extras["quantization scale"] = _shown(scale)
+    extras["zero point"] = _shown(zero)
+    if len(scale) > 1:
+        extras["quantized dimension"] = int(quant.scalar(_QUANT_DIMENSION, "<i"))
+        extras["quantization channels"] = len(scale)
+
+
+def _shown(values: list) -> object:
+    """One value as itself; several as a tuple of at most 16 (the count is a separate extra)."""
+    return values[0] if len(values) == 1 else tuple(values[:16])
+
+
+FORMAT = ContainerFormat("tflite", sniff, list_tflite)

@@ -1,0 +1,263 @@
+"""TFRecord files of tf.train.Example: records with CRC check, features as decode_raw batches.
+
+Files are written by a small TFRecord writer here whose Example bytes come from the protobuf
+library (message classes built from a descriptor of tensorflow/core/example/feature.proto and
+example.proto), so the wire format read by core.formats.tfrecord is the real one.
+"""
+
+import struct
+
+import pytest
+
+from core.errors import ContainerError, DecodeError
+from core.files.sources import open_source
+from core.formats import tfrecord
+from core.formats.entry import find_entry
+from core.formats.reader import HeaderReader
+from core.formats.registry import list_file
+from core.pipeline.pipeline import Pipeline
+
+descriptor_pb2 = pytest.importorskip("google.protobuf.descriptor_pb2")
+from google.protobuf import descriptor_pool, message_factory
+
+
+def _example_class():
+    proto = descriptor_pb2.FileDescriptorProto(name="example_test.proto", package="tensorflow",
+                                               syntax="proto3")
+    F = descriptor_pb2.FieldDescriptorProto
+
+    def message(name, *fields):
+        msg = proto.message_type.add(name=name)
+        for number, (field_name, kind, label, type_name, packed) in enumerate(fields, 1):
+            f = msg.field.add(name=field_name, number=number, type=kind, label=label)
+            if type_name:
+                f.type_name = type_name
+            if packed is not None:
+                f.options.packed = packed
+        return msg
+
+    rep, opt = F.LABEL_REPEATED, F.LABEL_OPTIONAL
+    message("BytesList", ("value", F.TYPE_BYTES, rep, None, None))
+    message("FloatList", ("value", F.TYPE_FLOAT, rep, None, True))
+    message("Int64List", ("value", F.TYPE_INT64, rep, None, True))
+    feature = message("Feature", ("bytes_list", F.TYPE_MESSAGE, opt, ".tensorflow.BytesList", None),
+                      ("float_list", F.TYPE_MESSAGE, opt, ".tensorflow.FloatList", None),
+                      ("int64_list", F.TYPE_MESSAGE, opt, ".tensorflow.Int64List", None))
+    feature.oneof_decl.add(name="kind")
+    for f in feature.field:
+        f.oneof_index = 0
+    features = message("Features", ("feature", F.TYPE_MESSAGE, rep, ".tensorflow.Features.FeatureEntry", None))
+    entry = features.nested_type.add(name="FeatureEntry")
+    entry.field.add(name="key", number=1, type=F.TYPE_STRING, label=opt)
+    entry.field.add(name="value", number=2, type=F.TYPE_MESSAGE, label=opt, type_name=".tensorflow.Feature")
+    entry.options.map_entry = True
+    message("Example", ("features", F.TYPE_MESSAGE, opt, ".tensorflow.Features", None))
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(proto)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("tensorflow.Example"))
+
+
+Example = _example_class()
+
+
+def example(**features) -> bytes:
+    message = Example()
+    for key, value in features.items():
+        feature = message.features.feature[key]
+        if isinstance(value, bytes):
+            feature.bytes_list.value.append(value)
+        elif isinstance(value, list) and value and isinstance(value[0], bytes):
+            feature.bytes_list.value.extend(value)
+        elif isinstance(value, list) and value and isinstance(value[0], float):
+            feature.float_list.value.extend(value)
+        else:
+            feature.int64_list.value.extend(value)
+    return message.SerializeToString(deterministic=True)
+
+
+def frame(data: bytes) -> bytes:
+    """One TFRecord record (TensorFlow's record_writer.cc framing)."""
+    length = struct.pack("<Q", len(data))
+    return (length + struct.pack("<I", tfrecord.masked_crc32c(length)) + data
+            + struct.pack("<I", tfrecord.masked_crc32c(data)))
+
+
+def write(path, *records: bytes) -> str:
+    path.write_bytes(b"".join(frame(r) for r in records))
+    return str(path)
+
+
+def test_masked_crc_matches_tensorflow_known_value():
+    # crc32c(b"123456789") = 0xe3069283 (the CRC-32C check value); masked by TF's rule.
+    crc = 0xE3069283
+    assert tfrecord.masked_crc32c(b"123456789") == (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+    assert tfrecord._crc32c_python(b"123456789") == crc
+
+
+def test_bytes_feature_is_the_decode_raw_batch_with_real_byte_offsets(tmp_path):
+    images = [bytes([i, i + 1, i + 2, 200 + i]) for i in range(3)]
+    records = [example(image_raw=img, label=[i]) for i, img in enumerate(images)]
+    path = write(tmp_path / "train.tfrecord", *records)
+    listing = list_file(path)
+    assert listing.format == "tfrecord" and listing.problems == ()
+    assert listing.metadata["records"] == "3"
+    entry = find_entry(listing, "image_raw")
+    assert (entry.dtype, entry.shape, entry.stored_type) == ("uint8", (3, 4), "bytes_list")
+    raw = open(path, "rb").read()
+    # every element's offset is where its bytes really are, inside record i's data
+    for i, (start, size) in enumerate(entry.elements):
+        assert size == 4 and raw[start:start + 4] == images[i]
+    params = entry.params()
+    assert (params.offset, params.length, params.shape, params.elements) == (None, None, None, entry.elements)
+    with Pipeline(path) as pipeline:
+        result = pipeline.run(params)
+        assert result.view.tolist() == [list(img) for img in images]
+        assert result.zero_copy  # equal lengths, evenly spaced records: a strided view
+        assert result.byte_offset((2, 3)) == (0, entry.elements[2][0] + 3, 1)
+        assert result.element_at_byte(0, entry.elements[1][0] + 2) == (1, 2)
+        assert result.element_at_byte(0, 0) is None  # a record header
+        as_uint16 = pipeline.run(entry.params(dtype="uint16"))
+        assert as_uint16.view.tolist() == [[i + (i + 1) * 256, i + 2 + (200 + i) * 256] for i in range(3)]
+
+
+def test_bytes_of_different_lengths_need_fixed_length_as_decode_raw_says(tmp_path):
+    path = write(tmp_path / "v.tfrecord", example(s=b"abcd"), example(s=b"xy"), example(s=b"pqrs"))
+    entry = find_entry(list_file(path), "s")
+    assert entry.shape == (3,) and "2 to 4 bytes" in entry.extras["element lengths"]
+    with Pipeline(path) as pipeline:
+        with pytest.raises(DecodeError, match="DecodeRaw requires input strings to all be the same "
+                           "size, but element 1 has size 4 != 2") as caught:
+            pipeline.run(entry.params())
+        assert caught.value.field == "fixed_length"
+        result = pipeline.run(entry.params(fixed_length=4))
+        assert result.view.tolist() == [list(b"abcd"), [120, 121, 0, 0], list(b"pqrs")]
+        assert not result.zero_copy and "gathered" in result.steps[1]
+        # element 1's byte 1 is 'y' in the file; byte 2 is padding (no file bytes)
+        start = entry.elements[1][0]
+        assert result.byte_offset((1, 1)) == (0, start + 1, 1)
+        assert result.byte_offset((1, 2))[2] == 0
+        assert result.element_at_byte(0, start + 1) == (1, 1)
+
+
+def test_float_list_is_float32_per_record_and_int64_a_decoded_copy(tmp_path):
+    path = write(tmp_path / "f.tfrecord",
+                 example(x=[1.5, -2.0], n=[7, -3, 300]), example(x=[0.25, 8.0], n=[1, 2, 3]))
+    listing = list_file(path)
+    x = find_entry(listing, "x")
+    assert (x.dtype, x.shape, x.stored_type) == ("float32", (2, 2), "float_list")
+    with Pipeline(path) as pipeline:
+        result = pipeline.run(x.params())
+        assert result.view.tolist() == [[1.5, -2.0], [0.25, 8.0]]
+    n = find_entry(listing, "n")
+    assert n.shape == (2, 3) and not n.mappable and "varints" in n.problem
+    with open_source(path) as source:
+        assert tfrecord.int64_values(source, n).tolist() == [[7, -3, 300], [1, 2, 3]]
+        with pytest.raises(ContainerError, match="not an int64_list"):
+            tfrecord.int64_values(source, x)
+
+
+def test_a_feature_without_values_says_so(tmp_path):
+    empty = Example()
+    empty.features.feature["nothing"].bytes_list.SetInParent()
+    path = write(tmp_path / "e.tfrecord", empty.SerializeToString(), empty.SerializeToString())
+    entry = find_entry(list_file(path), "nothing")
+    assert entry.shape == (0,) and entry.problem == "feature 'nothing' holds no values in any record"
+
+
+def test_one_record_gives_plain_entries(tmp_path):
+    path = write(tmp_path / "one.tfrecord", example(image_raw=b"\x01\x02\x03", x=[3.0]))
+    listing = list_file(path)
+    image = find_entry(listing, "image_raw")
+    assert image.elements is None and image.shape == (3,)
+    with Pipeline(path) as pipeline:
+        assert pipeline.run(image.params()).view.tolist() == [1, 2, 3]
+        assert pipeline.run(find_entry(listing, "x").params()).view.tolist() == [3.0]
+
+
+def test_corrupt_record_is_reported_with_its_offset_and_the_rest_stay_usable(tmp_path):
+    records = [example(image_raw=bytes([i] * 4)) for i in range(3)]
+    raw = bytearray(b"".join(frame(r) for r in records))
+    second = len(frame(records[0]))
+    raw[second + 12 + 5] ^= 0xFF  # a byte of record 1's data: its data CRC fails
+    path = tmp_path / "bad.tfrecord"
+    path.write_bytes(bytes(raw))
+    listing = list_file(str(path))
+    assert len(listing.problems) == 1
+    assert f"record 1 at byte {second}: the data CRC does not match" in listing.problems[0]
+    assert "bad.tfrecord" in listing.problems[0]
+    entry = find_entry(listing, "image_raw")
+    assert entry.extras["records with it"] == 2
+    assert entry.extras["records without it"] == (1,)
+    with Pipeline(str(path)) as pipeline:
+        assert pipeline.run(entry.params()).view.tolist() == [[0] * 4, [2] * 4]
+
+
+def test_hostile_lengths_and_truncation_stop_the_walk_with_a_problem(tmp_path):
+    good = frame(example(a=b"xy"))
+    # a truncated second record
+    path = tmp_path / "cut.tfrecord"
+    path.write_bytes(good + good[:20])
+    listing = list_file(str(path))
+    assert listing.metadata["records"] == "1"
+    assert f"record 1 at byte {len(good)}: its" in listing.problems[0] and "truncated" in listing.problems[0]
+    # a lying length whose CRC was recomputed (a huge length): refused before any allocation
+    huge = struct.pack("<Q", 1 << 60)
+    path.write_bytes(good + huge + struct.pack("<I", tfrecord.masked_crc32c(huge)) + b"\0" * 8)
+    listing = list_file(str(path))
+    assert "reach past the end of the file" in listing.problems[0]
+    # a length whose CRC does not match
+    path.write_bytes(good + struct.pack("<Q", 4) + b"\0\0\0\0" + b"abcd" + b"\0" * 4)
+    assert "the length's CRC does not match" in list_file(str(path)).problems[0]
+
+
+def test_hostile_example_bytes_are_reported_per_record(tmp_path):
+    # field 1, wire type 2, length 100 but only 3 bytes follow: a lying protobuf length
+    path = write(tmp_path / "p.tfrecord", b"\x0a\x64abc", example(a=b"ok"))
+    listing = list_file(str(path))
+    assert "record 0 at byte 0: not a tf.train.Example (a field of 100 bytes runs past its " \
+           "message (3 bytes left) at byte 14)" in listing.problems[0]
+    assert find_entry(listing, "a").extras["records with it"] == 1
+    # a varint of more than 10 bytes, and a deprecated group wire type
+    assert tfrecord.sniff(frame(b"\x08" + b"\xff" * 11)[:12], 100)
+    with pytest.raises(tfrecord._WireError, match="varint"):
+        tfrecord.parse_example(b"\x08" + b"\xff" * 11, 0)
+    with pytest.raises(tfrecord._WireError, match="wire type 3"):
+        tfrecord.parse_example(b"\x0b", 0)
+
+
+def test_sniff_needs_a_matching_length_crc(tmp_path):
+    good = frame(example(a=b"xy"))
+    assert tfrecord.sniff(good, len(good))
+    assert not tfrecord.sniff(b"\x05" + good[1:], len(good))
+    assert not tfrecord.sniff(good[:12], 12)  # the record does not fit
+    path = tmp_path / "raw.bin"
+    path.write_bytes(bytes(range(64)))
+    assert list_file(str(path)) is None or list_file(str(path)).format != "tfrecord"
+
+
+def test_record_cap_says_the_listing_is_bounded(tmp_path, monkeypatch):
+    path = write(tmp_path / "many.tfrecord", *[example(a=bytes([i])) for i in range(5)])
+    monkeypatch.setattr(tfrecord, "MAX_RECORDS", 3)
+    with open_source(path) as source:
+        listing = tfrecord.list_tfrecord(HeaderReader(source, 0, "tfrecord"))
+    assert listing.metadata["records"] == "3"
+    assert "listed the first 3 records" in listing.problems[0]
+    assert find_entry(listing, "a").shape == (3, 1)
+
+
+def test_hostile_random_corruption_never_crashes(tmp_path):
+    """Flipped bytes give a listing whose problems name the record and byte, never a crash."""
+    import random
+
+    records = [example(image_raw=bytes([i] * 6), x=[float(i)], n=[i, -i]) for i in range(4)]
+    blob = b"".join(frame(r) for r in records)
+    rng = random.Random(16)
+    for _ in range(300):
+        bad = bytearray(blob)
+        for _ in range(rng.randint(1, 3)):
+            bad[rng.randrange(12, len(bad))] = rng.randrange(256)
+        path = tmp_path / "f.tfrecord"
+        path.write_bytes(bytes(bad))
+        listing = list_file(str(path))
+        for problem in listing.problems:
+            assert "tfrecord file" in problem and "at byte" in problem

@@ -190,11 +190,16 @@ class Document(QObject):
     @property
     def current_entry(self) -> TensorEntry | None:
         """The container entry the decode parameters show: the one whose byte range
-        (``offset``, ``length``) they select, else None (the user chose other bytes)."""
+        (``offset`` and ``length``, or the ``elements`` of a batch) they select, else None (the
+        user chose other bytes)."""
         if self._container is None:
             return None
+        params = self._params
         for entry in self._container.entries:
-            if (entry.offset, entry.nbytes) == (self._params.offset, self._params.length):
+            if entry.elements is not None:
+                if entry.elements == params.elements:
+                    return entry
+            elif params.elements is None and (entry.offset, entry.nbytes) == (params.offset, params.length):
                 return entry
         return None
 

@@ -107,3 +107,27 @@ def test_a_raw_file_hides_the_dock(window, toy_file, tmp_path):
     window.open_paths([str(raw)])
     assert not window.docks["tensors"].isVisibleTo(window)
     assert window.document.container is None
+
+
+def test_a_tfrecord_batch_entry_is_recognised_as_the_tensor_shown(window, tmp_path):
+    """A bytes feature across records is a batch of element ranges, not one offset/length."""
+    pytest.importorskip("google.protobuf")
+    import importlib.util
+    from pathlib import Path
+
+    # the TFRecord writer of the format's own tests (Example messages built by protobuf)
+    location = Path(__file__).parents[2] / "core" / "formats" / "test_tfrecord.py"
+    spec = importlib.util.spec_from_file_location("tfrecord_writer", location)
+    writer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(writer)
+    example, write = writer.example, writer.write
+
+    images = [bytes([i, 2 * i, 3 * i]) for i in range(4)]
+    path = write(tmp_path / "train.tfrecord", *[example(image_raw=img, label=[i]) for i, img in enumerate(images)])
+    assert window.open_paths([path])
+    tree, model, root, names = _rows(window)
+    row = names.index("image_raw")
+    tree.selectionModel().setCurrentIndex(model.index(row, 0, root), QItemSelectionModel.ClearAndSelect)
+    assert window.document.current_entry.name == "image_raw"
+    assert window.document.result.view.tolist() == [list(img) for img in images]
+    assert tree.selectionModel().currentIndex().row() == row

@@ -26,7 +26,7 @@ from core.compare.elementwise import element_differences
 from core.compare.rules import CompareRules
 from core.compare.ulp import NO_DISTANCE
 
-__all__ = ["BlockSummary", "Shared", "summarise_block"]
+__all__ = ["BlockSummary", "Scratch", "Shared", "summarise_block"]
 
 
 class Shared:
@@ -145,7 +145,7 @@ def _general(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules, shar
             setattr(summary, name, (value, start + int(positions[i])))
         wide = absolute.astype(np.float64)
         summary.sum_abs = float(wide.sum())
-        summary.sum_sq = float(np.dot(wide, wide))
+        summary.sum_sq = float(np.square(wide).sum())
         _histogram_from_values(absolute, rules.work, summary)
     with np.errstate(invalid="ignore"):
         key = np.where(np.isnan(d.absolute), np.inf, d.absolute).astype(np.float64)
@@ -157,33 +157,57 @@ _SIGNED = {4: np.int32, 8: np.int64}
 _EXPONENT = {4: (23, 127, 256), 8: (52, 1023, 2048)}  # mantissa bits, bias, exponent values
 
 
-def _fast(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules, shared: Shared) -> BlockSummary | None:
-    work = a.dtype
-    absolute = np.subtract(a, b)
+class Scratch:
+    """Reusable buffers of one worker thread: a fresh array per operation would be page-faulted
+    into memory again for every block, which costs more than the arithmetic."""
+
+    def __init__(self) -> None:
+        self._buffers: dict[tuple[str, np.dtype], np.ndarray] = {}
+
+    def get(self, name: str, dtype, size: int) -> np.ndarray:
+        key = (name, np.dtype(dtype))
+        buffer = self._buffers.get(key)
+        if buffer is None or buffer.size < size:
+            buffer = self._buffers[key] = np.empty(size, dtype)
+        return buffer[:size]
+
+
+def _fast(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules, shared: Shared,
+          scratch: Scratch) -> BlockSummary | None:
+    # Inf - Inf and overflowing differences are detected below (the largest |a - b| is not finite).
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        return _fast_figures(start, a, b, rules, shared, scratch)
+
+
+def _fast_figures(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules, shared: Shared,
+                  scratch: Scratch) -> BlockSummary | None:
+    work, n = a.dtype, a.size
+    absolute = np.subtract(a, b, out=scratch.get("absolute", work, n))
     np.abs(absolute, out=absolute)
     i = int(np.argmax(absolute))
     if not np.isfinite(absolute[i]):
         return None  # a NaN or an infinity (or an overflowing difference): the general path
-    summary = BlockSummary(start, a.size, categories=np.zeros(6, np.int64), finite=a.size)
+    summary = BlockSummary(start, n, categories=np.zeros(6, np.int64), finite=n)
     summary.max_abs = (float(absolute[i]), start + i)
-    magnitude_b = np.abs(b)
-    scratch = np.multiply(magnitude_b, work.type(rules.rtol))
-    scratch += work.type(rules.atol)
-    mismatch = np.greater(absolute, scratch)
+    magnitude_b = np.abs(b, out=scratch.get("magnitude", work, n))
+    tolerance = np.multiply(magnitude_b, work.type(rules.rtol), out=scratch.get("tolerance", work, n))
+    tolerance += work.type(rules.atol)
+    mismatch = np.greater(absolute, tolerance, out=scratch.get("mismatch", bool, n))
     summary.mismatched = int(np.count_nonzero(mismatch))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        relative = np.divide(absolute, magnitude_b, out=scratch)
+    relative = np.divide(absolute, magnitude_b, out=tolerance)
     j = int(np.argmax(relative))
     if np.isnan(relative[j]):  # 0 / 0: no difference, relative error 0
         relative[np.isnan(relative)] = 0
         j = int(np.argmax(relative))
     summary.max_rel = (float(relative[j]), start + j)
-    summary.max_ulp = _fast_max_ulp(a, b, start)
-    wide = absolute.astype(np.float64)
+    summary.max_ulp = _fast_max_ulp(a, b, start, scratch)
+    wide = scratch.get("wide", np.float64, n)
+    np.copyto(wide, absolute)
     summary.sum_abs = float(wide.sum())
-    summary.sum_sq = float(np.dot(wide, wide))
+    np.square(wide, out=wide)  # not np.dot: BLAS threads would fight the worker threads
+    summary.sum_sq = float(wide.sum())
     shift, bias, values = _EXPONENT[work.itemsize]
-    biased = np.right_shift(absolute.view(_SIGNED[work.itemsize]), shift)
+    biased = np.right_shift(absolute.view(_SIGNED[work.itemsize]), shift, out=scratch.get("biased", np.intp, n))
     counts = np.bincount(biased, minlength=values)
     if counts[0]:
         summary.exact = int(np.count_nonzero(absolute == 0))
@@ -197,14 +221,15 @@ def _fast(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules, shared:
     return summary
 
 
-def _fast_max_ulp(a: np.ndarray, b: np.ndarray, start: int) -> tuple[int, int]:
+def _fast_max_ulp(a: np.ndarray, b: np.ndarray, start: int, scratch: Scratch) -> tuple[int, int]:
     """Largest ULP distance of finite pairs of one float type, and its first position."""
     signed = _SIGNED[a.dtype.itemsize]
     bits_a, bits_b = a.view(signed), b.view(signed)
     # Same sign: the bit patterns are ordered like the values, their difference is the distance.
-    distance = np.subtract(bits_a, bits_b)
+    distance = np.subtract(bits_a, bits_b, out=scratch.get("distance", signed, a.size))
     np.abs(distance, out=distance)
-    opposite = np.bitwise_xor(bits_a, bits_b) < 0
+    signs = np.bitwise_xor(bits_a, bits_b, out=scratch.get("signs", signed, a.size))
+    opposite = np.less(signs, 0, out=scratch.get("opposite", bool, a.size))
     if not opposite.any():
         k = int(np.argmax(distance))
         return int(distance[k]), start + k
@@ -223,12 +248,14 @@ def _fast_max_ulp(a: np.ndarray, b: np.ndarray, start: int) -> tuple[int, int]:
     return best
 
 
-def summarise_block(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules, shared: Shared) -> BlockSummary:
+def summarise_block(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules, shared: Shared,
+                    scratch: Scratch | None = None) -> BlockSummary:
     """The figures of the pairs ``a[i]``, ``b[i]`` (flat native arrays of equal length) at
-    compared positions ``start + i`` (module docstring)."""
+    compared positions ``start + i`` (module docstring); ``scratch``: the calling thread's
+    buffers (one per thread)."""
     if (not rules.bitwise and rules.ulp is None and rules.common is not None and a.dtype == b.dtype == rules.common
             and a.dtype in (np.float32, np.float64)):
-        summary = _fast(start, a, b, rules, shared)
+        summary = _fast(start, a, b, rules, shared, scratch if scratch is not None else Scratch())
         if summary is not None:
             return summary
     return _general(start, a, b, rules, shared)

@@ -35,14 +35,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.budget import check_copy_budget, elements_per_chunk
-from core.compare.blockstats import BlockSummary, Shared, summarise_block
+from core.compare.blockstats import BlockSummary, Scratch, Shared, summarise_block
 from core.compare.elementwise import ElementDifferences, element_differences, native_values
 from core.compare.result import Categories, CompareResult, ErrorHistogram, Extreme, Mismatch
 from core.compare.rules import CompareRules, resolve_rules
 from core.errors import Cancelled, CoreError
 from core.scan.blocks import BlockReader, iter_blocks
 
-__all__ = ["Pairing", "Side", "Window", "compare_results", "compare_sides", "read_window", "window_differences"]
+__all__ = ["Pairing", "Side", "flat_view", "Window", "compare_results", "compare_sides", "read_window", "window_differences"]
 
 #: Elements per block: a block's copies (about 10 of 4-8 bytes) stay in the CPU caches.
 DEFAULT_CHUNK = 1 << 18
@@ -91,7 +91,7 @@ class Pairing:
     def __init__(self, view_a: np.ndarray, view_b: np.ndarray, shift: int = 0) -> None:
         self.shape_a, self.shape_b, self.shift = tuple(view_a.shape), tuple(view_b.shape), int(shift)
         if self.shift:
-            flat_a, flat_b = _flat(view_a, "A"), _flat(view_b, "B")
+            flat_a, flat_b = flat_view(view_a, "A"), flat_view(view_b, "B")
             self.start_a = max(0, -self.shift)
             count = max(0, min(flat_a.size, flat_b.size - self.shift) - self.start_a)
             self.a = flat_a[self.start_a:self.start_a + count]
@@ -104,7 +104,7 @@ class Pairing:
             raise CoreError(
                 f"A has shape {self.shape_a} and B has shape {self.shape_b}: they neither match nor broadcast "
                 "(numpy's rule: aligned from the last axis, each pair of lengths equal or one of them 1); "
-                "give both sides the same shape (--shape, --b-shape) or compare the flat values with a shift",
+                "give both sides the same shape (--shape, --b-shape), or compare the flat values with a shift (--shift N or --shift auto)",
                 field="shape") from None
         self.a = np.broadcast_to(view_a, self.shape)
         self.b = np.broadcast_to(view_b, self.shape)
@@ -126,7 +126,14 @@ class Pairing:
         return _broadcast_index(_unravel(flat, self.shape), self.shape_b)
 
 
-def _flat(view: np.ndarray, name: str) -> np.ndarray:
+def flat_view(view: np.ndarray, name: str) -> np.ndarray:
+    """``view`` as a flat view in C order (no copy).
+
+    Raises
+    ------
+    CoreError
+        The view cannot be flattened without a copy (``field="slice"``).
+    """
     try:
         return np.reshape(view, -1, copy=False)
     except ValueError:
@@ -301,9 +308,10 @@ def compare_sides(side_a: Side, side_b: Side, rules: CompareRules | None = None,
     def run(start: int, block_a: np.ndarray, block_b: np.ndarray) -> BlockSummary:
         if not hasattr(local, "readers"):
             local.readers = tuple(s.new_reader() if s.new_reader is not None else None for s in (side_a, side_b))
+            local.scratch = Scratch()
         a = _read(local.readers[0], block_a)  # in reader A's buffer, untouched by reader B
         b = _read(local.readers[1], block_b)
-        return summarise_block(start, a, b, rules, shared)
+        return summarise_block(start, a, b, rules, shared, local.scratch)
 
     done = 0
     pending: set[Future] = set()

@@ -179,9 +179,12 @@ def _run(args: argparse.Namespace, options: PipelineOptions) -> int:
         specs.append(([getattr(args, f"file_{side}")], params, slice_text))
     with Pipeline(specs[0][0]) as pipe_a, Pipeline(specs[1][0]) as pipe_b:
         results = []
-        for pipe, (_paths, params, slice_text) in zip((pipe_a, pipe_b), specs):
-            spec = parse_slice(slice_text) if slice_text is not None else None
-            results.append(pipe.run(params, spec))
+        for name, pipe, (_paths, params, slice_text) in zip("AB", (pipe_a, pipe_b), specs):
+            try:
+                spec = parse_slice(slice_text) if slice_text is not None else None
+                results.append(pipe.run(params, spec))
+            except CoreError as error:  # say which side's options are wrong
+                raise CoreError(f"side {name}: {error.message}", field=error.field) from error
         result_a, result_b = results
         rules = resolve_rules(result_a.view.dtype, result_b.view.dtype, rtol=args.rtol, atol=args.atol,
                               ulp=args.ulp, bitwise=args.bitwise, nan_policy=args.nan_policy)

@@ -52,8 +52,9 @@ class BlockSummary:
     size: int
     mismatched: int = 0
     finite: int = 0
-    sum_abs: float = 0.0
-    sum_sq: float = 0.0
+    sum_abs: float = 0.0  # of the errors times 2**-scale
+    sum_sq: float = 0.0  # of the squared errors times 2**(-2 * scale)
+    scale: int = 0
     max_abs: tuple | None = None
     max_rel: tuple | None = None
     max_ulp: tuple | None = None
@@ -144,6 +145,11 @@ def _general(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules, shar
             value = int(values[i]) if values.dtype.kind == "u" else float(values[i])
             setattr(summary, name, (value, start + int(positions[i])))
         wide = absolute.astype(np.float64)
+        if rules.work == np.float64 and summary.max_abs[0] > 0:
+            # float64 errors may square (or sum) past the largest float64: scale them by a power
+            # of two (exact) that brings the largest below 1.
+            summary.scale = int(np.frexp(summary.max_abs[0])[1])
+            wide = np.ldexp(wide, -summary.scale)
         summary.sum_abs = float(wide.sum())
         summary.sum_sq = float(np.square(wide).sum())
         _histogram_from_values(absolute, rules.work, summary)
@@ -203,6 +209,9 @@ def _fast_figures(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules,
     summary.max_ulp = _fast_max_ulp(a, b, start, scratch)
     wide = scratch.get("wide", np.float64, n)
     np.copyto(wide, absolute)
+    if work == np.float64 and summary.max_abs[0] > 0:  # as in _general: squares must not overflow
+        summary.scale = int(np.frexp(summary.max_abs[0])[1])
+        np.ldexp(wide, -summary.scale, out=wide)
     summary.sum_abs = float(wide.sum())
     np.square(wide, out=wide)  # not np.dot: BLAS threads would fight the worker threads
     summary.sum_sq = float(wide.sum())

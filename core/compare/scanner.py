@@ -174,7 +174,8 @@ class _Merged:
     def __init__(self, pairing: Pairing, rules: CompareRules, limit: int, shared: Shared) -> None:
         self.pairing, self.rules, self.limit, self.shared = pairing, rules, limit, shared
         self.mismatched = self.finite = 0
-        self.sum_abs = self.sum_sq = 0.0
+        self.sum_abs = self.sum_sq = 0.0  # scaled by 2**-scale (squares: 2**(-2 * scale))
+        self.scale = 0
         self.max_abs = self.max_rel = self.max_ulp = None
         self.categories = np.zeros(6, np.int64)
         self.exact = self.below = 0
@@ -185,8 +186,10 @@ class _Merged:
     def add(self, s: BlockSummary) -> None:
         self.mismatched += s.mismatched
         self.finite += s.finite
-        self.sum_abs += s.sum_abs
-        self.sum_sq += s.sum_sq
+        scale = max(self.scale, s.scale)
+        self.sum_abs = math.ldexp(self.sum_abs, self.scale - scale) + math.ldexp(s.sum_abs, s.scale - scale)
+        self.sum_sq = math.ldexp(self.sum_sq, 2 * (self.scale - scale)) + math.ldexp(s.sum_sq, 2 * (s.scale - scale))
+        self.scale = scale
         self.max_abs = _better(self.max_abs, s.max_abs)
         self.max_rel = _better(self.max_rel, s.max_rel)
         self.max_ulp = _better(self.max_ulp, s.max_ulp)
@@ -231,8 +234,8 @@ class _Merged:
             rules=rules, shape=p.shape, shape_a=p.shape_a, shape_b=p.shape_b, shift=p.shift,
             compared=p.size, mismatched=self.mismatched, finite_pairs=finite,
             max_absolute=extreme(self.max_abs), max_relative=extreme(self.max_rel), max_ulp=extreme(self.max_ulp),
-            mean_absolute=self.sum_abs / finite if finite else None,
-            rms=math.sqrt(self.sum_sq / finite) if finite else None,
+            mean_absolute=math.ldexp(self.sum_abs / finite, self.scale) if finite else None,
+            rms=math.ldexp(math.sqrt(self.sum_sq / finite), self.scale) if finite else None,
             categories_a=Categories(*(int(c) for c in self.categories[:3])),
             categories_b=Categories(*(int(c) for c in self.categories[3:])),
             first=tuple(entry(e) for e in self.first), worst=tuple(entry(e) for e in self.worst),

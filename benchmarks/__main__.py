@@ -41,6 +41,9 @@ def collect(quick: bool, tiny: bool) -> list[Row]:
         stats_bench = None
     if stats_bench is not None:
         rows += stats_bench.rows(tiny=tiny, quick=quick, repeats=repeats)
+    from benchmarks import compare_bench
+
+    rows += compare_bench.rows(tiny=tiny, quick=quick, repeats=repeats)
     try:
         from benchmarks import gui_bench
     except ImportError:

@@ -403,8 +403,11 @@ def _write(pieces: Iterator[str], out) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; return the exit status (0, or 2 after one ``error:`` line)."""
-    parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["diff"]:  # the compare subcommand (a file named diff: ./diff)
+        from core.compare_cli import main as diff_main  # it gets our options, not an import cycle
+        return diff_main(words[1:], (OneLineErrorParser, add_pipeline_options, params_from_args))
+    parser = build_parser()
     known = [opt for action in parser._actions for opt in action.option_strings]
     try:
         args = parser.parse_args(join_dash_values(words, known))

@@ -38,6 +38,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -60,6 +61,10 @@ __all__ = ["StatisticsPanel", "AUTO_COMPUTE_LIMIT"]
 
 AUTO_COMPUTE_LIMIT = 10**7
 """Views with at most this many values are computed automatically."""
+
+_LOG_FLOOR = 0.5
+"""On the log axis, bars start at this count (below 1, so a bin of one value shows)."""
+_LOG_FLOOR_EXPONENT = float(np.log10(_LOG_FLOOR))
 
 _FIELDS = (  # (key, label) in display order: two columns of label/value pairs
     ("dtype", "Type"), ("count", "Count"),
@@ -96,10 +101,13 @@ class StatisticsPanel(QWidget):
     computationStarted(object)
         The :class:`~inspector.state.background_task.BackgroundTask` of a computation just started
         (a cache hit starts none).
+    logScaleChanged(bool)
+        The histogram's count axis became logarithmic (True) or linear (False).
     """
 
     statisticsChanged = Signal(object)
     computationStarted = Signal(object)
+    logScaleChanged = Signal(bool)
 
     def __init__(self, document: Document, parent: QWidget | None = None, *,
                  auto_limit: int = AUTO_COMPUTE_LIMIT, chunk_elements: int = 1 << 22,
@@ -192,6 +200,27 @@ class StatisticsPanel(QWidget):
         self.computationStarted.emit(task)
         return task
 
+    @property
+    def log_scale(self) -> bool:
+        """Whether the histogram's counts are on a logarithmic axis."""
+        return self.log_scale_check.isChecked()
+
+    def set_log_scale(self, enabled: bool) -> None:
+        """Show the histogram's counts on a logarithmic (True) or linear axis.
+
+        On the log axis a bar starts at half a count, so a bin of one value is a visible bar
+        and an empty bin is none (log 0 does not exist).
+        """
+        enabled = bool(enabled)
+        changed = enabled != self.plot.getAxis("left").logMode
+        self.log_scale_check.setChecked(enabled)  # -> set_log_scale again when it changed
+        if not changed:
+            return
+        self.plot.setLogMode(y=enabled)
+        self.histogram.setFillLevel(_LOG_FLOOR_EXPONENT if enabled else 0)
+        self._show_histogram(self._statistics)
+        self.logScaleChanged.emit(enabled)
+
     def cancel(self) -> None:
         """Stop the running computation (the status then says "Cancelled")."""
         if self.is_running():
@@ -202,20 +231,20 @@ class StatisticsPanel(QWidget):
     def _build(self) -> None:
         self.status_label = QLabel()
         make_plain(self.status_label)
-        self.status_label.setObjectName("statsStatus")
+        self.status_label.setObjectName("stats.status")
         self.status_label.setWordWrap(True)
         self.status_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.progress_bar = QProgressBar()
-        self.progress_bar.setObjectName("statsProgress")
+        self.progress_bar.setObjectName("stats.progress")
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(False)
         self.progress_bar.setMaximumWidth(160)
         self.compute_button = QPushButton("Compute")
-        self.compute_button.setObjectName("statsCompute")
+        self.compute_button.setObjectName("stats.compute")
         self.compute_button.setToolTip("Compute the statistics of the whole view")
         self.compute_button.clicked.connect(self.compute)
         self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setObjectName("statsCancel")
+        self.cancel_button.setObjectName("stats.cancel")
         self.cancel_button.clicked.connect(self.cancel)
 
         header = QHBoxLayout()
@@ -233,7 +262,7 @@ class StatisticsPanel(QWidget):
             name = QLabel(f"{title}:")
             name.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
             value = QLabel("—")
-            value.setObjectName(f"stat_{key}")
+            value.setObjectName(f"stats.value.{key}")
             value.setTextInteractionFlags(Qt.TextSelectableByMouse)
             grid.addWidget(name, row, 2 * column)
             grid.addWidget(value, row, 2 * column + 1)
@@ -242,21 +271,28 @@ class StatisticsPanel(QWidget):
         grid.setColumnStretch(3, 1)
 
         self.plot = pg.PlotWidget()
-        self.plot.setObjectName("statsHistogram")
-        self.plot.setMinimumHeight(140)
+        self.plot.setObjectName("stats.histogram")
+        self.plot.setMinimumHeight(100)
         self.plot.setMenuEnabled(False)
         self.plot.setLabel("left", "count")
         self.plot.setLabel("bottom", "value")
+        for side in ("left", "bottom"):  # counts and values as they are, never "(x0.001)"
+            self.plot.getAxis(side).enableAutoSIPrefix(False)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.histogram = pg.PlotDataItem(
             stepMode="center", fillLevel=0, fillOutline=True, pen=pg.mkPen(palette.PLOT_HISTOGRAM),
             brush=pg.mkBrush(74, 144, 217, 120))
         self.plot.addItem(self.histogram)
+        self.log_scale_check = QCheckBox("log scale")
+        self.log_scale_check.setObjectName("stats.logScale")
+        self.log_scale_check.setToolTip("Counts on a logarithmic axis: rare values stay visible")
+        self.log_scale_check.toggled.connect(self.set_log_scale)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(header)
         layout.addLayout(grid)
+        layout.addWidget(self.log_scale_check)
         layout.addWidget(self.plot, 1)
         self._set_running(False)
 
@@ -393,17 +429,23 @@ class StatisticsPanel(QWidget):
         self._statistics = stats
         for key, text in _texts(stats, dtype).items():
             self.value_labels[key].setText(text)
-        if stats is None or not stats.histogram_counts:
-            self.histogram.setData([], [])
-        else:
-            self.histogram.setData(np.asarray(stats.histogram_edges),
-                                   np.asarray(stats.histogram_counts, dtype=np.float64))
+        self._show_histogram(stats)
         self.compute_button.setEnabled(not self.is_running() and stats is None
                                        and self._document.result is not None)
         quantity = "|value|" if stats is not None and stats.quantity == "magnitude" else "value"
         self.plot.setLabel("bottom", quantity)
         if changed:
             self.statisticsChanged.emit(stats)
+
+
+    def _show_histogram(self, stats: Statistics | None) -> None:
+        if stats is None or not stats.histogram_counts:
+            self.histogram.setData([], [])
+            return
+        counts = np.asarray(stats.histogram_counts, dtype=np.float64)
+        if self.log_scale:
+            counts = np.where(counts > 0, counts, _LOG_FLOOR)  # an empty bin: no bar, no log(0)
+        self.histogram.setData(np.asarray(stats.histogram_edges), counts)
 
 
 def _address(array: np.ndarray) -> int:

@@ -212,9 +212,10 @@ class StatisticsPanel(QWidget):
         and an empty bin is none (log 0 does not exist).
         """
         enabled = bool(enabled)
-        changed = enabled != self.plot.getAxis("left").logMode
-        self.log_scale_check.setChecked(enabled)  # -> set_log_scale again when it changed
-        if not changed:
+        if self.log_scale_check.isChecked() != enabled:
+            self.log_scale_check.setChecked(enabled)  # toggled: applied by the call it makes
+            return
+        if enabled == self.plot.getAxis("left").logMode:
             return
         self.plot.setLogMode(y=enabled)
         self.histogram.setFillLevel(_LOG_FLOOR_EXPONENT if enabled else 0)

@@ -194,6 +194,7 @@ class LinePlot(QWidget):
             self._plot_item.addItem(item, ignoreBounds=True)
 
         self._status = QLabel()
+        self._status.setObjectName("plot.overviewStatus")
         make_plain(self._status)
         self._status.setVisible(False)
         layout = QVBoxLayout(self)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QScrollArea,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -43,13 +44,14 @@ from inspector.state.document import Document
 from inspector.state.settings_store import SettingsStore
 from inspector.table.panel import TablePanel
 from inspector.widgets import palette
+from inspector.widgets.elided_label import let_long_words_overflow
 from inspector.widgets.history_keys import REDO_KEYS, UNDO_KEYS, history_step
-from inspector.widgets.plain_text import display_name, html_text, menu_text
+from inspector.widgets.plain_text import display_name, html_text, menu_text, tooltip_text
 
 COMPACT_HEIGHT = 720
 """Below this window height the first-run layout puts Decode and Slice in tabs."""
 COMPACT_WIDTH = 1200
-"""Below this window width the first-run layout gives the plot a quarter of the width."""
+"""Below this window width the first-run layout gives the plot less room (the table needs its own)."""
 
 _LAYOUT_VERSION = 1
 """Version of the saved dock layout: a layout saved under other dock names (``dock_decode``
@@ -70,6 +72,7 @@ class MainWindow(QMainWindow):
         self.message_label = QLabel()
         self.message_label.setObjectName("messageBanner")
         self.message_label.setWordWrap(True)
+        let_long_words_overflow(self.message_label)  # a quoted long path must not widen the window
         self.message_label.setTextFormat(Qt.RichText)  # for its <b>: what it shows is escaped
         self.message_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.message_label.setStyleSheet(palette.banner_style("error"))
@@ -241,6 +244,7 @@ class MainWindow(QMainWindow):
         if getattr(self, "_views_cleared", False):
             kept = " The views were cleared until you reload (File > Reload)."
         self.message_label.setText(f"<b>{where}:</b> {_escape(error.message)}{kept}")
+        self.message_label.setToolTip(tooltip_text(f"{where}: {error.message}{kept}"))  # if cut
         self.message_label.show()
 
     def _on_export_triggered(self) -> None:
@@ -290,8 +294,11 @@ class MainWindow(QMainWindow):
             decode.raise_()
         elif height >= COMPACT_HEIGHT and tabbed:
             self.addDockWidget(Qt.LeftDockWidgetArea, slice_dock, Qt.Vertical)  # below decode
-        left_share, plot_share = (0.28, 0.4) if width >= COMPACT_WIDTH else (0.3, 0.25)
-        self.resizeDocks([decode, self.docks["plot"]], [int(width * left_share), int(width * plot_share)], Qt.Horizontal)
+        left_share, plot_share = (0.28, 0.4) if width >= COMPACT_WIDTH else (0.3, 0.22)
+        # Wide enough for the decode fields without scrolling sideways, if a third of the width allows.
+        fields = self.decode_panel.minimumSizeHint().width() + self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        left = max(int(width * left_share), min(fields + 8, int(width * 0.34)))
+        self.resizeDocks([decode, self.docks["plot"]], [left, int(width * plot_share)], Qt.Horizontal)
         if height >= COMPACT_HEIGHT:
             self.resizeDocks([decode, slice_dock], [int(height * 0.42), int(height * 0.58)], Qt.Vertical)
         self.resizeDocks([self.docks["hex"]], [int(height * 0.26)], Qt.Vertical)

@@ -55,7 +55,8 @@ from core.text.number_format import format_value
 from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
 from inspector.widgets import palette
-from inspector.widgets.plain_text import make_plain
+from inspector.widgets.elided_label import let_long_words_overflow
+from inspector.widgets.plain_text import make_plain, tooltip_text
 
 __all__ = ["StatisticsPanel", "AUTO_COMPUTE_LIMIT"]
 
@@ -234,6 +235,7 @@ class StatisticsPanel(QWidget):
         make_plain(self.status_label)
         self.status_label.setObjectName("stats.status")
         self.status_label.setWordWrap(True)
+        let_long_words_overflow(self.status_label)  # an error quoting a long path wraps, never widens
         self.status_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.progress_bar = QProgressBar()
         self.progress_bar.setObjectName("stats.progress")
@@ -421,6 +423,7 @@ class StatisticsPanel(QWidget):
             if not text.endswith(f" ({self._stale_note})"):
                 text = f"{text} ({self._stale_note})"
         self.status_label.setText(text)
+        self.status_label.setToolTip(tooltip_text(text))  # the whole text where a long word is cut
         self.status_label.setStyleSheet(palette.inline_style("error" if error else None))
 
     def _show(self, stats: Statistics | None, dtype: np.dtype | None = None) -> None:

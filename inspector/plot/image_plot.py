@@ -36,6 +36,9 @@ from inspector.widgets import palette
 MAX_SIDE = 1024  # device pixels of a typical plot dock; zooming in re-reads finer
 #: Planes whose sides differ by more than this ratio are shown with unlocked aspect.
 MAX_LOCKED_ASPECT = 8
+#: Narrower than this (px), the plot hides its histogram / levels bar, which would take half of
+#: it; the image keeps the room, and widening the dock brings the bar back.
+HISTOGRAM_MIN_WIDTH = 320
 
 
 class _FiniteHistogramImage(pg.ImageItem):
@@ -347,6 +350,10 @@ class ImagePlot(QWidget):
         if cell is not None:
             self.mark(cell, ensure_visible=False)
             self.cellClicked.emit(*cell)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.histogram.setVisible(self.width() >= HISTOGRAM_MIN_WIDTH)
 
     def leaveEvent(self, event) -> None:
         self._cross_v.setVisible(False)

@@ -105,6 +105,9 @@ class PlotPanel(QWidget):
         self._mode_combo = QComboBox()
         self._mode_combo.setObjectName("plot.mode")
         self._mode_combo.setToolTip("Plot the displayed plane as an image, or a line along one axis")
+        # Narrow docks: the combo may show fewer characters than its longest entry.
+        self._mode_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self._mode_combo.setMinimumContentsLength(8)
         self._part_label = QLabel("complex:")
         self._part_combo = QComboBox()
         self._part_combo.setObjectName("plot.complexPart")

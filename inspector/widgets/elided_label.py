@@ -1,10 +1,15 @@
-"""A one-line label that never forces its window wider: long text is elided in the middle.
+"""Labels that never force their window wider: long text is elided, long words overflow.
 
 A ``QLabel``'s minimum width is the width of its whole text, so one 300-character file name in
 the status bar made the window at least 2,300 px wide. :class:`ElidedLabel` keeps the whole
 text (``text()`` returns it) but paints only what fits, cut in the middle as title bars cut a
 long title (``long_na…me.bin``): the start and the extension both stay readable. Its minimum
 width is a few characters; the layout gives it its full width whenever there is room.
+
+A word-wrapped label (a banner, an error message) is as wide as its longest word at least: a
+message quoting a long path made the window 2,300 px wide. :func:`let_long_words_overflow`
+makes such a label take the width its layout gives it; a word longer than that line is cut at
+the edge (the caller puts the whole message in the tool tip).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QStyleOption, QToolTip, QWidg
 
 from inspector.widgets.plain_text import tooltip_text
 
-__all__ = ["ElidedLabel", "MIN_CHARS"]
+__all__ = ["ElidedLabel", "MIN_CHARS", "let_long_words_overflow"]
 
 MIN_CHARS = 8
 """The label's minimum width, in average character widths."""
@@ -88,3 +93,15 @@ class ElidedLabel(QLabel):
             QToolTip.showText(event.globalPos(), tooltip_text(self.text()), self)
             return True
         return super().event(event)
+
+
+def let_long_words_overflow(label: QLabel) -> None:
+    """Let the word-wrapped ``label`` be narrower than its longest word.
+
+    Its horizontal size policy becomes ``Ignored`` (so its minimum width is not that of its
+    longest word); height-for-width is kept, so wrapped lines still get their height.
+    """
+    policy = label.sizePolicy()
+    policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
+    policy.setHeightForWidth(label.wordWrap())
+    label.setSizePolicy(policy)

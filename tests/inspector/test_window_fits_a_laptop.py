@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QLabel
 
 from core.pipeline.pipeline import DecodeParams
 from inspector.main_window import MainWindow
@@ -103,3 +104,15 @@ def test_a_layout_saved_under_the_old_dock_names_is_not_restored(qtbot, settings
     again = MainWindow(settings)
     qtbot.addWidget(again)
     assert again._needs_default_layout
+
+
+def test_an_error_quoting_a_long_path_wraps_inside_the_window(qtbot, settings, long_named_file):
+    window = open_window(qtbot, settings, [long_named_file], size=(1024, 640))
+    missing = str(long_named_file) + ".missing"
+    assert not window.open_paths([missing])
+    banner = window.findChild(QLabel, "messageBanner")
+    assert banner.isVisible() and missing in banner.text()
+    hint = window.minimumSizeHint()
+    assert hint.width() <= 1024 and hint.height() <= 640, hint
+    assert banner.width() < 1024
+    assert missing in banner.toolTip()  # the whole path, where the line cuts it

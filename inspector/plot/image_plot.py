@@ -34,7 +34,7 @@ from inspector.widgets import palette
 
 #: Most samples read (and handed to pyqtgraph) along each image axis.
 MAX_SIDE = 1024  # device pixels of a typical plot dock; zooming in re-reads finer
-#: Planes whose sides differ by more than this ratio are shown with unlocked aspect.
+#: With square pixels, planes whose sides differ by more than this ratio still fill the view.
 MAX_LOCKED_ASPECT = 8
 #: Narrower than this (px), the plot hides its histogram / levels bar, which would take half of
 #: it; the image keeps the room, and widening the dock brings the bar back.
@@ -204,7 +204,8 @@ class ImagePlot(QWidget):
         """Show the 2-d ``plane`` (held by reference; None clears).
 
         Levels are re-estimated from the plane (:func:`core.display.image_sampling.estimate_levels`). ``keep_view`` keeps the
-        zoom (stepping through planes of equal shape); otherwise the whole plane is shown.
+        zoom (stepping through planes of equal shape); otherwise the whole plane is shown
+        (:meth:`fit_view`).
 
         Raises
         ------

@@ -36,14 +36,16 @@ from collections import OrderedDict
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -256,26 +258,27 @@ class StatisticsPanel(QWidget):
         header.addWidget(self.compute_button)
         header.addWidget(self.cancel_button)
 
-        grid = QGridLayout()
-        grid.setHorizontalSpacing(12)
-        grid.setVerticalSpacing(2)
+        self._grid = QGridLayout()
+        self._grid.setHorizontalSpacing(12)
+        self._grid.setVerticalSpacing(2)
+        self._name_labels: dict[str, QLabel] = {}
         self.value_labels: dict[str, QLabel] = {}
-        for i, (key, title) in enumerate(_FIELDS):
-            row, column = divmod(i, 2)
+        for key, title in _FIELDS:
             name = QLabel(f"{title}:")
             name.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
             value = QLabel("—")
             value.setObjectName(f"stats.value.{key}")
             value.setTextInteractionFlags(Qt.TextSelectableByMouse)
-            grid.addWidget(name, row, 2 * column)
-            grid.addWidget(value, row, 2 * column + 1)
+            self._name_labels[key] = name
             self.value_labels[key] = value
-        grid.setColumnStretch(1, 1)
-        grid.setColumnStretch(3, 1)
+        self._field_columns = 0
+        self._arrange_fields(2)
 
         self.plot = pg.PlotWidget()
         self.plot.setObjectName("stats.histogram")
         self.plot.setMinimumHeight(100)
+        # Its preferred 480 px would make a scrolled dock scroll: it takes the height left over.
+        self.plot.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
         self.plot.setMenuEnabled(False)
         self.plot.setLabel("left", "count")
         self.plot.setLabel("bottom", "value")
@@ -293,11 +296,54 @@ class StatisticsPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        # The panel may be narrower than two columns of fields: resizeEvent then makes them one.
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
         layout.addLayout(header)
-        layout.addLayout(grid)
+        layout.addLayout(self._grid)
         layout.addWidget(self.log_scale_check)
         layout.addWidget(self.plot, 1)
         self._set_running(False)
+
+    # ------------------------------------------------------------------ field layout
+    @property
+    def field_columns(self) -> int:
+        """How many label / value pairs share a row: 2, or 1 in a narrow panel."""
+        return self._field_columns
+
+    def _arrange_fields(self, columns: int) -> None:
+        if columns == self._field_columns:
+            return
+        # _FIELDS reads row by row in two columns; one column reads the left column, then the right.
+        order = _FIELDS if columns == 2 else _FIELDS[0::2] + _FIELDS[1::2]
+        for i, (key, _title) in enumerate(order):
+            row, column = divmod(i, columns)
+            for label in (self._name_labels[key], self.value_labels[key]):
+                self._grid.removeWidget(label)
+            self._grid.addWidget(self._name_labels[key], row, 2 * column)
+            self._grid.addWidget(self.value_labels[key], row, 2 * column + 1)
+        self._grid.setColumnStretch(1, 1)
+        self._grid.setColumnStretch(3, 1 if columns == 2 else 0)
+        self._field_columns = columns
+
+    def _pair_width(self) -> int:
+        """Width of one label / value pair as the labels read now."""
+        names = max(label.sizeHint().width() for label in self._name_labels.values())
+        values = max(label.sizeHint().width() for label in self.value_labels.values())
+        return names + self._grid.horizontalSpacing() + values
+
+    def minimumSizeHint(self) -> QSize:
+        """One column of fields: the panel never asks for the width of two."""
+        hint = super().minimumSizeHint()
+        margins = self.layout().contentsMargins()
+        one_column = max(self._pair_width() + margins.left() + margins.right(),
+                         self.compute_button.sizeHint().width() * 2)
+        return QSize(min(hint.width(), one_column), hint.height())
+
+    def resizeEvent(self, event) -> None:
+        margins = self.layout().contentsMargins()
+        two_columns = 2 * self._pair_width() + self._grid.horizontalSpacing() + margins.left() + margins.right()
+        self._arrange_fields(2 if self.width() >= two_columns else 1)
+        super().resizeEvent(event)
 
     # ------------------------------------------------------------------ document events
     def _on_result_changed(self, result: PipelineResult) -> None:

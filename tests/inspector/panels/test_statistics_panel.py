@@ -332,3 +332,37 @@ def test_the_statistics_widgets_have_stable_names(qtbot, tmp_path):
     assert panel.findChild(QLabel, "stats.status") is panel.status_label
     assert panel.findChild(QWidget, "stats.histogram") is panel.plot
     assert panel.findChild(QLabel, "stats.value.max") is panel.value_labels["max"]
+
+
+def test_a_narrow_panel_shows_its_fields_in_one_column(qtbot, tmp_path):
+    from PySide6.QtWidgets import QScrollArea
+
+    path = tmp_path / "v.bin"
+    np.arange(10, dtype=np.uint8).tofile(path)
+    panel = StatisticsPanel(open_document(qtbot, path, dtype="uint8"))
+    area = QScrollArea()
+    qtbot.addWidget(area)
+    area.setWidgetResizable(True)
+    area.setWidget(panel)  # as in its dock
+    area.resize(700, 600)
+    area.show()
+    qtbot.waitExposed(area)
+    qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
+    qtbot.waitUntil(lambda: panel.field_columns == 2)
+    # The histogram takes the height left over: nothing to scroll in a 600 px dock.
+    assert panel.height() == area.viewport().height() and area.verticalScrollBar().maximum() == 0
+    assert panel.plot.geometry().bottom() >= 600 - 20
+    labels = panel.value_labels
+    assert labels["count"].x() > labels["dtype"].x() and labels["count"].y() == labels["dtype"].y()
+    area.resize(230, 600)
+    qtbot.waitUntil(lambda: panel.field_columns == 1)
+    assert panel.width() <= area.viewport().width()  # no scrolling sideways
+    order = ["dtype", "min", "max", "mean", "std", "zeros", "count", "finite", "nan", "posinf",
+             "neginf", "subnormal"]  # the left column, then the right one
+    qtbot.waitUntil(lambda: labels["subnormal"].y() > labels["zeros"].y())
+    ys = [labels[key].y() for key in order]
+    assert ys == sorted(ys) and len(set(ys)) == 12
+    assert len({labels[key].x() for key in order}) == 1
+    assert labels["max"].text() == "9"
+    area.resize(700, 600)
+    qtbot.waitUntil(lambda: panel.field_columns == 2)

@@ -25,7 +25,17 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QFrame,
+    QLabel,
+    QMainWindow,
+    QScrollArea,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.errors import ErrorReport
 from core.pipeline.pipeline import DecodeParams
@@ -47,8 +57,18 @@ from inspector.state.document import Document
 from inspector.state.settings_store import SettingsStore
 from inspector.table.panel import TablePanel
 from inspector.widgets import palette
+from inspector.widgets.elided_label import let_long_words_overflow
 from inspector.widgets.history_keys import REDO_KEYS, UNDO_KEYS, history_step
-from inspector.widgets.plain_text import display_name, html_text, menu_text
+from inspector.widgets.plain_text import display_name, html_text, menu_text, tooltip_text
+
+COMPACT_HEIGHT = 720
+"""Below this window height the first-run layout puts Decode and Slice in tabs."""
+COMPACT_WIDTH = 1200
+"""Below this window width the first-run layout gives the plot less room (the table needs its own)."""
+
+_LAYOUT_VERSION = 1
+"""Version of the saved dock layout: a layout saved under other dock names (``dock_decode``
+before they became ``dock.decode``) is not restored; the first-run layout is used instead."""
 
 
 class MainWindow(QMainWindow):
@@ -68,6 +88,7 @@ class MainWindow(QMainWindow):
         self.message_label = QLabel()
         self.message_label.setObjectName("window.banner")
         self.message_label.setWordWrap(True)
+        let_long_words_overflow(self.message_label)  # a quoted long path must not widen the window
         self.message_label.setTextFormat(Qt.RichText)  # for its <b>: what it shows is escaped
         self.message_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.message_label.setStyleSheet(palette.banner_style("error"))
@@ -86,15 +107,17 @@ class MainWindow(QMainWindow):
         self.plot_panel = PlotPanel(document=self.document)
         self.docks: dict[str, QDockWidget] = {}
         self.slice_editor = SliceEditor(self.document)
-        self._add_dock("decode", "Decode", self.decode_panel, Qt.LeftDockWidgetArea)
-        self._add_dock("slice", "Slice", self.slice_editor, Qt.LeftDockWidgetArea)
+        self._add_dock("decode", "Decode", self.decode_panel, Qt.LeftDockWidgetArea, scroll=True)
+        self._add_dock("slice", "Slice", self.slice_editor, Qt.LeftDockWidgetArea, scroll=True)
         self._add_dock("plot", "Plot", self.plot_panel, Qt.RightDockWidgetArea)
         self.hex_view = HexView()
         self.data_inspector = DataInspector()
         self._add_dock("hex", "Bytes", self.hex_view, Qt.BottomDockWidgetArea)
-        self._add_dock("inspector", "Data inspector", self.data_inspector, Qt.BottomDockWidgetArea)
+        self._add_dock("inspector", "Data inspector", self.data_inspector, Qt.BottomDockWidgetArea, scroll=True)
         self.statistics_panel = StatisticsPanel(self.document)
-        self._add_dock("statistics", "Statistics", self.statistics_panel, Qt.RightDockWidgetArea)
+        self.statistics_panel.set_log_scale(self.settings.histogram_log_scale())
+        self.statistics_panel.logScaleChanged.connect(self.settings.set_histogram_log_scale)
+        self._add_dock("statistics", "Statistics", self.statistics_panel, Qt.RightDockWidgetArea, scroll=True)
         self.tabifyDockWidget(self.docks["plot"], self.docks["statistics"])
         self.tensors_panel = TensorsPanel(self.document)
         self._add_dock("tensors", "Tensors", self.tensors_panel, Qt.LeftDockWidgetArea)
@@ -114,9 +137,20 @@ class MainWindow(QMainWindow):
         self._restore_layout()
 
     # ------------------------------------------------------------------ assembly
-    def _add_dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+    def _add_dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea,
+                  scroll: bool = False) -> QDockWidget:
+        """Dock ``widget`` as ``dock.<name>``; ``scroll``: inside a scroll area, so that a panel
+        of fields scrolls instead of setting a minimum size on the window (plots, tables and the
+        hex view compress by themselves)."""
         dock = QDockWidget(title, self)
-        dock.setObjectName(f"dock_{name}")
+        dock.setObjectName(f"dock.{name}")
+        if scroll:
+            area_widget = QScrollArea()
+            area_widget.setObjectName(f"dock.{name}.scroll")
+            area_widget.setWidgetResizable(True)
+            area_widget.setFrameShape(QFrame.Shape.NoFrame)
+            area_widget.setWidget(widget)
+            widget = area_widget
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         self.docks[name] = dock
@@ -240,6 +274,7 @@ class MainWindow(QMainWindow):
         else:
             kept = ""
         self.message_label.setText(f"<b>{where}:</b> {_escape(error.message)}{kept}")
+        self.message_label.setToolTip(tooltip_text(f"{where}: {error.message}{kept}"))  # if cut
         self.message_label.show()
 
     def _on_export_triggered(self) -> None:
@@ -280,7 +315,7 @@ class MainWindow(QMainWindow):
         geometry, state = self.settings.window_state()
         if geometry is not None:
             self.restoreGeometry(geometry)
-        self._needs_default_layout = state is None or not self.restoreState(state)
+        self._needs_default_layout = state is None or not self.restoreState(state, _LAYOUT_VERSION)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -289,9 +324,24 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.apply_default_layout)  # dock sizes apply once laid out
 
     def apply_default_layout(self) -> None:
+        """Dock sizes in proportion to the window. A window lower than :data:`COMPACT_HEIGHT`
+        (a laptop screen) stacks Decode and Slice as tabs, each then tall enough to use; a
+        window narrower than :data:`COMPACT_WIDTH` gives the plot less of its width."""
         width, height = self.width(), self.height()
-        self.resizeDocks([self.docks["decode"], self.docks["plot"]], [int(width * 0.28), int(width * 0.4)], Qt.Horizontal)
-        self.resizeDocks([self.docks["decode"], self.docks["slice"]], [int(height * 0.42), int(height * 0.58)], Qt.Vertical)
+        decode, slice_dock = self.docks["decode"], self.docks["slice"]
+        tabbed = slice_dock in self.tabifiedDockWidgets(decode)
+        if height < COMPACT_HEIGHT and not tabbed:
+            self.tabifyDockWidget(decode, slice_dock)
+            decode.raise_()
+        elif height >= COMPACT_HEIGHT and tabbed:
+            self.addDockWidget(Qt.LeftDockWidgetArea, slice_dock, Qt.Vertical)  # below decode
+        left_share, plot_share = (0.28, 0.4) if width >= COMPACT_WIDTH else (0.3, 0.22)
+        # Wide enough for the decode fields without scrolling sideways, if a third of the width allows.
+        fields = self.decode_panel.minimumSizeHint().width() + self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        left = max(int(width * left_share), min(fields + 8, int(width * 0.34)))
+        self.resizeDocks([decode, self.docks["plot"]], [left, int(width * plot_share)], Qt.Horizontal)
+        if height >= COMPACT_HEIGHT:
+            self.resizeDocks([decode, slice_dock], [int(height * 0.42), int(height * 0.58)], Qt.Vertical)
         self.resizeDocks([self.docks["hex"]], [int(height * 0.26)], Qt.Vertical)
         self.resizeDocks([self.docks["hex"], self.docks["inspector"]], [int(width * 0.55), int(width * 0.45)], Qt.Horizontal)
 
@@ -301,7 +351,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self._save_decode_settings()
-        self.settings.set_window_state(self.saveGeometry(), self.saveState())
+        self.settings.set_window_state(self.saveGeometry(), self.saveState(_LAYOUT_VERSION))
         self.statistics_panel.cancel()
         shutdown_tasks()
         self.document.close_files()

@@ -77,7 +77,9 @@ class DataInspector(QWidget):
         self.bytes_label.setFont(mono)
         self.bytes_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
+        self.bytes_label.setObjectName("inspector.bytes")
         self.table = QTableWidget(len(ENGINE_TYPES), 4)
+        self.table.setObjectName("inspector.table")
         self.table.setHorizontalHeaderLabels(["type", "bytes", "little-endian", "big-endian"])
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

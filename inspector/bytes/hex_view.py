@@ -66,6 +66,7 @@ class HexView(QAbstractScrollArea):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setObjectName("hex.view")
         self._reader: ByteReader | None = None
         self._count = 0
         self._index = -1

@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 from core.files.file_change import ChangeReport
 from inspector.state.document import Document
 from inspector.widgets import palette
-from inspector.widgets.plain_text import make_plain
+from inspector.widgets.elided_label import let_long_words_overflow
+from inspector.widgets.plain_text import make_plain, tooltip_text
 
 __all__ = ["FileWatchBanner"]
 
@@ -51,6 +52,7 @@ class FileWatchBanner(QFrame):
         self.label.setObjectName("fileWatchMessage")
         make_plain(self.label)
         self.label.setWordWrap(True)
+        let_long_words_overflow(self.label)  # a long file name must not widen the window
         self.reload_button = QPushButton("Reload")
         self.reload_button.setObjectName("fileWatchReload")
         self.reload_button.clicked.connect(self._on_reload_clicked)
@@ -68,6 +70,7 @@ class FileWatchBanner(QFrame):
     def _on_files_changed_on_disk(self, report: ChangeReport) -> None:
         self._message = report.message
         self.label.setText(report.message)
+        self.label.setToolTip(tooltip_text(report.message))  # the whole name, if cut
         self.show()
 
     def _on_files_changed(self) -> None:

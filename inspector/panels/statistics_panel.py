@@ -36,13 +36,16 @@ from collections import OrderedDict
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -54,12 +57,17 @@ from core.text.number_format import format_value
 from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
 from inspector.widgets import palette
-from inspector.widgets.plain_text import make_plain
+from inspector.widgets.elided_label import let_long_words_overflow
+from inspector.widgets.plain_text import make_plain, tooltip_text
 
 __all__ = ["StatisticsPanel", "AUTO_COMPUTE_LIMIT"]
 
 AUTO_COMPUTE_LIMIT = 10**7
 """Views with at most this many values are computed automatically."""
+
+_LOG_FLOOR = 0.5
+"""On the log axis, bars start at this count (below 1, so a bin of one value shows)."""
+_LOG_FLOOR_EXPONENT = float(np.log10(_LOG_FLOOR))
 
 _FIELDS = (  # (key, label) in display order: two columns of label/value pairs
     ("dtype", "Type"), ("count", "Count"),
@@ -96,10 +104,13 @@ class StatisticsPanel(QWidget):
     computationStarted(object)
         The :class:`~inspector.state.background_task.BackgroundTask` of a computation just started
         (a cache hit starts none).
+    logScaleChanged(bool)
+        The histogram's count axis became logarithmic (True) or linear (False).
     """
 
     statisticsChanged = Signal(object)
     computationStarted = Signal(object)
+    logScaleChanged = Signal(bool)
 
     def __init__(self, document: Document, parent: QWidget | None = None, *,
                  auto_limit: int = AUTO_COMPUTE_LIMIT, chunk_elements: int = 1 << 22,
@@ -192,6 +203,28 @@ class StatisticsPanel(QWidget):
         self.computationStarted.emit(task)
         return task
 
+    @property
+    def log_scale(self) -> bool:
+        """Whether the histogram's counts are on a logarithmic axis."""
+        return self.log_scale_check.isChecked()
+
+    def set_log_scale(self, enabled: bool) -> None:
+        """Show the histogram's counts on a logarithmic (True) or linear axis.
+
+        On the log axis a bar starts at half a count, so a bin of one value is a visible bar
+        and an empty bin is none (log 0 does not exist).
+        """
+        enabled = bool(enabled)
+        if self.log_scale_check.isChecked() != enabled:
+            self.log_scale_check.setChecked(enabled)  # toggled: applied by the call it makes
+            return
+        if enabled == self.plot.getAxis("left").logMode:
+            return
+        self.plot.setLogMode(y=enabled)
+        self.histogram.setFillLevel(_LOG_FLOOR_EXPONENT if enabled else 0)
+        self._show_histogram(self._statistics)
+        self.logScaleChanged.emit(enabled)
+
     def cancel(self) -> None:
         """Stop the running computation (the status then says "Cancelled")."""
         if self.is_running():
@@ -202,20 +235,21 @@ class StatisticsPanel(QWidget):
     def _build(self) -> None:
         self.status_label = QLabel()
         make_plain(self.status_label)
-        self.status_label.setObjectName("statsStatus")
+        self.status_label.setObjectName("stats.status")
         self.status_label.setWordWrap(True)
+        let_long_words_overflow(self.status_label)  # an error quoting a long path wraps, never widens
         self.status_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.progress_bar = QProgressBar()
-        self.progress_bar.setObjectName("statsProgress")
+        self.progress_bar.setObjectName("stats.progress")
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(False)
         self.progress_bar.setMaximumWidth(160)
         self.compute_button = QPushButton("Compute")
-        self.compute_button.setObjectName("statsCompute")
+        self.compute_button.setObjectName("stats.compute")
         self.compute_button.setToolTip("Compute the statistics of the whole view")
         self.compute_button.clicked.connect(self.compute)
         self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setObjectName("statsCancel")
+        self.cancel_button.setObjectName("stats.cancel")
         self.cancel_button.clicked.connect(self.cancel)
 
         header = QHBoxLayout()
@@ -224,41 +258,92 @@ class StatisticsPanel(QWidget):
         header.addWidget(self.compute_button)
         header.addWidget(self.cancel_button)
 
-        grid = QGridLayout()
-        grid.setHorizontalSpacing(12)
-        grid.setVerticalSpacing(2)
+        self._grid = QGridLayout()
+        self._grid.setHorizontalSpacing(12)
+        self._grid.setVerticalSpacing(2)
+        self._name_labels: dict[str, QLabel] = {}
         self.value_labels: dict[str, QLabel] = {}
-        for i, (key, title) in enumerate(_FIELDS):
-            row, column = divmod(i, 2)
+        for key, title in _FIELDS:
             name = QLabel(f"{title}:")
             name.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
             value = QLabel("—")
-            value.setObjectName(f"stat_{key}")
+            value.setObjectName(f"stats.value.{key}")
             value.setTextInteractionFlags(Qt.TextSelectableByMouse)
-            grid.addWidget(name, row, 2 * column)
-            grid.addWidget(value, row, 2 * column + 1)
+            self._name_labels[key] = name
             self.value_labels[key] = value
-        grid.setColumnStretch(1, 1)
-        grid.setColumnStretch(3, 1)
+        self._field_columns = 0
+        self._arrange_fields(2)
 
         self.plot = pg.PlotWidget()
-        self.plot.setObjectName("statsHistogram")
-        self.plot.setMinimumHeight(140)
+        self.plot.setObjectName("stats.histogram")
+        self.plot.setMinimumHeight(100)
+        # Its preferred 480 px would make a scrolled dock scroll: it takes the height left over.
+        self.plot.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
         self.plot.setMenuEnabled(False)
         self.plot.setLabel("left", "count")
         self.plot.setLabel("bottom", "value")
+        for side in ("left", "bottom"):  # counts and values as they are, never "(x0.001)"
+            self.plot.getAxis(side).enableAutoSIPrefix(False)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.histogram = pg.PlotDataItem(
             stepMode="center", fillLevel=0, fillOutline=True, pen=pg.mkPen(palette.PLOT_HISTOGRAM),
             brush=pg.mkBrush(74, 144, 217, 120))
         self.plot.addItem(self.histogram)
+        self.log_scale_check = QCheckBox("log scale")
+        self.log_scale_check.setObjectName("stats.logScale")
+        self.log_scale_check.setToolTip("Counts on a logarithmic axis: rare values stay visible")
+        self.log_scale_check.toggled.connect(self.set_log_scale)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        # The panel may be narrower than two columns of fields: resizeEvent then makes them one.
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
         layout.addLayout(header)
-        layout.addLayout(grid)
+        layout.addLayout(self._grid)
+        layout.addWidget(self.log_scale_check)
         layout.addWidget(self.plot, 1)
         self._set_running(False)
+
+    # ------------------------------------------------------------------ field layout
+    @property
+    def field_columns(self) -> int:
+        """How many label / value pairs share a row: 2, or 1 in a narrow panel."""
+        return self._field_columns
+
+    def _arrange_fields(self, columns: int) -> None:
+        if columns == self._field_columns:
+            return
+        # _FIELDS reads row by row in two columns; one column reads the left column, then the right.
+        order = _FIELDS if columns == 2 else _FIELDS[0::2] + _FIELDS[1::2]
+        for i, (key, _title) in enumerate(order):
+            row, column = divmod(i, columns)
+            for label in (self._name_labels[key], self.value_labels[key]):
+                self._grid.removeWidget(label)
+            self._grid.addWidget(self._name_labels[key], row, 2 * column)
+            self._grid.addWidget(self.value_labels[key], row, 2 * column + 1)
+        self._grid.setColumnStretch(1, 1)
+        self._grid.setColumnStretch(3, 1 if columns == 2 else 0)
+        self._field_columns = columns
+
+    def _pair_width(self) -> int:
+        """Width of one label / value pair as the labels read now."""
+        names = max(label.sizeHint().width() for label in self._name_labels.values())
+        values = max(label.sizeHint().width() for label in self.value_labels.values())
+        return names + self._grid.horizontalSpacing() + values
+
+    def minimumSizeHint(self) -> QSize:
+        """One column of fields: the panel never asks for the width of two."""
+        hint = super().minimumSizeHint()
+        margins = self.layout().contentsMargins()
+        one_column = max(self._pair_width() + margins.left() + margins.right(),
+                         self.compute_button.sizeHint().width() * 2)
+        return QSize(min(hint.width(), one_column), hint.height())
+
+    def resizeEvent(self, event) -> None:
+        margins = self.layout().contentsMargins()
+        two_columns = 2 * self._pair_width() + self._grid.horizontalSpacing() + margins.left() + margins.right()
+        self._arrange_fields(2 if self.width() >= two_columns else 1)
+        super().resizeEvent(event)
 
     # ------------------------------------------------------------------ document events
     def _on_result_changed(self, result: PipelineResult) -> None:
@@ -384,6 +469,7 @@ class StatisticsPanel(QWidget):
             if not text.endswith(f" ({self._stale_note})"):
                 text = f"{text} ({self._stale_note})"
         self.status_label.setText(text)
+        self.status_label.setToolTip(tooltip_text(text))  # the whole text where a long word is cut
         self.status_label.setStyleSheet(palette.inline_style("error" if error else None))
 
     def _show(self, stats: Statistics | None, dtype: np.dtype | None = None) -> None:
@@ -393,17 +479,23 @@ class StatisticsPanel(QWidget):
         self._statistics = stats
         for key, text in _texts(stats, dtype).items():
             self.value_labels[key].setText(text)
-        if stats is None or not stats.histogram_counts:
-            self.histogram.setData([], [])
-        else:
-            self.histogram.setData(np.asarray(stats.histogram_edges),
-                                   np.asarray(stats.histogram_counts, dtype=np.float64))
+        self._show_histogram(stats)
         self.compute_button.setEnabled(not self.is_running() and stats is None
                                        and self._document.result is not None)
         quantity = "|value|" if stats is not None and stats.quantity == "magnitude" else "value"
         self.plot.setLabel("bottom", quantity)
         if changed:
             self.statisticsChanged.emit(stats)
+
+
+    def _show_histogram(self, stats: Statistics | None) -> None:
+        if stats is None or not stats.histogram_counts:
+            self.histogram.setData([], [])
+            return
+        counts = np.asarray(stats.histogram_counts, dtype=np.float64)
+        if self.log_scale:
+            counts = np.where(counts > 0, counts, _LOG_FLOOR)  # an empty bin: no bar, no log(0)
+        self.histogram.setData(np.asarray(stats.histogram_edges), counts)
 
 
 def _address(array: np.ndarray) -> int:

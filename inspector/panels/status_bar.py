@@ -13,6 +13,7 @@ views were cleared, type, shape and selection are cleared too. Closing the files
 from __future__ import annotations
 
 import numpy as np
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from core.errors import describe_error
@@ -20,6 +21,7 @@ from core.pipeline.pipeline import PipelineResult
 from core.text.names import printable_name
 from core.text.number_format import format_value
 from inspector.state.document import Document
+from inspector.widgets.elided_label import ElidedLabel
 from inspector.widgets.plain_text import display_name, make_plain, tooltip_text
 
 
@@ -49,10 +51,11 @@ class StatusBar(QStatusBar):
     def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._document = document
-        self.file_label = QLabel()
+        # File name and selection (which names the file) elide: a long name never widens the window.
+        self.file_label = ElidedLabel(preferred_chars=40)
         self.type_label = QLabel()
         self.shape_label = QLabel()
-        self.selection_label = QLabel()
+        self.selection_label = ElidedLabel(mode=Qt.TextElideMode.ElideRight)  # the name is last
         make_plain(self.file_label, self.type_label, self.shape_label, self.selection_label)
         for label in (self.file_label, self.type_label, self.shape_label):
             self.addPermanentWidget(label)

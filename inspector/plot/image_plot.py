@@ -11,6 +11,10 @@
 - View coordinates are element coordinates: element ``(row, col)`` covers
   ``[col, col + 1) x [row, row + 1)``, row 0 at the top, whatever the stride; clicks map back to
   true indices and readouts read the true element.
+- The view fits the plane exactly (``[0, cols] x [0, rows]``, no padding): the image fills the
+  plot, its elements stretched to the view's shape; :meth:`ImagePlot.set_square_pixels` draws
+  them square instead. Axes tick whole indices at the middle of their elements
+  (:class:`~inspector.plot.index_axis.IndexAxisItem`).
 - NaN pixels are transparent; ``+-inf`` saturate the colormap.
 """
 
@@ -25,12 +29,16 @@ from PySide6.QtWidgets import QGraphicsRectItem, QVBoxLayout, QWidget
 
 from core.display.image_sampling import estimate_levels, image_values
 from core.display.line_decimation import real_values
+from inspector.plot.index_axis import IndexAxisItem
 from inspector.widgets import palette
 
 #: Most samples read (and handed to pyqtgraph) along each image axis.
 MAX_SIDE = 1024  # device pixels of a typical plot dock; zooming in re-reads finer
-#: Planes whose sides differ by more than this ratio are shown with unlocked aspect.
+#: With square pixels, planes whose sides differ by more than this ratio still fill the view.
 MAX_LOCKED_ASPECT = 8
+#: Narrower than this (px), the plot hides its histogram / levels bar, which would take half of
+#: it; the image keeps the room, and widening the dock brings the bar back.
+HISTOGRAM_MIN_WIDTH = 320
 
 
 class _FiniteHistogramImage(pg.ImageItem):
@@ -85,12 +93,17 @@ class ImagePlot(QWidget):
         self._marked: tuple[int, int] | None = None
         self._hovered: tuple[int, int] | None = None
 
+        self._square_pixels = False
         self._layout_widget = pg.GraphicsLayoutWidget()
-        self._plot_item = self._layout_widget.addPlot(row=0, col=0)
+        self.row_axis = IndexAxisItem("left", centered=True)
+        self.col_axis = IndexAxisItem("bottom", centered=True)
+        self._plot_item = self._layout_widget.addPlot(
+            row=0, col=0, axisItems={"left": self.row_axis, "bottom": self.col_axis})
         self._plot_item.setLabel("bottom", "column")
         self._plot_item.setLabel("left", "row")
         self._view_box = self._plot_item.getViewBox()
         self._view_box.invertY(True)  # row 0 at the top, as in the table
+        self._view_box.setDefaultPadding(0.0)  # "view all" shows the plane edge to edge
         self.image_item = _FiniteHistogramImage(axisOrder="row-major")
         self.image_item.setAutoDownsample(True)
         self.image_item.setNanPolicy("omit")  # one NaN must not blank a whole downsampled block
@@ -100,6 +113,7 @@ class ImagePlot(QWidget):
         self._extent.setPen(pg.mkPen(None))
         self._plot_item.addItem(self._extent)
         self.histogram = pg.HistogramLUTItem()
+        self.histogram.axis.enableAutoSIPrefix(False)  # levels read as the values they are
         self.histogram.gradient.loadPreset("viridis")
         self.histogram.setImageItem(self.image_item)
         self._layout_widget.addItem(self.histogram, row=0, col=1)
@@ -155,6 +169,33 @@ class ImagePlot(QWidget):
     def view_box(self) -> pg.ViewBox:
         return self._view_box
 
+    @property
+    def square_pixels(self) -> bool:
+        """Whether elements are drawn square (aspect locked) rather than filling the view."""
+        return self._square_pixels
+
+    def set_square_pixels(self, square: bool) -> None:
+        """Draw elements square (the plane keeps its shape, with empty bands beside it when
+        the view has another shape), or stretch the plane to fill the view (the default).
+
+        Either way the whole plane is shown again.
+        """
+        self._square_pixels = bool(square)
+        self.fit_view()
+
+    def fit_view(self) -> None:
+        """Show the whole plane: exactly ``[0, cols] x [0, rows]`` unless pixels are square.
+
+        Square pixels lock the aspect (pyqtgraph then widens one range to the view's shape),
+        except for planes longer than :data:`MAX_LOCKED_ASPECT` times their width, which
+        would be a line of pixels.
+        """
+        plane = self._plane
+        rows, cols = (1, 1) if plane is None or plane.size == 0 else plane.shape
+        ratio = max(rows, cols) / max(min(rows, cols), 1)
+        self._view_box.setAspectLocked(self._square_pixels and ratio <= MAX_LOCKED_ASPECT)
+        self._view_box.setRange(QRectF(0, 0, cols, rows), padding=0)
+
     def levels(self) -> tuple[float, float]:
         low, high = self.image_item.getLevels()
         return float(low), float(high)
@@ -163,7 +204,8 @@ class ImagePlot(QWidget):
         """Show the 2-d ``plane`` (held by reference; None clears).
 
         Levels are re-estimated from the plane (:func:`core.display.image_sampling.estimate_levels`). ``keep_view`` keeps the
-        zoom (stepping through planes of equal shape); otherwise the whole plane is shown.
+        zoom (stepping through planes of equal shape); otherwise the whole plane is shown
+        (:meth:`fit_view`).
 
         Raises
         ------
@@ -183,14 +225,16 @@ class ImagePlot(QWidget):
         if plane is None or plane.size == 0:
             self.image_item.clear()
             self._extent.setRect(0, 0, 1, 1)
+            self.row_axis.set_length(None)
+            self.col_axis.set_length(None)
             return
         rows, cols = plane.shape
         self._extent.setRect(0, 0, cols, rows)
+        self.row_axis.set_length(rows)
+        self.col_axis.set_length(cols)
         low, high = estimate_levels(plane, part)
         if not keep_view:
-            ratio = max(rows, cols) / max(min(rows, cols), 1)
-            self._view_box.setAspectLocked(ratio <= MAX_LOCKED_ASPECT)
-            self._view_box.setRange(QRectF(0, 0, cols, rows), padding=0)
+            self.fit_view()
         self.refresh_window(force=True)
         self.image_item.setLevels((low, high))
         self.histogram.setLevels(low, high)
@@ -307,6 +351,10 @@ class ImagePlot(QWidget):
         if cell is not None:
             self.mark(cell, ensure_visible=False)
             self.cellClicked.emit(*cell)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.histogram.setVisible(self.width() >= HISTOGRAM_MIN_WIDTH)
 
     def leaveEvent(self, event) -> None:
         self._cross_v.setVisible(False)

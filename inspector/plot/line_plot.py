@@ -21,6 +21,9 @@ What is drawn depends only on the visible x-range ``[start, stop)`` and the plot
 Cases 2 and 3 draw two points (min, max) per bucket, so every bucket's true extrema are drawn.
 NaN breaks the line (all-NaN buckets are NaN); ``+-inf`` are kept in the curve data, are not
 drawn as lines, and are marked by triangles at the top / bottom of the finite data.
+
+The index axis ticks whole indices only (:class:`~inspector.plot.index_axis.IndexAxisItem`);
+the value axis prints values as they are, never rescaled by an SI prefix.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from core.display.line_decimation import MinMaxPyramid, peak_decimate, real_values
 from core.errors import SourceError, describe_error
 from core.scan.blocks import BlockReader
+from inspector.plot.index_axis import IndexAxisItem
 from inspector.widgets import palette
 from inspector.widgets.plain_text import make_plain
 
@@ -166,8 +170,10 @@ class LinePlot(QWidget):
         self._marked: int | None = None
         self._hovered: int | None = None
 
-        self._plot_widget = pg.PlotWidget()
+        self.index_axis = IndexAxisItem("bottom")
+        self._plot_widget = pg.PlotWidget(axisItems={"bottom": self.index_axis})
         self._plot_item = self._plot_widget.getPlotItem()
+        self._plot_item.getAxis("left").enableAutoSIPrefix(False)  # "value", never "value (x0.001)"
         self._plot_item.showGrid(x=True, y=True, alpha=0.3)
         self._plot_item.setLabel("bottom", "index")
         self._plot_item.setLabel("left", "value")
@@ -188,6 +194,7 @@ class LinePlot(QWidget):
             self._plot_item.addItem(item, ignoreBounds=True)
 
         self._status = QLabel()
+        self._status.setObjectName("plot.overviewStatus")
         make_plain(self._status)
         self._status.setVisible(False)
         layout = QVBoxLayout(self)
@@ -268,6 +275,7 @@ class LinePlot(QWidget):
         self.selection_line.setVisible(False)
         self.marker.setVisible(False)
         self.curve.full_length = 0 if values is None else len(values)
+        self.index_axis.set_length(None if values is None else len(values))
         if values is not None and len(values) > PYRAMID_THRESHOLD:
             self._start_overview()
         if not keep_view and values is not None and len(values):

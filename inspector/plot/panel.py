@@ -30,6 +30,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLabel,
@@ -45,6 +46,7 @@ from inspector.plot.image_plot import ImagePlot
 from inspector.plot.line_plot import LinePlot
 from inspector.state.display_axes import DisplayAxes, normalize_index
 from inspector.state.document import Document
+from inspector.widgets.elided_label import ElidedLabel
 from inspector.widgets.plain_text import make_plain
 
 _IMAGE_MODE = -1  # combo item data for "image"; line modes store the axis
@@ -101,31 +103,42 @@ class PlotPanel(QWidget):
         self._hovered: tuple[int, ...] | None = None
 
         self._mode_combo = QComboBox()
-        self._mode_combo.setObjectName("plot_mode_combo")
+        self._mode_combo.setObjectName("plot.mode")
         self._mode_combo.setToolTip("Plot the displayed plane as an image, or a line along one axis")
+        # Narrow docks: the combo may show fewer characters than its longest entry.
+        self._mode_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self._mode_combo.setMinimumContentsLength(8)
         self._part_label = QLabel("complex:")
         self._part_combo = QComboBox()
-        self._part_combo.setObjectName("complex_part_combo")
+        self._part_combo.setObjectName("plot.complexPart")
         self._part_combo.addItems(COMPLEX_PARTS)
         self._part_combo.setToolTip("abs: magnitude, re: real part, im: imaginary part")
+        self._square_check = QCheckBox("square pixels")
+        self._square_check.setObjectName("plot.squarePixels")
+        self._square_check.setToolTip("Draw elements square instead of stretching the plane to fill the plot")
         toolbar = QHBoxLayout()
         toolbar.setContentsMargins(0, 0, 0, 0)
         toolbar.addWidget(self._mode_combo)
+        toolbar.addWidget(self._square_check)
         toolbar.addWidget(self._part_label)
         toolbar.addWidget(self._part_combo)
         toolbar.addStretch(1)
 
         self.line_plot = LinePlot()
+        self.line_plot.graphics_view.setObjectName("plot.line")
         self.image_plot = ImagePlot()
+        self.image_plot.graphics_view.setObjectName("plot.image")
         self._message = QLabel()
+        self._message.setObjectName("plot.message")
         make_plain(self._message)
         self._message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._stack = QStackedWidget()
+        self._stack.setObjectName("plot.view")
         for page in (self._message, self.line_plot, self.image_plot):
             self._stack.addWidget(page)
-        self._readout = QLabel()
-        make_plain(self._readout)
+        self._readout = ElidedLabel()  # a long index and value must not widen the dock
+        self._readout.setObjectName("plot.readout")
         self._readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         layout = QVBoxLayout(self)
@@ -137,6 +150,7 @@ class PlotPanel(QWidget):
         self._axes.changed.connect(self._on_axes_changed)
         self._mode_combo.currentIndexChanged.connect(self._on_mode_chosen)
         self._part_combo.currentTextChanged.connect(self._on_part_chosen)
+        self._square_check.toggled.connect(self.image_plot.set_square_pixels)
         self.line_plot.indexHovered.connect(self._on_line_hovered)
         self.line_plot.indexClicked.connect(self._on_line_clicked)
         self.image_plot.cellHovered.connect(self._on_cell_hovered)
@@ -268,6 +282,7 @@ class PlotPanel(QWidget):
         self._part_label.setVisible(is_complex)
         self._part_combo.setVisible(is_complex)
         self._mode_combo.setVisible(array is not None and array.ndim >= 2)
+        self._square_check.setVisible(self._mode == "image")
         self._update_readout()
 
     def _show_message(self, mode: str, text: str) -> None:

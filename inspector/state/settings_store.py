@@ -95,6 +95,15 @@ class SettingsStore:
         self._settings.setValue("window/geometry", geometry)
         self._settings.setValue("window/state", state)
 
+    # ------------------------------------------------------------------ statistics panel
+    def histogram_log_scale(self) -> bool:
+        """Whether the statistics histogram shows counts on a log axis (False if never set)."""
+        value = self._settings.value("statistics/logScale", False)
+        return value in (True, "true", "1", 1)  # INI files give back strings
+
+    def set_histogram_log_scale(self, enabled: bool) -> None:
+        self._settings.setValue("statistics/logScale", bool(enabled))
+
 
 def _valid_param(name: str, value: object) -> bool:
     """Type check of a stored DecodeParams field (values themselves are checked by the engine)."""

@@ -5,7 +5,8 @@ import os
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtWidgets import QCheckBox
 
 from core.pipeline.pipeline import DecodeParams
 from core.scan.statistics import compute_statistics
@@ -291,3 +292,77 @@ def test_statistics_of_a_replaced_file_are_marked_stale(qtbot, tmp_path):
     qtbot.waitUntil(lambda: panel.statistics is not None and panel.statistics.mean == 9.0,
                     timeout=5000)
     assert panel.status_text() == "10 values"
+
+
+def test_the_histogram_can_show_counts_on_a_log_axis(qtbot, tmp_path):
+    # 1,000 zeros, 10 ones and one 3 in 4 bins over [0, 3]: counts 1000, 10, 0, 1.
+    path = tmp_path / "counts.bin"
+    np.array([0] * 1000 + [1] * 10 + [3], dtype=np.uint8).tofile(path)
+    document = open_document(qtbot, path, dtype="uint8")
+    panel = make_panel(qtbot, document, bins=4)
+    panel.show()
+    qtbot.waitExposed(panel)
+    qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
+    check = panel.findChild(QCheckBox, "stats.logScale")
+    assert check is not None and not check.isChecked() and not panel.log_scale
+    np.testing.assert_array_equal(panel.histogram.getData()[1], [1000, 10, 0, 1])
+    changes = []
+    panel.logScaleChanged.connect(changes.append)
+    qtbot.mouseClick(check, Qt.MouseButton.LeftButton, pos=QPoint(8, check.height() // 2))  # the box
+    assert panel.log_scale and changes == [True]
+    assert panel.plot.getAxis("left").logMode
+    # Drawn as log10(count); an empty bin sits on the floor of half a count, where bars start.
+    np.testing.assert_allclose(panel.histogram.getData()[1], [3.0, 1.0, np.log10(0.5), 0.0])
+    assert panel.histogram.opts["fillLevel"] == pytest.approx(np.log10(0.5))
+    panel.set_log_scale(False)
+    assert not check.isChecked() and changes == [True, False]
+    np.testing.assert_array_equal(panel.histogram.getData()[1], [1000, 10, 0, 1])
+    assert panel.histogram.opts["fillLevel"] == 0
+
+
+def test_the_statistics_widgets_have_stable_names(qtbot, tmp_path):
+    path = tmp_path / "v.bin"
+    np.arange(10, dtype=np.uint8).tofile(path)
+    panel = make_panel(qtbot, open_document(qtbot, path, dtype="uint8"))
+    from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QWidget
+
+    assert panel.findChild(QPushButton, "stats.compute") is panel.compute_button
+    assert panel.findChild(QPushButton, "stats.cancel") is panel.cancel_button
+    assert panel.findChild(QProgressBar, "stats.progress") is panel.progress_bar
+    assert panel.findChild(QLabel, "stats.status") is panel.status_label
+    assert panel.findChild(QWidget, "stats.histogram") is panel.plot
+    assert panel.findChild(QLabel, "stats.value.max") is panel.value_labels["max"]
+
+
+def test_a_narrow_panel_shows_its_fields_in_one_column(qtbot, tmp_path):
+    from PySide6.QtWidgets import QScrollArea
+
+    path = tmp_path / "v.bin"
+    np.arange(10, dtype=np.uint8).tofile(path)
+    panel = StatisticsPanel(open_document(qtbot, path, dtype="uint8"))
+    area = QScrollArea()
+    qtbot.addWidget(area)
+    area.setWidgetResizable(True)
+    area.setWidget(panel)  # as in its dock
+    area.resize(700, 600)
+    area.show()
+    qtbot.waitExposed(area)
+    qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
+    qtbot.waitUntil(lambda: panel.field_columns == 2)
+    # The histogram takes the height left over: nothing to scroll in a 600 px dock.
+    assert panel.height() == area.viewport().height() and area.verticalScrollBar().maximum() == 0
+    assert panel.plot.geometry().bottom() >= 600 - 20
+    labels = panel.value_labels
+    assert labels["count"].x() > labels["dtype"].x() and labels["count"].y() == labels["dtype"].y()
+    area.resize(230, 600)
+    qtbot.waitUntil(lambda: panel.field_columns == 1)
+    assert panel.width() <= area.viewport().width()  # no scrolling sideways
+    order = ["dtype", "min", "max", "mean", "std", "zeros", "count", "finite", "nan", "posinf",
+             "neginf", "subnormal"]  # the left column, then the right one
+    qtbot.waitUntil(lambda: labels["subnormal"].y() > labels["zeros"].y())
+    ys = [labels[key].y() for key in order]
+    assert ys == sorted(ys) and len(set(ys)) == 12
+    assert len({labels[key].x() for key in order}) == 1
+    assert labels["max"].text() == "9"
+    area.resize(700, 600)
+    qtbot.waitUntil(lambda: panel.field_columns == 2)

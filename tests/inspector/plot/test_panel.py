@@ -97,7 +97,7 @@ def test_1d_dtype_catalogue(panel, data, expected):
 def test_complex_part_combo(panel):
     data = np.array([3 + 4j, 1 - 1j, -2 + 0.5j], np.complex64)
     panel.set_array(data)
-    combo = panel.findChild(QComboBox, "complex_part_combo")
+    combo = panel.findChild(QComboBox, "plot.complexPart")
     assert combo.isVisibleTo(panel)
     panel.set_complex_part("re")
     np.testing.assert_array_equal(panel.curve.getData()[1], data.real)
@@ -154,7 +154,7 @@ def test_line_along_axis_through_the_selection(panel):
     data = np.arange(4 * 5 * 6, dtype=np.float64).reshape(4, 5, 6)
     panel.set_array(data)
     panel.display_axes.set_index(0, 2)  # rows = axis 1, cols = axis 2, plane 2
-    mode_combo = panel.findChild(QComboBox, "plot_mode_combo")
+    mode_combo = panel.findChild(QComboBox, "plot.mode")
     assert [mode_combo.itemText(i) for i in range(mode_combo.count())] == [
         "image (rows × cols)", "line along axis 0", "line along axis 1", "line along axis 2"]
     mode_combo.setCurrentIndex(2)  # as the user would: "line along axis 1"

@@ -107,7 +107,7 @@ class MainWindow(QMainWindow):
         self.plot_panel = PlotPanel(document=self.document)
         self.docks: dict[str, QDockWidget] = {}
         self.slice_editor = SliceEditor(self.document)
-        self._add_dock("decode", "Decode", self.decode_panel, Qt.LeftDockWidgetArea, scroll=True)
+        self._add_dock("decode", "Decode", self.decode_panel, Qt.LeftDockWidgetArea)  # scrolls itself
         self._add_dock("slice", "Slice", self.slice_editor, Qt.LeftDockWidgetArea, scroll=True)
         self._add_dock("plot", "Plot", self.plot_panel, Qt.RightDockWidgetArea)
         self.hex_view = HexView()

@@ -110,7 +110,7 @@ def test_an_error_quoting_a_long_path_wraps_inside_the_window(qtbot, settings, l
     window = open_window(qtbot, settings, [long_named_file], size=(1024, 640))
     missing = str(long_named_file) + ".missing"
     assert not window.open_paths([missing])
-    banner = window.findChild(QLabel, "messageBanner")
+    banner = window.findChild(QLabel, "window.banner")
     assert banner.isVisible() and missing in banner.text()
     hint = window.minimumSizeHint()
     assert hint.width() <= 1024 and hint.height() <= 640, hint

@@ -3,6 +3,10 @@
 It computes nothing and pushes no data: every view is built from :class:`Document` and listens
 to it (napari's Qt viewer). The Edit menu's Undo / Redo walk the document's history of decode
 and slice edits, from anywhere in the window (see :class:`_HistoryKeys`).
+
+Keyboard: the View menu moves the focus to each panel (Alt+1 table ... Alt+7 statistics,
+Ctrl+L the slice expression); a :class:`FocusFrame` shows where the focus is; Tab walks every
+panel (the table does not keep it). Help > Keyboard shortcuts lists every key.
 """
 
 from __future__ import annotations
@@ -11,20 +15,31 @@ import os
 import weakref
 from collections.abc import Sequence
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QVBoxLayout, QWidget
+import numpy as np
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, QUrl
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.errors import ErrorReport
 from core.pipeline.pipeline import DecodeParams
 from core.text.names import printable_name
 from inspector.bytes.data_inspector import DataInspector
+from inspector.bytes.hex_actions import HexActions
 from inspector.bytes.hex_view import HexView
 from inspector.bytes.link import BytesLink
 from inspector.panels.code_export import copy_snippet_message
 from inspector.panels.decode_panel import DecodePanel
 from inspector.panels.export_dialog import export_current_view
 from inspector.panels.file_watch_banner import FileWatchBanner
+from inspector.panels.help_dialogs import ShortcutsDialog, about_text, readme_location
 from inspector.panels.statistics_panel import StatisticsPanel
 from inspector.panels.status_bar import StatusBar
 from inspector.plot.panel import PlotPanel
@@ -34,8 +49,21 @@ from inspector.state.document import Document
 from inspector.state.settings_store import SettingsStore
 from inspector.table.panel import TablePanel
 from inspector.widgets import palette
+from inspector.widgets.focus_frame import FocusFrame
 from inspector.widgets.history_keys import REDO_KEYS, UNDO_KEYS, history_step
 from inspector.widgets.plain_text import display_name, html_text, menu_text
+from resources import DEFAULT_SAMPLE, resource_path, sample_settings
+
+#: View menu focus actions: (panel, menu text, shortcut). The table is the central widget.
+FOCUS_KEYS = (
+    ("table", "&Table", "Alt+1"),
+    ("decode", "&Decode panel", "Alt+2"),
+    ("slice", "&Slice panel", "Alt+3"),
+    ("plot", "&Plot", "Alt+4"),
+    ("hex", "&Bytes", "Alt+5"),
+    ("inspector", "Data &inspector", "Alt+6"),
+    ("statistics", "S&tatistics", "Alt+7"),
+)
 
 
 class MainWindow(QMainWindow):
@@ -50,7 +78,7 @@ class MainWindow(QMainWindow):
         self.display_axes = self.document.display_axes
 
         self.message_label = QLabel()
-        self.message_label.setObjectName("messageBanner")
+        self.message_label.setObjectName("window.banner")
         self.message_label.setWordWrap(True)
         self.message_label.setTextFormat(Qt.RichText)  # for its <b>: what it shows is escaped
         self.message_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -63,6 +91,12 @@ class MainWindow(QMainWindow):
         self.file_watch_banner = FileWatchBanner(self.document)
         layout.addWidget(self.file_watch_banner)
         layout.addWidget(self.message_label)
+        self.hint_label = QLabel(objectName="window.hint")  # the sample / no file: how to open one
+        self.hint_label.setWordWrap(True)
+        self.hint_label.setStyleSheet(palette.banner_style("info"))
+        self.hint_label.hide()
+        layout.addWidget(self.hint_label)
+        self._sample_paths: tuple[str, ...] = ()
         layout.addWidget(self.table_panel, 1)
         self.setCentralWidget(central)
 
@@ -82,21 +116,28 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.docks["plot"], self.docks["statistics"])
         self.docks["plot"].raise_()
         self.setStatusBar(StatusBar(self.document))
+        self.hex_actions = HexActions(self.hex_view, self)
+        self._initial_state = self.saveState()  # View > Reset layout goes back to it
         self._build_menus()
+        self.focus_frame = FocusFrame(self)
 
         self.document.resultChanged.connect(self._on_result_changed)
         self.document.errorChanged.connect(self._on_error_changed)
         self.document.filesChanged.connect(self._on_files_changed)
         self.bytes_link = BytesLink(self.document, self.hex_view, self.data_inspector, self)
         self.bytes_link.message.connect(self._show_status_note)
+        self.hex_actions.message.connect(self._show_status_note)
+        self.hex_actions.headerOffsetChosen.connect(self.bytes_link.use_as_header_offset)
         self.document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
         self.resize(1280, 800)
         self._restore_layout()
+        self._restore_display_options()
+        self._update_hint()
 
     # ------------------------------------------------------------------ assembly
     def _add_dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
-        dock.setObjectName(f"dock_{name}")
+        dock.setObjectName(f"dock.{name}")
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         self.docks[name] = dock
@@ -112,6 +153,8 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.reload_action)
         self.export_action = QAction("&Export view…", self, shortcut="Ctrl+E", triggered=self._on_export_triggered)
         file_menu.addAction(self.export_action)
+        self.close_action = QAction("&Close", self, shortcut=QKeySequence.Close, triggered=self.close_file)
+        file_menu.addAction(self.close_action)
         file_menu.addSeparator()
         file_menu.addAction(QAction("&Quit", self, shortcut=QKeySequence.Quit, triggered=self.close))
         edit_menu = self.menuBar().addMenu("&Edit")
@@ -128,9 +171,107 @@ class MainWindow(QMainWindow):
         self._history_keys = _HistoryKeys(self)
         for kind, label in (("numpy", "Copy view as &numpy code"), ("tensorflow", "Copy view as &TensorFlow code")):
             edit_menu.addAction(QAction(label, self, triggered=lambda _=False, k=kind: self._copy_code(k)))
+        edit_menu.addSeparator()
+        find_bar = self.table_panel.find_bar
+        self.find_action = QAction("&Find in table…", self, shortcut=QKeySequence.Find, triggered=self._open_find_bar)
+        self.find_next_action = QAction("Find &next", self, shortcut=QKeySequence.FindNext,
+                                        triggered=lambda: find_bar.find(backward=False))
+        self.find_previous_action = QAction("Find pre&vious", self, shortcut=QKeySequence.FindPrevious,
+                                            triggered=lambda: find_bar.find(backward=True))
+        for action in (self.find_action, self.find_next_action, self.find_previous_action):
+            edit_menu.addAction(action)
+        bytes_menu = edit_menu.addMenu("&Bytes")
+        for action in self.hex_actions.actions:
+            bytes_menu.addAction(action)
+
         self.view_menu = self.menuBar().addMenu("&View")
+        self.focus_actions: dict[str, QAction] = {}
+        for name, text, key in FOCUS_KEYS:
+            action = QAction(f"Go to {text}", self, shortcut=key, triggered=lambda _=False, n=name: self.focus_panel(n))
+            self.view_menu.addAction(action)
+            self.focus_actions[name] = action
+        self.slice_focus_action = QAction("Go to slice &expression", self, shortcut="Ctrl+L",
+                                          triggered=self.focus_slice_expression)
+        self.view_menu.addAction(self.slice_focus_action)
+        self.view_menu.addSeparator()
         for dock in self.docks.values():
             self.view_menu.addAction(dock.toggleViewAction())
+        self.view_menu.addSeparator()
+        self.reset_layout_action = QAction("&Reset layout", self, triggered=self.reset_layout)
+        self.view_menu.addAction(self.reset_layout_action)
+
+        help_menu = self.menuBar().addMenu("&Help")
+        self.shortcuts_action = QAction("&Keyboard shortcuts", self, shortcut=QKeySequence.HelpContents,
+                                        triggered=self.show_shortcuts)
+        self.readme_action = QAction("&User guide (README)", self, triggered=self._open_readme)
+        self.readme_action.setEnabled(readme_location() is not None)
+        self.sample_action = QAction("Open the embedded &sample", self, triggered=self.open_sample)
+        self.about_action = QAction("&About tensor-inspector", self, triggered=self.show_about)
+        for action in (self.shortcuts_action, self.readme_action, self.sample_action, self.about_action):
+            help_menu.addAction(action)
+
+    # ------------------------------------------------------------------ keyboard
+    def focus_panel(self, name: str) -> QWidget | None:
+        """Show panel ``name`` (a key of :data:`FOCUS_KEYS`) and give the focus to its first control.
+
+        Returns the widget that got the focus (None if the panel has nothing to focus).
+        """
+        preferred = {"table": self.table_panel.view, "slice": self.slice_editor.expression_edit,
+                     "hex": self.hex_view}
+        if name in self.docks:
+            dock = self.docks[name]
+            dock.show()
+            dock.raise_()
+            root = dock.widget()
+        else:
+            root = self.table_panel
+        target = preferred.get(name) or _first_focusable(root)
+        if target is not None:
+            target.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        return target
+
+    def focus_slice_expression(self) -> None:
+        """Focus the slice expression with its text selected (Ctrl+L, as a browser's address bar)."""
+        self.focus_panel("slice")
+        self.slice_editor.expression_edit.selectAll()
+
+    def _open_find_bar(self) -> None:
+        self.table_panel.find_bar.open()
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        """Help > Keyboard shortcuts (a non-modal dialog listing every key)."""
+        dialog = getattr(self, "_shortcuts_dialog", None)
+        if dialog is None:
+            dialog = self._shortcuts_dialog = ShortcutsDialog(self)
+        dialog.show()
+        dialog.raise_()
+        return dialog
+
+    def show_about(self) -> QMessageBox:
+        """Help > About: versions of the app, Python, Qt, numpy, pyqtgraph and the README's place."""
+        box = QMessageBox(QMessageBox.Icon.Information, "About tensor-inspector", about_text(),
+                          QMessageBox.StandardButton.Close, self)
+        box.setObjectName("help.about")
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        return box
+
+    def _open_readme(self) -> None:
+        readme = readme_location()
+        if readme is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(readme)))
+
+    def reset_layout(self) -> None:
+        """Every panel back in its place and size of a first start (View > Reset layout)."""
+        for dock in self.docks.values():
+            dock.setFloating(False)
+        self.restoreState(self._initial_state)
+        for dock in self.docks.values():
+            dock.show()
+        self.docks["plot"].raise_()
+        self.apply_default_layout()
 
     def _fill_recent_menu(self) -> None:
         self.recent_menu.clear()
@@ -142,11 +283,14 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ opening
     def open_paths(
-        self, paths: Sequence[str], params: DecodeParams | None = None, slice_text: str | None = None
+        self, paths: Sequence[str], params: DecodeParams | None = None, slice_text: str | None = None,
+        *, remember: bool = True,
     ) -> bool:
         """Open files as the user would (dialog, drop, command line, recent menu).
 
-        Without explicit ``params``, the settings last used for these files are restored.
+        Without explicit ``params``, the settings last used for these files are restored (found
+        by real path, so through a link too). ``remember=False`` (the embedded sample) keeps the
+        files out of Open Recent and out of the files reopened on start.
         """
         paths = [os.path.abspath(os.fspath(p)) for p in paths]
         if not paths:
@@ -157,11 +301,39 @@ class MainWindow(QMainWindow):
             params, remembered_slice = remembered
             slice_text = remembered_slice if slice_text is None else slice_text
         ok = self.document.open_files(paths, params, slice_text or "")
-        if ok:
+        if ok and remember:
             for path in paths:
                 self.settings.add_recent_file(path)
             self.settings.set_last_directory(os.path.dirname(paths[0]))
+            self.settings.set_last_files(paths)
+        elif ok:
+            self.settings.set_last_files([])
         return ok
+
+    def open_sample(self, params: DecodeParams | None = None, slice_text: str = "") -> bool:
+        """Open the embedded sample with its preset settings (or ``params``), with a hint saying
+        that it is a sample and how to open one's own file; it never enters Open Recent."""
+        path = os.path.abspath(str(resource_path(DEFAULT_SAMPLE)))
+        self._sample_paths = (path,)
+        ok = self.open_paths([path], params if params is not None else sample_params(), slice_text, remember=False)
+        self.settings.set_sample_shown()
+        self._update_hint()
+        return ok
+
+    def close_file(self) -> None:
+        """File > Close: remember the file's settings, clear every view, close the files."""
+        if not self.document.paths:
+            return
+        self._save_decode_settings()
+        self.statistics_panel.cancel()
+        # Views let go of the mapped arrays before the maps are closed: nothing paints them after.
+        self.table_panel.set_array(np.zeros((0,), np.uint8))
+        self.plot_panel.set_array(None)
+        self.data_inspector.set_bytes(b"")
+        self.document.history.clear()
+        self.document.close_files()
+        self.message_label.hide()
+        self.settings.set_last_files([])
 
     def _on_open_triggered(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, "Open tensor files", self.settings.last_directory())
@@ -179,7 +351,22 @@ class MainWindow(QMainWindow):
             self.open_paths(paths)
 
     # ------------------------------------------------------------------ document events
+    def _update_hint(self) -> None:
+        paths = self.document.paths
+        if not paths:
+            text = ("No file is open. Open one with File > Open (Ctrl+O) or drop it on the window; "
+                    "Help > Open the embedded sample shows an example.")
+        elif paths == self._sample_paths:
+            text = (f"This is the embedded sample ({DEFAULT_SAMPLE}) with its preset decode settings. "
+                    "To see your own data, open a file with File > Open (Ctrl+O) or drop it on the window.")
+        else:
+            self.hint_label.hide()
+            return
+        self.hint_label.setText(text)
+        self.hint_label.show()
+
     def _on_files_changed(self) -> None:
+        self._update_hint()
         paths = self.document.paths
         title = display_name(paths[0]) if paths else ""
         if len(paths) > 1:
@@ -189,6 +376,12 @@ class MainWindow(QMainWindow):
     def _on_result_changed(self, _result) -> None:
         self._shown_paths = self.document.paths  # which files the views show (error banner)
         self._views_cleared = False
+        if self._pending_plot_mode is not None:  # the plot mode of the last session, once
+            mode, self._pending_plot_mode = self._pending_plot_mode, None
+            try:
+                self.plot_panel.set_line_axis(None if mode == "image" else mode)
+            except ValueError:
+                pass  # that axis does not exist in this file: keep the default
 
     def _on_history_changed(self) -> None:
         history = self.document.history
@@ -258,8 +451,20 @@ class MainWindow(QMainWindow):
         if self.document.paths:
             self.settings.set_decode_settings(self.document.paths, self.document.params, self.document.slice_text)
 
+    def _restore_display_options(self) -> None:
+        """The table's format and heat map as last chosen; the plot mode once a file shows."""
+        options = self.settings.display_options()
+        self.table_panel.set_display_options(options["format"], options["decimals"], options["heat_map"])
+        self._pending_plot_mode = options["plot_line_axis"]
+
+    def save_display_options(self) -> None:
+        table = self.table_panel.display_options()
+        self.settings.set_display_options(table["format"], table["decimals"], table["heat_map"],
+                                          self.plot_panel.line_axis)
+
     def closeEvent(self, event) -> None:
         self._save_decode_settings()
+        self.save_display_options()
         self.settings.set_window_state(self.saveGeometry(), self.saveState())
         self.statistics_panel.cancel()
         shutdown_tasks()
@@ -299,6 +504,25 @@ class _HistoryKeys(QObject):
         if action.isEnabled():
             action.trigger()
         return True
+
+
+def sample_params() -> DecodeParams:
+    """The embedded sample's preset decode settings (``resources/samples.json``)."""
+    preset = sample_settings()[DEFAULT_SAMPLE]
+    return DecodeParams(**{k: tuple(v) if isinstance(v, list) else v for k, v in preset.items()})
+
+
+def _first_focusable(root: QWidget) -> QWidget | None:
+    """The first visible, enabled descendant of ``root`` that Tab can reach, in focus-chain order."""
+    widget = root.nextInFocusChain()
+    for _ in range(10_000):  # the chain is a ring through the whole window
+        if widget is None or widget == root:
+            break
+        if (root.isAncestorOf(widget) and widget.isVisibleTo(root) and widget.isEnabled()
+                and widget.focusPolicy() & Qt.FocusPolicy.TabFocus):
+            return widget
+        widget = widget.nextInFocusChain()
+    return None
 
 
 def _key_list(standard: QKeySequence.StandardKey, extra: list[QKeySequence]) -> list[QKeySequence]:

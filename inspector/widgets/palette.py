@@ -60,6 +60,8 @@ SPECIAL_VALUES: dict[str, str] = {
 SPECIAL = "#bf5700"
 #: Background of the selected element's bytes (hex view).
 HIGHLIGHT = "#ffd666"
+#: The frame drawn around the widget that has the keyboard focus (focus frame).
+FOCUS = "#1a73e8"
 
 PLOT_CURVE = "#4fc3f7"
 PLOT_HISTOGRAM = "#4a90d9"

@@ -19,6 +19,7 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QDockWidget,
     QFileDialog,
     QLabel,
@@ -120,6 +121,8 @@ class MainWindow(QMainWindow):
         self._initial_state = self.saveState()  # View > Reset layout goes back to it
         self._build_menus()
         self.focus_frame = FocusFrame(self)
+        for item_view in self.findChildren(QAbstractItemView):
+            item_view.setTabKeyNavigation(False)  # Tab moves on to the next control; arrows move between cells
 
         self.document.resultChanged.connect(self._on_result_changed)
         self.document.errorChanged.connect(self._on_error_changed)

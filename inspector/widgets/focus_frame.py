@@ -10,6 +10,7 @@ resizes; it hides while the focus is outside its window.
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QApplication, QWidget
@@ -42,7 +43,8 @@ class FocusFrame(QWidget):
     def _on_focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
         window = self.parentWidget()
         for widget in self._watched:
-            widget.removeEventFilter(self)
+            if shiboken6.isValid(widget):  # the old focus widget may have been deleted meanwhile
+                widget.removeEventFilter(self)
         self._watched = []
         self._target = new if new is not None and window is not None and window.isAncestorOf(new) else None
         if self._target is None:
@@ -64,7 +66,7 @@ class FocusFrame(QWidget):
 
     def _follow(self) -> None:
         target, window = self._target, self.parentWidget()
-        if target is None or window is None or not target.isVisible():
+        if target is None or window is None or not shiboken6.isValid(target) or not target.isVisible():
             self.hide()
             return
         top_left = target.mapTo(window, QPoint(0, 0))

@@ -161,7 +161,8 @@ def test_the_last_file_is_reopened_with_its_settings(qtbot, settings_path, data_
     assert second.document.params.dtype == "int16"
     np.testing.assert_array_equal(second.document.result.view, [2, 3, 4])
     assert second.findChild(QLabel, "window.hint").isHidden()
-    second.settings.set_reopen_last_files(False)
+    assert second.reopen_action.isChecked()
+    second.reopen_action.trigger()  # File > Reopen last files on start: off
     second.close()
     third = make_window(qtbot, settings_path)
     assert third.settings.reopen_last_files() is False

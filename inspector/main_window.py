@@ -16,8 +16,8 @@ import weakref
 from collections.abc import Sequence
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDockWidget,
@@ -40,7 +40,7 @@ from inspector.panels.code_export import copy_snippet_message
 from inspector.panels.decode_panel import DecodePanel
 from inspector.panels.export_dialog import export_current_view
 from inspector.panels.file_watch_banner import FileWatchBanner
-from inspector.panels.help_dialogs import ShortcutsDialog, about_text, readme_location
+from inspector.panels.help_dialogs import ShortcutsDialog, open_readme, readme_location, show_about
 from inspector.panels.statistics_panel import StatisticsPanel
 from inspector.panels.status_bar import StatusBar
 from inspector.plot.panel import PlotPanel
@@ -50,7 +50,7 @@ from inspector.state.document import Document
 from inspector.state.settings_store import SettingsStore
 from inspector.table.panel import TablePanel
 from inspector.widgets import palette
-from inspector.widgets.focus_frame import FocusFrame
+from inspector.widgets.focus_frame import FocusFrame, first_focusable
 from inspector.widgets.history_keys import REDO_KEYS, UNDO_KEYS, history_step
 from inspector.widgets.plain_text import display_name, html_text, menu_text
 from resources import DEFAULT_SAMPLE, resource_path, sample_settings
@@ -211,7 +211,7 @@ class MainWindow(QMainWindow):
         help_menu = self.menuBar().addMenu("&Help")
         self.shortcuts_action = QAction("&Keyboard shortcuts", self, shortcut=QKeySequence.HelpContents,
                                         triggered=self.show_shortcuts)
-        self.readme_action = QAction("&User guide (README)", self, triggered=self._open_readme)
+        self.readme_action = QAction("&User guide (README)", self, triggered=open_readme)
         self.readme_action.setEnabled(readme_location() is not None)
         self.sample_action = QAction("Open the embedded &sample", self, triggered=self.open_sample)
         self.about_action = QAction("&About tensor-inspector", self, triggered=self.show_about)
@@ -233,7 +233,7 @@ class MainWindow(QMainWindow):
             root = dock.widget()
         else:
             root = self.table_panel
-        target = preferred.get(name) or _first_focusable(root)
+        target = preferred.get(name) or first_focusable(root)
         if target is not None:
             target.setFocus(Qt.FocusReason.ShortcutFocusReason)
         return target
@@ -257,19 +257,7 @@ class MainWindow(QMainWindow):
 
     def show_about(self) -> QMessageBox:
         """Help > About: versions of the app, Python, Qt, numpy, pyqtgraph and the README's place."""
-        box = QMessageBox(QMessageBox.Icon.Information, "About tensor-inspector", about_text(),
-                          QMessageBox.StandardButton.Close, self)
-        box.setObjectName("help.about")
-        box.setTextFormat(Qt.TextFormat.RichText)
-        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
-        return box
-
-    def _open_readme(self) -> None:
-        readme = readme_location()
-        if readme is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(readme)))
+        return show_about(self)
 
     def reset_layout(self) -> None:
         """Every panel back in its place and size of a first start (View > Reset layout)."""
@@ -518,19 +506,6 @@ def sample_params() -> DecodeParams:
     """The embedded sample's preset decode settings (``resources/samples.json``)."""
     preset = sample_settings()[DEFAULT_SAMPLE]
     return DecodeParams(**{k: tuple(v) if isinstance(v, list) else v for k, v in preset.items()})
-
-
-def _first_focusable(root: QWidget) -> QWidget | None:
-    """The first visible, enabled descendant of ``root`` that Tab can reach, in focus-chain order."""
-    widget = root.nextInFocusChain()
-    for _ in range(10_000):  # the chain is a ring through the whole window
-        if widget is None or widget == root:
-            break
-        if (root.isAncestorOf(widget) and widget.isVisibleTo(root) and widget.isEnabled()
-                and widget.focusPolicy() & Qt.FocusPolicy.TabFocus):
-            return widget
-        widget = widget.nextInFocusChain()
-    return None
 
 
 def _key_list(standard: QKeySequence.StandardKey, extra: list[QKeySequence]) -> list[QKeySequence]:

@@ -19,13 +19,14 @@ from importlib import metadata
 from pathlib import Path
 
 from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import qVersion
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import Qt, QUrl, qVersion
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
     QHeaderView,
+    QMessageBox,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -140,3 +141,22 @@ def about_text() -> str:
         f"<table>{lines}</table>"
         f"<p>User guide: {guide}</p>"
     )
+
+
+def show_about(parent: QWidget) -> QMessageBox:
+    """Open the About box (window-modal, deleted when closed) and return it."""
+    box = QMessageBox(QMessageBox.Icon.Information, "About tensor-inspector", about_text(),
+                      QMessageBox.StandardButton.Close, parent)
+    box.setObjectName("help.about")
+    box.setTextFormat(Qt.TextFormat.RichText)
+    box.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.open()
+    return box
+
+
+def open_readme() -> None:
+    """Open the README in the desktop's viewer (Help > User guide), when it ships with the app."""
+    readme = readme_location()
+    if readme is not None:
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(readme)))

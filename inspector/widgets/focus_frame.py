@@ -85,3 +85,16 @@ class FocusFrame(QWidget):
         half = FRAME_WIDTH // 2
         painter.drawRect(self.rect().adjusted(half, half, -half, -half))
 
+
+def first_focusable(root: QWidget) -> QWidget | None:
+    """The first visible, enabled descendant of ``root`` that Tab can reach, in focus-chain order
+    (where a panel's focus shortcut puts the focus)."""
+    widget = root.nextInFocusChain()
+    for _ in range(10_000):  # the chain is a ring through the whole window
+        if widget is None or widget == root:
+            break
+        if (root.isAncestorOf(widget) and widget.isVisibleTo(root) and widget.isEnabled()
+                and widget.focusPolicy() & Qt.FocusPolicy.TabFocus):
+            return widget
+        widget = widget.nextInFocusChain()
+    return None

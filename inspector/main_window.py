@@ -322,6 +322,7 @@ class MainWindow(QMainWindow):
             return
         self._save_decode_settings()
         self.statistics_panel.cancel()
+        self.table_panel.find_bar.cancel()
         # Views let go of the mapped arrays before the maps are closed: nothing paints them after.
         self.table_panel.set_array(np.zeros((0,), np.uint8))
         self.plot_panel.set_array(None)

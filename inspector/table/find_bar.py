@@ -102,10 +102,15 @@ class FindBar(QWidget):
 
     def close_bar(self) -> None:
         """Hide the bar and cancel a running search."""
-        if self._task is not None:
-            self._task.cancel()
+        self.cancel()
         self.hide()
         self.closed.emit()
+
+    def cancel(self) -> None:
+        """Stop a running search (e.g. before its files are closed); its result is dropped."""
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
 
     def message(self) -> str:
         return self.message_label.text()

@@ -184,6 +184,26 @@ def test_ctrl_f_and_f3_find_in_the_table_from_anywhere(window, qtbot, tmp_path):
     assert window.statusBar().selection_label.text().startswith("[1] = nan")
 
 
+def test_ctrl_c_copies_what_has_the_focus(window, qtbot, data_file):
+    assert window.open_paths([data_file])  # uint8: 26 bytes, one column
+    view = window.table_panel.view
+    view.setFocus()
+    view.setCurrentIndex(window.table_panel.model.index(2, 0))
+    press(qtbot, Qt.Key.Key_Down, SHIFT)
+    press(qtbot, Qt.Key.Key_C, CTRL)
+    assert QApplication.clipboard().text() == "0\n0"  # bytes 2 and 3 of ee ee 00 00 01 00 ...
+    press(qtbot, Qt.Key.Key_5, ALT)
+    window.hex_view.select_bytes(0, 2)
+    press(qtbot, Qt.Key.Key_C, CTRL)
+    assert QApplication.clipboard().text() == "ee ee 00"
+    field = window.decode_panel.shape_field
+    field.setFocus()
+    qtbot.keyClicks(field, "26")
+    field.selectAll()
+    press(qtbot, Qt.Key.Key_C, CTRL)
+    assert QApplication.clipboard().text() == "26"
+
+
 def test_hex_byte_as_header_offset_from_the_keyboard_is_undoable(window, qtbot, data_file):
     assert window.open_paths([data_file])
     press(qtbot, Qt.Key.Key_5, ALT)

@@ -12,7 +12,8 @@ Rules
 - A match becomes the selected element (``select(index)``: the document's selection, so the
   status bar, plot marker, hex view and data inspector follow). The message says where it was
   found, that the search wrapped, or that nothing matches; a query that does not parse is
-  reported in red, never raised.
+  reported in red, never raised. A match in a view that was replaced while the search ran (a new
+  decode or slice) is dropped, with a message saying so.
 """
 
 from __future__ import annotations
@@ -143,7 +144,7 @@ class FindBar(QWidget):
                              cancelled=cancelled, progress=progress)
 
         task = self._task = BackgroundTask(work, self)
-        task.succeeded.connect(lambda index: self._on_found(task, index, start, backward, query.describe()))
+        task.succeeded.connect(lambda index: self._on_found(task, view, index, start, backward, query.describe()))
         task.failed.connect(lambda error: self._finish(None, describe_error(error).message, error=True)
                             if task is self._task else None)
         task.start()
@@ -160,10 +161,13 @@ class FindBar(QWidget):
         return super().eventFilter(watched, event)
 
     # ------------------------------------------------------------------ internals
-    def _on_found(self, task: BackgroundTask, index: tuple[int, ...] | None,
+    def _on_found(self, task: BackgroundTask, view: np.ndarray, index: tuple[int, ...] | None,
                   start: tuple[int, ...] | None, backward: bool, what: str) -> None:
         if task is not self._task:
             return  # a newer search replaced this one
+        if self._source()[0] is not view:  # a new decode or slice while it ran: its index is stale
+            self._finish(None, "the view changed during the search: search again (F3)", error=True)
+            return
         if index is None:
             self._finish(None, f"no element is {what}" if what[0] in "<>" else f"no element equals {what}",
                          error=True)

@@ -99,3 +99,15 @@ def test_display_options_round_trip_and_ignore_stale_values(panel):
     assert panel.model.data(panel.model.index(0, 1)) == "1.000e+00"
     panel.set_display_options("no such format", 99, None)
     assert panel.display_options() == {"format": "scientific", "decimals": 3, "heat_map": True}
+
+
+def test_a_match_in_a_view_replaced_during_the_search_is_dropped(panel, qtbot):
+    panel.find_bar.open()
+    qtbot.keyClicks(panel.findChild(QLineEdit, "table.find"), "nan")
+    panel.view.setCurrentIndex(panel.model.index(0, 0))
+    with qtbot.waitSignal(panel.find_bar.searchFinished, timeout=5000) as blocker:
+        panel.find_bar.find()
+        panel.set_array(np.zeros((3, 4), np.float32))  # before the worker's answer arrives
+    assert blocker.args == [None]
+    assert panel.find_bar.message() == "the view changed during the search: search again (F3)"
+    assert current_cell(panel) == (0, 0)

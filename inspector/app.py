@@ -1,8 +1,10 @@
 """GUI entry point: ``tensor-inspector [FILE ...]`` and ``python -m inspector [FILE ...]``.
 
 Shares the option set of the headless command (:mod:`core.cli`); options given on the command
-line override the settings remembered for the files. With no FILE the embedded sample opens with
-its preset settings. ``--screenshot PNG`` renders the window exactly as the user would see it
+line override the settings remembered for the files. With no FILE, the files open when the app
+last closed are reopened (setting "reopen last files", on by default); the embedded sample opens
+on the first launch only, with a hint saying how to open one's own file; otherwise the window
+opens empty (see :func:`open_startup_files`). ``--screenshot PNG`` renders the window exactly as the user would see it
 (errors included), saves it and exits 0. Bad options print one ``error:`` line and exit 2; the
 parser runs before Qt is imported, so ``--help`` needs no display.
 """
@@ -22,7 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tensor-inspector",
         description="Open binary tensor files and see them as tf.io.decode_raw and tf.strided_slice would.",
     )
-    parser.add_argument("files", nargs="*", metavar="FILE", help="files to open (none: the embedded sample)")
+    parser.add_argument("files", nargs="*", metavar="FILE",
+                        help="files to open (none: the files open at the last exit, or the embedded sample on the first launch)")
     add_pipeline_options(parser)
     parser.add_argument("--screenshot", metavar="PNG", help="render the window to PNG and exit")
     return parser
@@ -62,7 +65,6 @@ def main(argv: list[str] | None = None) -> int:
 
     from inspector.main_window import MainWindow
     from inspector.plot.panel import configure_pyqtgraph
-    from resources import DEFAULT_SAMPLE, resource_path, sample_settings
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("tensor-inspector")
@@ -73,19 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     window = MainWindow()
     if args.screenshot:
         window.resize(1400, 860)
-    from core.pipeline.pipeline import DecodeParams
-
-    if args.files:
-        paths = args.files
-        remembered = window.settings.decode_settings(tuple(_abs(p) for p in paths))
-        base = remembered[0] if remembered else DecodeParams()
-        base_slice = remembered[1] if remembered else ""
-    else:
-        paths = [str(resource_path(DEFAULT_SAMPLE))]
-        preset = sample_settings()[DEFAULT_SAMPLE]
-        base = DecodeParams(**{k: tuple(v) if isinstance(v, list) else v for k, v in preset.items()})
-        base_slice = ""
-    window.open_paths(paths, merge_params(base, cli_params), slice_text if slice_text is not None else base_slice)
+    paths = open_startup_files(window, args.files, cli_params, slice_text)
     window.show()
     status = _screenshot(app, window, args.screenshot, paths) if args.screenshot else app.exec()
     # pyqtgraph's graphics items must be deleted while Qt is still alive, not by the
@@ -94,6 +84,30 @@ def main(argv: list[str] | None = None) -> int:
     app.processEvents()
     del window
     return status
+
+
+def open_startup_files(window, files: list[str], cli_params, slice_text: str | None) -> list[str]:
+    """Open what the app shows at start; returns the paths opened ([] for an empty window).
+
+    ``files`` given: those, with their remembered settings overridden by the options. Else the
+    files open at the last exit (when the "reopen last files" setting is on and they all still
+    exist), else the embedded sample if it was never shown, else nothing.
+    """
+    from core.pipeline.pipeline import DecodeParams
+    from inspector.main_window import sample_params
+
+    settings = window.settings
+    paths = list(files) or (settings.last_files() if settings.reopen_last_files() else [])
+    if paths:
+        remembered = settings.decode_settings(tuple(_abs(p) for p in paths))
+        base = remembered[0] if remembered else DecodeParams()
+        base_slice = remembered[1] if remembered else ""
+        window.open_paths(paths, merge_params(base, cli_params), slice_text if slice_text is not None else base_slice)
+        return paths
+    if settings.sample_shown():
+        return []
+    window.open_sample(merge_params(sample_params(), cli_params), slice_text or "")
+    return list(window.document.paths)
 
 
 def _screenshot(app, window, path: str, inspected: list[str]) -> int:

@@ -15,6 +15,10 @@ What the window says matches what it shows:
   changed on disk. When the files changed on disk and the views were
   cleared, the yellow file-change banner says it (with Reload) and the red one stays hidden
   while its error is that change.
+
+Keyboard: the View menu moves the focus to each panel (Alt+1 table ... Alt+7 statistics,
+Ctrl+L the slice expression); a :class:`FocusFrame` shows where the focus is; Tab walks every
+panel (the table does not keep it). Help > Keyboard shortcuts lists every key.
 """
 
 from __future__ import annotations
@@ -23,14 +27,17 @@ import os
 import weakref
 from collections.abc import Sequence
 
+import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QDockWidget,
     QFileDialog,
     QFrame,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QScrollArea,
     QStyle,
     QVBoxLayout,
@@ -41,12 +48,14 @@ from core.errors import ErrorReport
 from core.pipeline.pipeline import DecodeParams
 from core.text.names import printable_name
 from inspector.bytes.data_inspector import DataInspector
+from inspector.bytes.hex_actions import HexActions
 from inspector.bytes.hex_view import HexView
 from inspector.bytes.link import BytesLink
 from inspector.panels.code_export import copy_snippet_message
 from inspector.panels.decode_panel import DecodePanel
 from inspector.panels.export_dialog import export_current_view
 from inspector.panels.file_watch_banner import FileWatchBanner
+from inspector.panels.help_dialogs import ShortcutsDialog, open_readme, readme_location, show_about
 from inspector.panels.statistics_panel import StatisticsPanel
 from inspector.panels.status_bar import StatusBar
 from inspector.panels.tensors_panel import TensorsPanel
@@ -58,8 +67,10 @@ from inspector.state.settings_store import SettingsStore
 from inspector.table.panel import TablePanel
 from inspector.widgets import palette
 from inspector.widgets.elided_label import let_long_words_overflow
+from inspector.widgets.focus_frame import FocusFrame, first_focusable
 from inspector.widgets.history_keys import REDO_KEYS, UNDO_KEYS, history_step
 from inspector.widgets.plain_text import display_name, html_text, menu_text, tooltip_text
+from resources import DEFAULT_SAMPLE, resource_path, sample_settings
 
 COMPACT_HEIGHT = 720
 """Below this window height the first-run layout puts Decode and Slice in tabs."""
@@ -69,6 +80,17 @@ COMPACT_WIDTH = 1200
 _LAYOUT_VERSION = 1
 """Version of the saved dock layout: a layout saved under other dock names (``dock_decode``
 before they became ``dock.decode``) is not restored; the first-run layout is used instead."""
+
+#: View menu focus actions: (panel, menu text, shortcut). The table is the central widget.
+FOCUS_KEYS = (
+    ("table", "&Table", "Alt+1"),
+    ("decode", "&Decode panel", "Alt+2"),
+    ("slice", "&Slice panel", "Alt+3"),
+    ("plot", "&Plot", "Alt+4"),
+    ("hex", "&Bytes", "Alt+5"),
+    ("inspector", "Data &inspector", "Alt+6"),
+    ("statistics", "S&tatistics", "Alt+7"),
+)
 
 
 class MainWindow(QMainWindow):
@@ -100,6 +122,12 @@ class MainWindow(QMainWindow):
         self.file_watch_banner = FileWatchBanner(self.document)
         layout.addWidget(self.file_watch_banner)
         layout.addWidget(self.message_label)
+        self.hint_label = QLabel(objectName="window.hint")  # the sample / no file: how to open one
+        self.hint_label.setWordWrap(True)
+        self.hint_label.setStyleSheet(palette.banner_style("info"))
+        self.hint_label.hide()
+        layout.addWidget(self.hint_label)
+        self._sample_paths: tuple[str, ...] = ()
         layout.addWidget(self.table_panel, 1)
         self.setCentralWidget(central)
 
@@ -124,17 +152,26 @@ class MainWindow(QMainWindow):
         self.docks["tensors"].hide()  # shown while a container file is open
         self.docks["plot"].raise_()
         self.setStatusBar(StatusBar(self.document))
+        self.hex_actions = HexActions(self.hex_view, self)
+        self._initial_state = self.saveState()  # View > Reset layout goes back to it
         self._build_menus()
+        self.focus_frame = FocusFrame(self)
+        for item_view in self.findChildren(QAbstractItemView):
+            item_view.setTabKeyNavigation(False)  # Tab moves on to the next control; arrows move between cells
 
         self.document.resultChanged.connect(self._on_result_changed)
         self.document.errorChanged.connect(self._on_error_changed)
         self.document.filesChanged.connect(self._on_files_changed)
         self.bytes_link = BytesLink(self.document, self.hex_view, self.data_inspector, self)
         self.bytes_link.message.connect(self._show_status_note)
+        self.hex_actions.message.connect(self._show_status_note)
+        self.hex_actions.headerOffsetChosen.connect(self.bytes_link.use_as_header_offset)
         self.document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
         self.document.containerChanged.connect(self._on_container_changed)
         self.resize(1280, 800)
         self._restore_layout()
+        self._restore_display_options()
+        self._update_hint()
 
     # ------------------------------------------------------------------ assembly
     def _add_dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea,
@@ -166,8 +203,15 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.reload_action)
         self.export_action = QAction("&Export view…", self, shortcut="Ctrl+E", triggered=self._on_export_triggered)
         file_menu.addAction(self.export_action)
+        self.close_action = QAction("&Close", self, shortcut="Ctrl+W", triggered=self.close_file)
+        file_menu.addAction(self.close_action)
         file_menu.addSeparator()
-        file_menu.addAction(QAction("&Quit", self, shortcut=QKeySequence.Quit, triggered=self.close))
+        self.reopen_action = QAction("Reopen last files on &start", self, checkable=True)
+        self.reopen_action.setChecked(self.settings.reopen_last_files())
+        self.reopen_action.toggled.connect(self.settings.set_reopen_last_files)
+        file_menu.addAction(self.reopen_action)
+        file_menu.addSeparator()
+        file_menu.addAction(QAction("&Quit", self, shortcut="Ctrl+Q", triggered=self.close))
         edit_menu = self.menuBar().addMenu("&Edit")
         self.undo_action = QAction("&Undo", self, triggered=self.document.undo)
         self.undo_action.setShortcuts(_key_list(QKeySequence.StandardKey.Undo, UNDO_KEYS))
@@ -182,9 +226,95 @@ class MainWindow(QMainWindow):
         self._history_keys = _HistoryKeys(self)
         for kind, label in (("numpy", "Copy view as &numpy code"), ("tensorflow", "Copy view as &TensorFlow code")):
             edit_menu.addAction(QAction(label, self, triggered=lambda _=False, k=kind: self._copy_code(k)))
+        edit_menu.addSeparator()
+        find_bar = self.table_panel.find_bar
+        self.find_action = QAction("&Find in table…", self, shortcut=QKeySequence.Find, triggered=self._open_find_bar)
+        self.find_next_action = QAction("Find &next", self, shortcut=QKeySequence.FindNext,
+                                        triggered=lambda: find_bar.find(backward=False))
+        self.find_previous_action = QAction("Find pre&vious", self, shortcut=QKeySequence.FindPrevious,
+                                            triggered=lambda: find_bar.find(backward=True))
+        for action in (self.find_action, self.find_next_action, self.find_previous_action):
+            edit_menu.addAction(action)
+        bytes_menu = edit_menu.addMenu("&Bytes")
+        for action in self.hex_actions.actions:
+            bytes_menu.addAction(action)
+
         self.view_menu = self.menuBar().addMenu("&View")
+        self.focus_actions: dict[str, QAction] = {}
+        for name, text, key in FOCUS_KEYS:
+            action = QAction(f"Go to {text}", self, shortcut=key, triggered=lambda _=False, n=name: self.focus_panel(n))
+            self.view_menu.addAction(action)
+            self.focus_actions[name] = action
+        self.slice_focus_action = QAction("Go to slice &expression", self, shortcut="Ctrl+L",
+                                          triggered=self.focus_slice_expression)
+        self.view_menu.addAction(self.slice_focus_action)
+        self.view_menu.addSeparator()
         for dock in self.docks.values():
             self.view_menu.addAction(dock.toggleViewAction())
+        self.view_menu.addSeparator()
+        self.reset_layout_action = QAction("&Reset layout", self, triggered=self.reset_layout)
+        self.view_menu.addAction(self.reset_layout_action)
+
+        help_menu = self.menuBar().addMenu("&Help")
+        self.shortcuts_action = QAction("&Keyboard shortcuts", self, shortcut=QKeySequence.HelpContents,
+                                        triggered=self.show_shortcuts)
+        self.readme_action = QAction("&User guide (README)", self, triggered=open_readme)
+        self.readme_action.setEnabled(readme_location() is not None)
+        self.sample_action = QAction("Open the embedded &sample", self, triggered=self.open_sample)
+        self.about_action = QAction("&About tensor-inspector", self, triggered=self.show_about)
+        for action in (self.shortcuts_action, self.readme_action, self.sample_action, self.about_action):
+            help_menu.addAction(action)
+
+    # ------------------------------------------------------------------ keyboard
+    def focus_panel(self, name: str) -> QWidget | None:
+        """Show panel ``name`` (a key of :data:`FOCUS_KEYS`) and give the focus to its first control.
+
+        Returns the widget that got the focus (None if the panel has nothing to focus).
+        """
+        preferred = {"table": self.table_panel.view, "slice": self.slice_editor.expression_edit,
+                     "hex": self.hex_view}
+        if name in self.docks:
+            dock = self.docks[name]
+            dock.show()
+            dock.raise_()
+            root = dock.widget()
+        else:
+            root = self.table_panel
+        target = preferred.get(name) or first_focusable(root)
+        if target is not None:
+            target.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        return target
+
+    def focus_slice_expression(self) -> None:
+        """Focus the slice expression with its text selected (Ctrl+L, as a browser's address bar)."""
+        self.focus_panel("slice")
+        self.slice_editor.expression_edit.selectAll()
+
+    def _open_find_bar(self) -> None:
+        self.table_panel.find_bar.open()
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        """Help > Keyboard shortcuts (a non-modal dialog listing every key)."""
+        dialog = getattr(self, "_shortcuts_dialog", None)
+        if dialog is None:
+            dialog = self._shortcuts_dialog = ShortcutsDialog(self)
+        dialog.show()
+        dialog.raise_()
+        return dialog
+
+    def show_about(self) -> QMessageBox:
+        """Help > About: versions of the app, Python, Qt, numpy, pyqtgraph and the README's place."""
+        return show_about(self)
+
+    def reset_layout(self) -> None:
+        """Every panel back in its place and size of a first start (View > Reset layout)."""
+        for dock in self.docks.values():
+            dock.setFloating(False)
+        self.restoreState(self._initial_state)
+        for dock in self.docks.values():
+            dock.show()
+        self.docks["plot"].raise_()
+        self.apply_default_layout()
 
     def _fill_recent_menu(self) -> None:
         self.recent_menu.clear()
@@ -196,11 +326,14 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ opening
     def open_paths(
-        self, paths: Sequence[str], params: DecodeParams | None = None, slice_text: str | None = None
+        self, paths: Sequence[str], params: DecodeParams | None = None, slice_text: str | None = None,
+        *, remember: bool = True,
     ) -> bool:
         """Open files as the user would (dialog, drop, command line, recent menu).
 
-        Without explicit ``params``, the settings last used for these files are restored.
+        Without explicit ``params``, the settings last used for these files are restored (found
+        by real path, so through a link too). ``remember=False`` (the embedded sample) keeps the
+        files out of Open Recent and out of the files reopened on start.
         """
         paths = [os.path.abspath(os.fspath(p)) for p in paths]
         if not paths:
@@ -211,11 +344,40 @@ class MainWindow(QMainWindow):
             params, remembered_slice = remembered
             slice_text = remembered_slice if slice_text is None else slice_text
         ok = self.document.open_files(paths, params, slice_text or "")
-        if ok:
+        if ok and remember:
             for path in paths:
                 self.settings.add_recent_file(path)
             self.settings.set_last_directory(os.path.dirname(paths[0]))
+            self.settings.set_last_files(paths)
+        elif ok:
+            self.settings.set_last_files([])
         return ok
+
+    def open_sample(self, params: DecodeParams | None = None, slice_text: str = "") -> bool:
+        """Open the embedded sample with its preset settings (or ``params``), with a hint saying
+        that it is a sample and how to open one's own file; it never enters Open Recent."""
+        path = os.path.abspath(str(resource_path(DEFAULT_SAMPLE)))
+        self._sample_paths = (path,)
+        ok = self.open_paths([path], params if params is not None else sample_params(), slice_text, remember=False)
+        self.settings.set_sample_shown()
+        self._update_hint()
+        return ok
+
+    def close_file(self) -> None:
+        """File > Close: remember the file's settings, clear every view, close the files."""
+        if not self.document.paths:
+            return
+        self._save_decode_settings()
+        self.statistics_panel.cancel()
+        self.table_panel.find_bar.cancel()
+        # Views let go of the mapped arrays before the maps are closed: nothing paints them after.
+        self.table_panel.set_array(np.zeros((0,), np.uint8))
+        self.plot_panel.set_array(None)
+        self.data_inspector.set_bytes(b"")
+        self.document.history.clear()
+        self.document.close_files()
+        self.message_label.hide()
+        self.settings.set_last_files([])
 
     def _on_open_triggered(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, "Open tensor files", self.settings.last_directory())
@@ -233,9 +395,24 @@ class MainWindow(QMainWindow):
             self.open_paths(paths)
 
     # ------------------------------------------------------------------ document events
+    def _update_hint(self) -> None:
+        paths = self.document.paths
+        if not paths:
+            text = ("No file is open. Open one with File > Open (Ctrl+O) or drop it on the window; "
+                    "Help > Open the embedded sample shows an example.")
+        elif paths == self._sample_paths:
+            text = (f"This is the embedded sample ({DEFAULT_SAMPLE}) with its preset decode settings. "
+                    "To see your own data, open a file with File > Open (Ctrl+O) or drop it on the window.")
+        else:
+            self.hint_label.hide()
+            return
+        self.hint_label.setText(text)
+        self.hint_label.show()
+
     def _on_files_changed(self) -> None:
         """Files opened, reloaded or closed: the title waits for their view (or for none)."""
         self._views_cleared, self._disk_change_error = False, None
+        self._update_hint()
         if not self.document.paths:
             self._shown_paths = ()
             self.setWindowTitle("tensor-inspector")
@@ -244,6 +421,12 @@ class MainWindow(QMainWindow):
         self._shown_paths = self.document.paths  # which files the views show (title, banner)
         self._views_cleared, self._disk_change_error = False, None
         self.setWindowTitle(f"{_files_title(self._shown_paths)} — tensor-inspector")
+        if self._pending_plot_mode is not None:  # the plot mode of the last session, once
+            mode, self._pending_plot_mode = self._pending_plot_mode, None
+            try:
+                self.plot_panel.set_line_axis(None if mode == "image" else mode)
+            except ValueError:
+                pass  # that axis does not exist in this file: keep the default
 
     def _on_history_changed(self) -> None:
         history = self.document.history
@@ -349,8 +532,20 @@ class MainWindow(QMainWindow):
         if self.document.paths:
             self.settings.set_decode_settings(self.document.paths, self.document.params, self.document.slice_text)
 
+    def _restore_display_options(self) -> None:
+        """The table's format and heat map as last chosen; the plot mode once a file shows."""
+        options = self.settings.display_options()
+        self.table_panel.set_display_options(options["format"], options["decimals"], options["heat_map"])
+        self._pending_plot_mode = options["plot_line_axis"]
+
+    def save_display_options(self) -> None:
+        table = self.table_panel.display_options()
+        self.settings.set_display_options(table["format"], table["decimals"], table["heat_map"],
+                                          self.plot_panel.line_axis)
+
     def closeEvent(self, event) -> None:
         self._save_decode_settings()
+        self.save_display_options()
         self.settings.set_window_state(self.saveGeometry(), self.saveState(_LAYOUT_VERSION))
         self.statistics_panel.cancel()
         shutdown_tasks()
@@ -390,6 +585,12 @@ class _HistoryKeys(QObject):
         if action.isEnabled():
             action.trigger()
         return True
+
+
+def sample_params() -> DecodeParams:
+    """The embedded sample's preset decode settings (``resources/samples.json``)."""
+    preset = sample_settings()[DEFAULT_SAMPLE]
+    return DecodeParams(**{k: tuple(v) if isinstance(v, list) else v for k, v in preset.items()})
 
 
 def _key_list(standard: QKeySequence.StandardKey, extra: list[QKeySequence]) -> list[QKeySequence]:

@@ -1,4 +1,5 @@
-"""Where a number comes from: the hex view and the data inspector.
+"""Where a number comes from: the hex view (and its copy / go-to / header-offset actions) and the
+data inspector.
 
 May import: ``core``, ``inspector.state``, ``inspector.widgets``.
 """

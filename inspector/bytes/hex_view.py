@@ -83,6 +83,7 @@ class HexView(QAbstractScrollArea):
         self.setFont(font)
         self._update_metrics()
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setObjectName("hex.view")
         self.viewport().setCursor(Qt.CursorShape.IBeamCursor)
         self.verticalScrollBar().valueChanged.connect(self._on_vertical_scroll)
         self.verticalScrollBar().actionTriggered.connect(self._on_vertical_action)
@@ -193,6 +194,41 @@ class HexView(QAbstractScrollArea):
     def selection(self) -> tuple[int, int] | None:
         """``(first, last)`` byte offsets (inclusive) the user selected, or ``None``."""
         return self._selection
+
+    def select_bytes(self, first: int, last: int) -> None:
+        """Select bytes ``first..last`` (inclusive) of the file on screen, scroll the first into
+        view and emit :attr:`bytesSelected` as a click on ``first`` would.
+
+        Raises
+        ------
+        IndexError
+            ``first`` or ``last`` is not a byte of the file on screen, or ``last < first``.
+        """
+        if not 0 <= first <= last < self.file_size():
+            raise IndexError(
+                f"bytes {first}..{last} are not in the file on screen: its offsets are 0 to {self.file_size() - 1}"
+            )
+        self._selection = (int(first), int(last))
+        row = first // BYTES_PER_ROW
+        if not 0 <= row - self._top_row < self.visible_row_count():
+            self._set_top_row(row)
+        self.viewport().update()
+        self.bytesSelected.emit(self._index, int(first))
+
+    def selected_bytes(self, limit: int) -> bytes:
+        """The selected bytes, read through the reader (``b""`` without a selection).
+
+        Raises
+        ------
+        ValueError
+            More than ``limit`` bytes are selected (the message says how many).
+        """
+        if self._selection is None:
+            return b""
+        first, last = self._selection
+        if last - first + 1 > limit:
+            raise ValueError(f"{last - first + 1:,} bytes are selected: copy at most {limit:,} at once")
+        return self._read(first, last - first + 1)
 
     # --------------------------------------------------------------- geometry
     def _update_metrics(self) -> None:
@@ -356,6 +392,11 @@ class HexView(QAbstractScrollArea):
     # ------------------------------------------------------------------ mouse
     def mousePressEvent(self, event) -> None:
         offset = self.offset_at(event.position().toPoint())
+        selection = self._selection
+        if (event.button() == Qt.MouseButton.RightButton and offset is not None
+                and (selection is None or not selection[0] <= offset <= selection[1])):
+            # The context menu acts on the byte under the pointer, not on an older selection.
+            self.select_bytes(offset, offset)
         if event.button() != Qt.MouseButton.LeftButton or offset is None:
             super().mousePressEvent(event)
             return

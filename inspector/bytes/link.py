@@ -13,7 +13,8 @@ Rules
   on disk in a way that invalidates the views, both panels are cleared until a reload, together
   with the table and the plot.
 - A byte clicked in the hex view selects the element it belongs to (through the document); a
-  byte outside the view is decoded in the inspector only. A type chosen in the inspector
+  byte outside the view is decoded in the inspector only. A byte chosen as header offset
+  (:meth:`BytesLink.use_as_header_offset`) becomes the document's offset (one undoable edit). A type chosen in the inspector
   becomes the document's decode type and byte order (one undoable edit).
 - Problems (a byte outside the view, a read that failed) are reported through
   :attr:`BytesLink.message`, never raised out of a slot.
@@ -97,6 +98,11 @@ class BytesLink(QObject):
             self._inspector.set_bytes(document.bytes_at(file_index, offset, INSPECTED_BYTES), offset)
             return
         document.select(index)
+
+    def use_as_header_offset(self, offset: int) -> None:
+        """Make byte ``offset`` the header offset of the document (undoable)."""
+        self._document.update_params(offset=int(offset))
+        self.message.emit(f"header offset set to {int(offset):,} (Edit > Undo to go back)")
 
     def _on_type_chosen(self, dtype: str, little_endian: bool) -> None:
         self._document.update_params(dtype=dtype, little_endian=little_endian)

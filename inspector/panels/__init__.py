@@ -1,5 +1,5 @@
 """The panels docked around the table: decode parameters, statistics, status bar, file-change
-banner, export dialog and copy-as-code.
+banner, export dialog, copy-as-code, and the Help menu's dialogs.
 
 May import: ``core``, ``inspector.state``, ``inspector.widgets``.
 """

@@ -33,7 +33,7 @@ class FileWatchBanner(QFrame):
 
     def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName("fileWatchBanner")
+        self.setObjectName("fileWatch.banner")
         self._document = document
         self._message = ""
         self._build()
@@ -47,17 +47,17 @@ class FileWatchBanner(QFrame):
     # ------------------------------------------------------------------ construction
     def _build(self) -> None:
         self.setFrameShape(QFrame.StyledPanel)
-        self.setStyleSheet(palette.frame_style("fileWatchBanner", "warning"))
+        self.setStyleSheet(palette.frame_style("fileWatch.banner", "warning"))
         self.label = QLabel()
-        self.label.setObjectName("fileWatchMessage")
+        self.label.setObjectName("fileWatch.message")
         make_plain(self.label)
         self.label.setWordWrap(True)
         let_long_words_overflow(self.label)  # a long file name must not widen the window
         self.reload_button = QPushButton("Reload")
-        self.reload_button.setObjectName("fileWatchReload")
+        self.reload_button.setObjectName("fileWatch.reload")
         self.reload_button.clicked.connect(self._on_reload_clicked)
         self.dismiss_button = QPushButton("Dismiss")
-        self.dismiss_button.setObjectName("fileWatchDismiss")
+        self.dismiss_button.setObjectName("fileWatch.dismiss")
         self.dismiss_button.clicked.connect(self._on_dismiss_clicked)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 8, 4)

@@ -1,7 +1,12 @@
-"""Persistent settings (QSettings): window layout, last directory, recent files, per-file decode.
+"""Persistent settings (QSettings): window layout, last directory, recent files, per-file decode,
+the files to reopen on start, and the table's and plot's display choices.
 
 Everything read back is validated: a corrupt or stale value (wrong type, unknown dtype, garbage
 bytes) falls back to the default instead of breaking start-up.
+
+Files are known by their *resolved real path* (``os.path.realpath``): opening a file through a
+symbolic link finds the settings remembered for the file itself, and Open Recent lists it once.
+Files that no longer exist leave Open Recent and are not reopened on start.
 """
 
 from __future__ import annotations
@@ -30,17 +35,72 @@ class SettingsStore:
 
     # ------------------------------------------------------------------ recent files
     def recent_files(self) -> list[str]:
-        value = self._settings.value("recent_files", [])
+        """The files opened last, newest first, as the user opened them; files that no longer
+        exist are left out (and forgotten at the next :meth:`add_recent_file`)."""
+        return [p for p in self._path_list("recent_files") if os.path.isfile(p)][:MAX_RECENT]
+
+    def add_recent_file(self, path: str) -> None:
+        """Put ``path`` first in Open Recent (an entry for the same real file is replaced)."""
+        path = os.path.abspath(path)
+        real = os.path.realpath(path)
+        recent = [p for p in self.recent_files() if os.path.realpath(p) != real]
+        self._settings.setValue("recent_files", [path] + recent[: MAX_RECENT - 1])
+
+    def _path_list(self, key: str) -> list[str]:
+        value = self._settings.value(key, [])
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list):
             return []
-        return [v for v in value if isinstance(v, str) and v][:MAX_RECENT]
+        return [v for v in value if isinstance(v, str) and v]
 
-    def add_recent_file(self, path: str) -> None:
-        path = os.path.abspath(path)
-        recent = [p for p in self.recent_files() if p != path]
-        self._settings.setValue("recent_files", [path] + recent[: MAX_RECENT - 1])
+    # ------------------------------------------------------------------ start-up
+    def reopen_last_files(self) -> bool:
+        """Whether the files open at exit are reopened on start (default: yes)."""
+        return _bool(self._settings.value("startup/reopen_last_files"), True)
+
+    def set_reopen_last_files(self, reopen: bool) -> None:
+        self._settings.setValue("startup/reopen_last_files", bool(reopen))
+
+    def last_files(self) -> list[str]:
+        """The files open when the app last closed ([] when none, or when one no longer exists)."""
+        paths = self._path_list("startup/last_files")
+        return paths if paths and all(os.path.isfile(p) for p in paths) else []
+
+    def set_last_files(self, paths: tuple[str, ...] | list[str]) -> None:
+        self._settings.setValue("startup/last_files", [os.path.abspath(p) for p in paths])
+
+    def sample_shown(self) -> bool:
+        """Whether the embedded sample was shown already (it opens by itself on the first launch only)."""
+        return _bool(self._settings.value("startup/sample_shown"), False)
+
+    def set_sample_shown(self) -> None:
+        self._settings.setValue("startup/sample_shown", True)
+
+    # ------------------------------------------------------------------ display choices
+    def display_options(self) -> dict:
+        """The table's format, decimals and heat map and the plot's mode, as last chosen.
+
+        Returns ``{"format": str | None, "decimals": int | None, "heat_map": bool | None,
+        "plot_line_axis": int | None | "image"}``; ``None`` means "never chosen, keep the
+        default" (``plot_line_axis`` is ``"image"`` for the image, an axis for a line).
+        """
+        value = self._settings.value("view/table_format")
+        fmt = value if isinstance(value, str) and 0 < len(value) < 32 else None
+        decimals = _int(self._settings.value("view/decimals"))
+        heat = self._settings.value("view/heat_map")
+        heat_map = None if heat is None else _bool(heat, False)
+        mode = self._settings.value("view/plot_mode")
+        axis = _int(mode)
+        plot = "image" if mode == "image" else axis if axis is not None and axis >= 0 else None
+        return {"format": fmt, "decimals": decimals, "heat_map": heat_map, "plot_line_axis": plot}
+
+    def set_display_options(self, format: str, decimals: int, heat_map: bool, plot_line_axis: int | None) -> None:
+        """Remember the display choices; ``plot_line_axis`` None means the image mode."""
+        self._settings.setValue("view/table_format", format)
+        self._settings.setValue("view/decimals", int(decimals))
+        self._settings.setValue("view/heat_map", bool(heat_map))
+        self._settings.setValue("view/plot_mode", "image" if plot_line_axis is None else int(plot_line_axis))
 
     def last_directory(self) -> str:
         value = self._settings.value("last_directory", "")
@@ -79,7 +139,7 @@ class SettingsStore:
 
     @staticmethod
     def _key(paths: tuple[str, ...]) -> str:
-        joined = "|".join(os.path.abspath(p) for p in paths)
+        joined = "|".join(os.path.realpath(p) for p in paths)  # a link finds its file's settings
         return "decode/" + joined.replace("/", "\\")  # QSettings treats "/" as a group separator
 
     # ------------------------------------------------------------------ window layout
@@ -103,6 +163,24 @@ class SettingsStore:
 
     def set_histogram_log_scale(self, enabled: bool) -> None:
         self._settings.setValue("statistics/logScale", bool(enabled))
+
+
+def _bool(value: object, default: bool) -> bool:
+    """A stored flag: QSettings gives back ``bool`` (native stores) or ``"true"`` / ``"false"`` (INI)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    return default
+
+
+def _int(value: object) -> int | None:
+    """A stored integer (INI files give it back as text), or None."""
+    if type(value) is int:
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < 20:
+        return int(value)
+    return None
 
 
 def _valid_param(name: str, value: object) -> bool:

@@ -1,4 +1,4 @@
-"""The table of numbers: a Qt model over the displayed plane and its panel.
+"""The table of numbers: a Qt model over the displayed plane, its panel and its find bar.
 
 May import: ``core``, ``inspector.state``, ``inspector.widgets``.
 """

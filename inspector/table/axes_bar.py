@@ -56,9 +56,9 @@ class AxesBar(QWidget):
         self._editors: dict[int, tuple[QSlider, QAbstractSpinBox, int]] = {}
 
         self._choosers = QWidget(self)
-        self._row_combo = QComboBox(self._choosers)
+        self._row_combo = QComboBox(self._choosers, objectName="table.rowAxis")
         self._row_combo.setToolTip("Axis shown along the table rows")
-        self._col_combo = QComboBox(self._choosers)
+        self._col_combo = QComboBox(self._choosers, objectName="table.columnAxis")
         self._col_combo.setToolTip("Axis shown along the table columns")
         self._slice_label = QLabel(self._choosers)
         make_plain(self._slice_label)
@@ -171,6 +171,8 @@ class AxesBar(QWidget):
             spin = QSpinBox(self._sliders)
         spin.setRange(0, max(length - 1, 0))
         spin.setKeyboardTracking(False)  # typing "123" jumps once, not to 1, 12, 123
+        slider.setObjectName(f"table.axis{axis}Slider")
+        spin.setObjectName(f"table.axis{axis}Index")
         for editor in (slider, spin):
             editor.setEnabled(length > 0)
             editor.setToolTip(f"Index along axis {axis} (0 to {length - 1})")

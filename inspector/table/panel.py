@@ -1,9 +1,10 @@
 """The table of numbers: axis choosers, format controls, go-to box and a paged QTableView.
 
 Thin: every number comes from :class:`ArrayTableModel`, every plane choice from the shared
-:class:`DisplayAxes` (edited by :class:`AxesBar`). Child widgets carry object names
-(``"tableView"``, ``"formatCombo"``, ``"decimalsSpin"``, ``"heatMapCheck"``, ``"table.goTo"``,
-``"messageLabel"``) so tests and the main window can find them.
+:class:`DisplayAxes` (edited by :class:`AxesBar`), every search from :class:`FindBar`. Child
+widgets carry the stable object names listed in docs/ui-names.md (``"table.view"``,
+``"table.format"``, ``"table.decimals"``, ``"table.heatMap"``, ``"table.message"``...) so
+tests, automation and the main window can find them.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from core.text.number_format import FORMATS
 from inspector.state.display_axes import DisplayAxes, normalize_index
 from inspector.state.document import Document
 from inspector.table.axes_bar import AxesBar
+from inspector.table.find_bar import FindBar
 from inspector.table.model import ArrayTableModel
 from inspector.widgets import palette
 from inspector.widgets.plain_text import make_plain, tooltip_text
@@ -90,6 +92,9 @@ class TablePanel(QWidget):
     - Ctrl+C (or the context menu) copies the bounding box of the selection as TSV, formatted
       as displayed; above ``ArrayTableModel.TSV_MAX_CELLS`` cells it refuses with a message.
     - Page buttons appear only when the plane has more rows or columns than one page.
+    - Tab leaves the table (no tab-key navigation between cells: arrows move between cells), so
+      the keyboard can reach every other panel.
+    - The find bar (:meth:`find_bar`, hidden until opened) selects the next element that matches.
 
     - Built with a ``document``, the panel shows ``document.result.view`` through
       ``document.display_axes``, follows ``document.selection`` and writes the user's choice
@@ -138,6 +143,27 @@ class TablePanel(QWidget):
     @property
     def axes_bar(self) -> AxesBar:
         return self._axes_bar
+
+    @property
+    def find_bar(self) -> FindBar:
+        return self._find_bar
+
+    def display_options(self) -> dict:
+        """The user's display choices, to be remembered between sessions:
+        ``{"format": str, "decimals": int, "heat_map": bool}``."""
+        return {"format": self._format_combo.currentText(), "decimals": self._decimals_spin.value(),
+                "heat_map": self._heat_check.isChecked()}
+
+    def set_display_options(self, format: str | None = None, decimals: int | None = None,
+                            heat_map: bool | None = None) -> None:
+        """Restore display choices (None: unchanged). An unknown format or a decimals value
+        out of range is ignored (settings may be stale), never raised."""
+        if decimals is not None and self._decimals_spin.minimum() <= decimals <= self._decimals_spin.maximum():
+            self._decimals_spin.setValue(decimals)
+        if format is not None and self._format_combo.findText(format) >= 0:
+            self._format_combo.setCurrentText(format)
+        if heat_map is not None:
+            self._heat_check.setChecked(bool(heat_map))
 
     def set_array(self, array: np.ndarray) -> None:
         """Show ``array`` (by reference; see :meth:`ArrayTableModel.set_array`)."""
@@ -240,6 +266,25 @@ class TablePanel(QWidget):
         self._model.set_number_format(fmt, self._decimals_spin.value())
         self._fit_columns()
 
+    def _find_source(self):
+        """What the find bar searches: the array shown, its block reader, the selected element."""
+        array = self._model.array
+        if array is None or array.size == 0:
+            return None, None, None
+        result = self._document.result if self._document is not None else None
+        reader = result.block_reader() if result is not None and result.view is array else None
+        if self._document is not None:
+            return array, reader, self._document.selection
+        current = self._view.currentIndex()
+        return array, reader, self._model.element_index(current) if current.isValid() else None
+
+    def _on_found(self, index: tuple[int, ...]) -> None:
+        if self._document is not None:
+            self._document.select(index)  # the table follows the document's selection
+        else:
+            self.select_element(index)
+            self.elementSelected.emit(index)
+
     def _on_heat_map_toggled(self, checked: bool) -> None:
         self._model.set_heat_map(checked)
 
@@ -271,23 +316,23 @@ class TablePanel(QWidget):
     def _build(self) -> None:
         self._axes_bar = AxesBar(self._axes, self)
 
-        self._format_combo = QComboBox(self, objectName="formatCombo")
+        self._format_combo = QComboBox(self, objectName="table.format")
         self._format_combo.addItems(list(FORMATS))
         self._format_combo.setToolTip("Number format (hex and raw bits show the stored bits)")
-        self._decimals_spin = QSpinBox(self, objectName="decimalsSpin")
+        self._decimals_spin = QSpinBox(self, objectName="table.decimals")
         self._decimals_spin.setRange(0, 17)
         self._decimals_spin.setValue(self._model.number_format[1])
         self._decimals_spin.setPrefix("decimals ")
         self._decimals_spin.setEnabled(False)
-        self._heat_check = QCheckBox("heat map", self, objectName="heatMapCheck")
+        self._heat_check = QCheckBox("heat map", self, objectName="table.heatMap")
         self._go_to = QLineEdit(self, objectName="table.goTo")
         self._go_to.setPlaceholderText("go to index, e.g. 1, 2, 3")
         self._go_to.setClearButtonEnabled(True)
         self._go_to.setMinimumWidth(QFontMetrics(self._go_to.font()).horizontalAdvance("0" * 24))
-        self._message = QLabel(self, objectName="messageLabel")
+        self._message = QLabel(self, objectName="table.message")
         # Long messages must not widen the panel: the label may be cut, the tooltip is whole.
         self._message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self._page_label = QLabel(self, objectName="pageLabel")
+        self._page_label = QLabel(self, objectName="table.pageLabel")
         make_plain(self._message, self._page_label)
         self._page_buttons = {}
         for key, text, tip, step in (
@@ -297,7 +342,7 @@ class TablePanel(QWidget):
             ("right", "\u25b6", "Next page of columns", (0, 1)),
         ):
             button = QToolButton(self, text=text, toolTip=tip,
-                                 objectName=f"page{key.title()}Button")
+                                 objectName=f"table.page{key.title()}")
             button.clicked.connect(lambda _=False, s=step: self._on_page_step(*s))
             self._page_buttons[key] = button
 
@@ -313,10 +358,11 @@ class TablePanel(QWidget):
         for button in self._page_buttons.values():
             pages.addWidget(button)
 
-        self._view = QTableView(self, objectName="tableView")
+        self._view = QTableView(self, objectName="table.view")
         self._view.setModel(self._model)
         self._view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self._view.setWordWrap(False)
+        self._view.setTabKeyNavigation(False)  # Tab leaves the table: arrows move between cells
         self._view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         rows = self._view.verticalHeader()
         rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
@@ -334,6 +380,9 @@ class TablePanel(QWidget):
         layout.addWidget(self._axes_bar)
         layout.addLayout(controls)
         layout.addLayout(pages)
+        self._find_bar = FindBar(self._find_source, self._on_found, self)
+        self._find_bar.closed.connect(self._view.setFocus)
+        layout.addWidget(self._find_bar)
         layout.addWidget(self._view, 1)
 
         self._format_combo.currentIndexChanged.connect(self._on_format_chosen)

@@ -60,6 +60,8 @@ SPECIAL_VALUES: dict[str, str] = {
 SPECIAL = "#bf5700"
 #: Background of the selected element's bytes (hex view).
 HIGHLIGHT = "#ffd666"
+#: The frame drawn around the widget that has the keyboard focus (focus frame).
+FOCUS = "#1a73e8"
 
 PLOT_CURVE = "#4fc3f7"
 PLOT_HISTOGRAM = "#4a90d9"
@@ -96,7 +98,9 @@ def banner_style(severity: Severity) -> str:
 def frame_style(object_name: str, severity: Severity) -> str:
     """Stylesheet of a banner made of a ``QFrame`` named ``object_name`` holding labels and buttons."""
     colors = MESSAGE_COLORS[severity]
-    return (f"#{object_name} {{ background: {colors.background}; border: 1px solid {colors.border}; }}"
+    # An attribute selector: the names contain a dot, which an ``#id`` selector reads as a class.
+    return (f'QFrame[objectName="{object_name}"] {{ background: {colors.background}; '
+            f"border: 1px solid {colors.border}; }}"
             f" QLabel {{ color: {colors.text}; }}")
 
 

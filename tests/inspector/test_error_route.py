@@ -143,7 +143,7 @@ def test_every_error_label_uses_the_palette(qtbot, window, eight_bytes, capsys):
     assert f'<span style="color:{palette.ERROR}">' in label.text()
     assert f"color:{palette.ERROR};background-color:{palette.ERROR_SHADE};" in label.text()
 
-    table_message = window.table_panel.findChild(QLabel, "messageLabel")  # table's go-to box
+    table_message = window.table_panel.findChild(QLabel, "table.message")  # table's go-to box
     go_to = window.table_panel.findChild(QLineEdit, "table.goTo")
     type_into(qtbot, go_to, "99")
     qtbot.keyClick(go_to, Qt.Key.Key_Return)
@@ -177,5 +177,5 @@ def _changed_error(window):
 
 def test_the_file_watch_banner_is_a_palette_warning(window):
     style = window.file_watch_banner.styleSheet()
-    assert style == palette.frame_style("fileWatchBanner", "warning")
+    assert style == palette.frame_style("fileWatch.banner", "warning")
     assert palette.MESSAGE_COLORS["warning"].text in style

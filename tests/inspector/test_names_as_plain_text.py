@@ -74,7 +74,7 @@ def test_a_file_named_like_html_is_shown_literally(window, qtbot, tmp_path):
         window.document.changes_on_disk()
     mentioning = labels_mentioning(window, "FILE VERIFIED OK")
     names = {label.objectName() for label in mentioning}
-    assert {"fileWatchMessage", "window.banner"} <= names
+    assert {"fileWatch.message", "window.banner"} <= names
     for label in mentioning:
         shown = rendered(label.text(), is_rich(label))
         assert NAME in shown, (label.objectName(), label.text())

@@ -164,7 +164,7 @@ def test_shared_display_axes(qtbot):
 # ---------------------------------------------------------------------------- go-to box
 def test_go_to_box_selects_and_reports_errors_inline(panel, qtbot):
     panel.set_array(np.arange(24).reshape(2, 3, 4))
-    message = child(panel, QLabel, "messageLabel")
+    message = child(panel, QLabel, "table.message")
     go_to(qtbot, panel, "1, 2, 3")
     assert panel.display_axes.indices[0] == 1
     assert (panel.view.currentIndex().row(), panel.view.currentIndex().column()) == (2, 3)
@@ -187,7 +187,7 @@ def test_go_to_beyond_two_to_the_31_on_a_sparse_memmap(panel, qtbot, tmp_path):
     panel.set_array(mm)
     model = panel.model
     assert model.rowCount() <= model.page_size[0]
-    page_label = child(panel, QLabel, "pageLabel")
+    page_label = child(panel, QLabel, "table.pageLabel")
     assert page_label.text() == "rows 0\u2013999,999 of 4,294,967,296"
     go_to(qtbot, panel, "3000000000")
     current = panel.view.currentIndex()
@@ -198,9 +198,9 @@ def test_go_to_beyond_two_to_the_31_on_a_sparse_memmap(panel, qtbot, tmp_path):
     with qtbot.waitSignal(panel.elementSelected) as blocker:
         qtbot.keyClick(panel.view, Qt.Key.Key_Down)
     assert blocker.args == [(3_000_000_001,)]
-    up = child(panel, QToolButton, "pageUpButton")
-    down = child(panel, QToolButton, "pageDownButton")
-    assert up.isVisibleTo(panel) and not child(panel, QToolButton, "pageLeftButton").isVisibleTo(panel)
+    up = child(panel, QToolButton, "table.pageUp")
+    down = child(panel, QToolButton, "table.pageDown")
+    assert up.isVisibleTo(panel) and not child(panel, QToolButton, "table.pageLeft").isVisibleTo(panel)
     qtbot.mouseClick(up, Qt.MouseButton.LeftButton)
     assert model.row_offset == 2_999_000_000
     assert model.headerData(0, Qt.Orientation.Vertical) == "2999000000"
@@ -212,8 +212,8 @@ def test_go_to_beyond_two_to_the_31_on_a_sparse_memmap(panel, qtbot, tmp_path):
 # ---------------------------------------------------------------------------- controls
 def test_format_combo_and_decimals(panel, qtbot):
     panel.set_array(np.array([[1.5, -2.0]], dtype=">f4"))
-    combo = child(panel, QComboBox, "formatCombo")
-    decimals = child(panel, QSpinBox, "decimalsSpin")
+    combo = child(panel, QComboBox, "table.format")
+    decimals = child(panel, QSpinBox, "table.decimals")
     assert [combo.itemText(i) for i in range(combo.count())] == [
         "auto", "fixed", "scientific", "hex", "raw bits"]
     assert not decimals.isEnabled()
@@ -232,7 +232,7 @@ def test_format_combo_and_decimals(panel, qtbot):
 
 def test_heat_map_checkbox(panel, qtbot):
     panel.set_array(np.arange(6.0).reshape(2, 3))
-    check = child(panel, QCheckBox, "heatMapCheck")
+    check = child(panel, QCheckBox, "table.heatMap")
     qtbot.mouseClick(check, Qt.MouseButton.LeftButton)
     assert panel.model.heat_map and panel.model.heat_levels == (0.0, 5.0)
     assert panel.model.data(panel.model.index(0, 0), Qt.ItemDataRole.BackgroundRole) is not None
@@ -249,7 +249,7 @@ def test_ctrl_c_copies_bounding_box_as_tsv(panel, qtbot):
     QApplication.clipboard().clear()
     qtbot.keyClick(panel.view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     assert QApplication.clipboard().text() == "-2.0\tnan\n1e-40\t3.0"
-    assert child(panel, QLabel, "messageLabel").text() == "copied 4 cells"
+    assert child(panel, QLabel, "table.message").text() == "copied 4 cells"
 
 
 def test_copy_refuses_too_many_cells(panel, qtbot, monkeypatch):
@@ -257,7 +257,7 @@ def test_copy_refuses_too_many_cells(panel, qtbot, monkeypatch):
     monkeypatch.setattr(panel.model, "TSV_MAX_CELLS", 100)
     panel.view.selectAll()
     assert panel.copy_selection() is None
-    message = child(panel, QLabel, "messageLabel")
+    message = child(panel, QLabel, "table.message")
     assert message.text() == (
         "selection has 1,200 cells; copying is limited to 100: select fewer rows or columns")
 
@@ -266,7 +266,7 @@ def test_render_three_d_panel(panel, qtbot, tmp_path):
     a = np.sin(np.linspace(0, 6, 3 * 8 * 6, dtype="f4")).reshape(3, 8, 6)
     a[0, 0, 1], a[0, 1, 0], a[0, 1, 1] = np.nan, -np.inf, -0.0
     panel.set_array(a)
-    qtbot.mouseClick(child(panel, QCheckBox, "heatMapCheck"), Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(child(panel, QCheckBox, "table.heatMap"), Qt.MouseButton.LeftButton)
     image = panel.grab()
     assert not image.isNull() and image.width() == 900
     assert image.save(str(tmp_path / "table_panel.png"))

@@ -1,0 +1,86 @@
+"""SettingsStore: start-up files, display choices, recent files and keys by real path; stale or
+corrupt values fall back to the defaults."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from core.pipeline.pipeline import DecodeParams
+from inspector.state.settings_store import SettingsStore
+
+
+@pytest.fixture
+def ini(tmp_path):
+    return str(tmp_path / "settings.ini")
+
+
+def store(ini):
+    return SettingsStore(QSettings(ini, QSettings.IniFormat))
+
+
+def test_defaults(ini):
+    settings = store(ini)
+    assert settings.reopen_last_files() is True
+    assert settings.sample_shown() is False
+    assert settings.last_files() == []
+    assert settings.display_options() == {"format": None, "decimals": None, "heat_map": None, "plot_line_axis": None}
+
+
+def test_values_survive_a_restart_through_an_ini_file(ini, tmp_path):
+    data = tmp_path / "a.bin"
+    data.write_bytes(b"1")
+    first = store(ini)
+    first.set_reopen_last_files(False)
+    first.set_sample_shown()
+    first.set_last_files([str(data)])
+    first.set_display_options("hex", 4, True, 2)
+    first.qsettings.sync()
+    second = store(ini)  # INI gives bools and ints back as text
+    assert second.reopen_last_files() is False
+    assert second.sample_shown() is True
+    assert second.last_files() == [str(data)]
+    assert second.display_options() == {"format": "hex", "decimals": 4, "heat_map": True, "plot_line_axis": 2}
+    second.set_display_options("auto", 6, False, None)
+    assert second.display_options()["plot_line_axis"] == "image"
+
+
+@pytest.mark.parametrize("garbage", ["", "maybe", "-3", "1e9", "x" * 100, "9" * 30])
+def test_corrupt_values_fall_back(ini, garbage):
+    settings = store(ini)
+    for key in ("startup/reopen_last_files", "startup/sample_shown", "view/table_format", "view/decimals",
+                "view/heat_map", "view/plot_mode"):
+        settings.qsettings.setValue(key, garbage)
+    assert settings.reopen_last_files() is True
+    assert settings.sample_shown() is False
+    options = settings.display_options()
+    assert options["decimals"] in (None, -3)  # "-3" is an int; the panel ignores it (out of range)
+    assert options["plot_line_axis"] is None
+    # a short unknown format name is kept: the table panel ignores names it does not offer
+    assert options["format"] == (garbage if 0 < len(garbage) < 32 else None)
+    assert options["heat_map"] is False  # stored but not a flag: off
+
+
+def test_recent_files_by_real_path_without_deleted_files(ini, tmp_path):
+    a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+    a.write_bytes(b"1")
+    b.write_bytes(b"2")
+    link = tmp_path / "link.bin"
+    link.symlink_to(a)
+    settings = store(ini)
+    settings.add_recent_file(str(a))
+    settings.add_recent_file(str(b))
+    settings.add_recent_file(str(link))  # the same file as a: replaces its entry
+    assert settings.recent_files() == [str(link), str(b)]
+    b.unlink()
+    assert settings.recent_files() == [str(link)]
+
+
+def test_decode_settings_are_found_through_a_link(ini, tmp_path):
+    data = tmp_path / "data.bin"
+    data.write_bytes(b"12")
+    link = tmp_path / "link.bin"
+    link.symlink_to(data)
+    settings = store(ini)
+    settings.set_decode_settings((str(data),), DecodeParams(dtype="int16"), "[0]")
+    assert settings.decode_settings((str(link),)) == (DecodeParams(dtype="int16"), "[0]")

@@ -9,8 +9,8 @@ Rules, in the order a guess applies them:
   line breaks, tabs) at the start, optionally padded with NUL or space bytes; data starts after
   it. Its words are read like a file name (:mod:`core.guess.names`);
 * a **binary header** is found per candidate type: the first items that do not look like the
-  rest (outside the body's 0.1-99.9% value range widened by a tenth, for floats a nonzero
-  magnitude 16 times below the body's smallest, or a jump to their next neighbour larger than
+  rest (outside the body's 0.1-99.9% value range widened by its width on each side, for floats a nonzero
+  magnitude a million times below the body's smallest, or a jump to their next neighbour larger than
   any in the body), followed by :data:`RUN_ITEMS` items that do, within the first
   :data:`MAX_BINARY_HEADER` bytes.
 """
@@ -120,7 +120,7 @@ def binary_header_end(head: np.ndarray, values: np.ndarray, body_values: np.ndar
         if finite.size < RUN_ITEMS:
             return None
         low, high = np.quantile(finite, [0.001, 0.999])
-        margin = (high - low) * 0.1
+        margin = high - low  # generous: a drifting signal leaves its later range
         jumps = np.abs(np.diff(finite))
         largest = float(jumps.max()) * 1.5 if jumps.size else 0.0
         typical = np.isfinite(start) & (start >= low - margin) & (start <= high + margin)
@@ -128,7 +128,7 @@ def binary_header_end(head: np.ndarray, values: np.ndarray, body_values: np.ndar
             # Floats: a tiny magnitude sits inside the value range but not among the values.
             magnitudes = np.abs(finite[finite != 0])
             if magnitudes.size:
-                smallest = float(np.quantile(magnitudes, 0.001)) / 16
+                smallest = float(np.quantile(magnitudes, 0.001)) / 1e6
                 typical &= (start == 0) | (np.abs(start) >= smallest)
         step = np.abs(np.diff(start))
         typical[:-1] &= ~(step > largest)

@@ -25,12 +25,13 @@ bytes left over after the last item                   -1.5
 
 A file that states its layout (a container, a ``.npy`` header) gives that layout alone. A guess
 is **convincing** when the best type's own evidence (without priors) reaches
-:data:`MIN_STRENGTH` points; otherwise (an empty, tiny or constant file, random bytes)
+:func:`required_strength` (:data:`MIN_STRENGTH` points, more for a small sample); otherwise (an empty, tiny or constant file, random bytes)
 :func:`guess_layout` returns no candidate and :func:`guess_report` says why.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,11 +47,13 @@ from core.guess.sample import read_sample
 from core.guess.sizes import implied_header
 from core.pipeline.pipeline import DecodeParams
 
-__all__ = ["MIN_STRENGTH", "TYPES_KEPT", "Candidate", "GuessReport", "describe_params", "guess_layout",
-           "guess_report"]
+__all__ = ["MIN_BYTES", "MIN_STRENGTH", "TYPES_KEPT", "Candidate", "GuessReport", "describe_params", "guess_layout",
+           "guess_report", "required_strength"]
 
 #: Types (with byte order) combined with headers and shapes.
 TYPES_KEPT = 8
+#: Smallest file whose values are judged.
+MIN_BYTES = 64
 #: Evidence a type needs, beyond its prior, for the guess to be convincing.
 MIN_STRENGTH = 0.8
 _ROW_SAMPLE_ITEMS = 16384
@@ -159,9 +162,9 @@ def guess_report(paths: str | os.PathLike | Sequence[str | os.PathLike], *, limi
                            tuple(notes), sample.bytes_read)
     if known is not None:
         notes.append(known.reason)
-    if size < 16:
+    if size < MIN_BYTES:
         return _unconvincing(f"only {size} byte{'s' if size != 1 else ''}: too few values to tell one type "
-                             "from another", notes, sample.bytes_read)
+                             f"from another (at least {MIN_BYTES} are needed)", notes, sample.bytes_read)
     everything = sample.head + sample.body + sample.tail
     distinct = np.unique(np.frombuffer(everything, dtype=np.uint8))
     if distinct.size == 1:
@@ -172,13 +175,20 @@ def guess_report(paths: str | os.PathLike | Sequence[str | os.PathLike], *, limi
                              "apart", notes, sample.bytes_read)
     candidates, strength = _rank(sample, name, size, notes)
     candidates = candidates[:max(limit, 0)]
-    if strength < MIN_STRENGTH:
-        notes.append(f"the best type's evidence is {strength:.1f} points (at least {MIN_STRENGTH} needed): "
+    needed = required_strength(len(sample.body))
+    if strength < needed:
+        notes.append(f"the best type's evidence is {strength:.1f} points (at least {needed:.1f} needed): "
                      "the bytes look random under every type and byte order")
         return GuessReport(tuple(candidates), False, "no convincing layout: the values look like random bytes",
                            tuple(notes), sample.bytes_read)
     verdict = f"best guess: {candidates[0].summary}" if candidates else "no convincing layout"
     return GuessReport(tuple(candidates), bool(candidates), verdict, tuple(notes), sample.bytes_read)
+
+
+def required_strength(sampled: int) -> float:
+    """Evidence needed from ``sampled`` bytes: :data:`MIN_STRENGTH`, more for small samples, whose
+    measures vary more by chance (random bytes of 1 KiB reach about 1 point, of 64 KiB 0.2)."""
+    return max(MIN_STRENGTH, 0.4 + 40 / math.sqrt(max(sampled, 1)))
 
 
 def _unconvincing(verdict: str, notes: list[str], bytes_read: int) -> GuessReport:

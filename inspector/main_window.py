@@ -25,6 +25,8 @@ from inspector.panels.code_export import copy_snippet_message
 from inspector.panels.decode_panel import DecodePanel
 from inspector.panels.export_dialog import export_current_view
 from inspector.panels.file_watch_banner import FileWatchBanner
+from inspector.panels.guess_banner import GuessBanner
+from inspector.panels.guess_dialog import GuessDialog
 from inspector.panels.statistics_panel import StatisticsPanel
 from inspector.panels.status_bar import StatusBar
 from inspector.panels.tensors_panel import TensorsPanel
@@ -63,6 +65,11 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         self.file_watch_banner = FileWatchBanner(self.document)
         layout.addWidget(self.file_watch_banner)
+        self.guess_banner = GuessBanner(self.document)
+        self.guess_banner.guessRequested.connect(self.show_guess_dialog)
+        self.guess_banner.turnedOff.connect(lambda: self.settings.set_guess_banner_enabled(False))
+        layout.addWidget(self.guess_banner)
+        self.guess_dialog: GuessDialog | None = None
         layout.addWidget(self.message_label)
         layout.addWidget(self.table_panel, 1)
         self.setCentralWidget(central)
@@ -133,6 +140,9 @@ class MainWindow(QMainWindow):
         self._history_keys = _HistoryKeys(self)
         for kind, label in (("numpy", "Copy view as &numpy code"), ("tensorflow", "Copy view as &TensorFlow code")):
             edit_menu.addAction(QAction(label, self, triggered=lambda _=False, k=kind: self._copy_code(k)))
+        tools_menu = self.menuBar().addMenu("&Tools")
+        self.guess_action = QAction("&Guess layout…", self, shortcut="Ctrl+G", triggered=self.show_guess_dialog)
+        tools_menu.addAction(self.guess_action)
         self.view_menu = self.menuBar().addMenu("&View")
         for dock in self.docks.values():
             self.view_menu.addAction(dock.toggleViewAction())
@@ -162,11 +172,24 @@ class MainWindow(QMainWindow):
             params, remembered_slice = remembered
             slice_text = remembered_slice if slice_text is None else slice_text
         ok = self.document.open_files(paths, params, slice_text or "")
+        if ok and params is None and self.settings.guess_banner_enabled() and self.document.container is None \
+                and self.document.pipeline.source.npy is None:
+            self.guess_banner.offer(paths[0])  # a raw file, nothing remembered: offer a guess
         if ok:
             for path in paths:
                 self.settings.add_recent_file(path)
             self.settings.set_last_directory(os.path.dirname(paths[0]))
         return ok
+
+    def show_guess_dialog(self) -> GuessDialog:
+        """Open (or raise) the non-modal *Guess layout* dialog and guess the open files."""
+        if self.guess_dialog is None:
+            self.guess_dialog = GuessDialog(self.document, self)
+        self.guess_banner.hide()
+        self.guess_dialog.show()
+        self.guess_dialog.raise_()
+        self.guess_dialog.start()
+        return self.guess_dialog
 
     def _on_open_triggered(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, "Open tensor files", self.settings.last_directory())

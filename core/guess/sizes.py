@@ -9,6 +9,7 @@ small (up to :data:`MAX_IMPLIED_HEADER` bytes).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 __all__ = ["MAX_IMPLIED_HEADER", "divisors_between", "implied_header"]
 
@@ -16,6 +17,7 @@ __all__ = ["MAX_IMPLIED_HEADER", "divisors_between", "implied_header"]
 MAX_IMPLIED_HEADER = 1 << 20
 
 
+@lru_cache(maxsize=256)
 def divisors_between(n: int, low: int, high: int) -> list[int]:
     """The divisors of ``n`` in ``[low, high]``, ascending (trial division up to sqrt(n))."""
     if n <= 0 or high < low:

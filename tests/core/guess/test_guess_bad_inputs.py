@@ -64,3 +64,19 @@ def test_a_missing_file_is_a_source_error(tmp_path):
 def test_a_directory_is_a_source_error(tmp_path):
     with pytest.raises(SourceError):
         guess_report(str(tmp_path))
+
+
+@pytest.mark.parametrize("name, content", [
+    ("nan_f32.bin", np.full(5000, np.nan, np.float32).tobytes()),
+    ("inf_f32.bin", np.full(5000, np.inf, np.float32).tobytes()),
+    ("text_3x4.bin", b"abc\n" * 5000),
+    ("huge_999999999x999999999.bin", (np.arange(70001) % 7).astype(np.uint8).tobytes()),
+    ("odd_u8le.bin", np.cumsum(np.random.default_rng(1).integers(-1, 2, 4097)).astype(">i8").tobytes()[:4097]),
+])
+def test_odd_files_give_a_report_without_crashing(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content)
+    report = guess_report(str(path))  # warnings are errors in the tests: none may be raised
+    assert report.verdict
+    assert all(c.reasons for c in report.candidates)
+    assert list(report.candidates) == sorted(report.candidates, key=lambda c: -c.score)

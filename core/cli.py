@@ -25,6 +25,7 @@ from core.budget import check_copy_budget
 from core.decode.reshape import parse_shape
 from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
 from core.errors import DEBUG_VARIABLE, CoreError, describe_error
+from core.guess.cli import run_guess
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.pipeline.view_as import view_as_target
 from core.slicing.expr import parse_slice
@@ -137,6 +138,8 @@ def build_parser(prog: str = "tensor-inspect") -> OneLineErrorParser:
                         help=f"print at most about N values (default {DEFAULT_LIMIT})")
     output.add_argument("--steps", action="store_true",
                         help="first print one line per pipeline step")
+    output.add_argument("--guess", action="store_true",
+                        help="guess the layout instead: ranked candidates with reasons (docs/guess.md)")
     return parser
 
 
@@ -413,6 +416,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(join_dash_values(words, known))
     except SystemExit as stop:  # --help (0) or a usage error (2, already printed)
         return stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
+    if args.guess:
+        return run_guess(args.files, as_json=args.json)
     if args.limit < 0:
         print(f"error: --limit {args.limit} is negative (use 0 or more)", file=sys.stderr)
         return 2

@@ -55,6 +55,8 @@ from inspector.panels.code_export import copy_snippet_message
 from inspector.panels.decode_panel import DecodePanel
 from inspector.panels.export_dialog import export_current_view
 from inspector.panels.file_watch_banner import FileWatchBanner
+from inspector.panels.guess_banner import GuessBanner
+from inspector.panels.guess_dialog import GuessDialog
 from inspector.panels.help_dialogs import ShortcutsDialog, open_readme, readme_location, show_about
 from inspector.panels.statistics_panel import StatisticsPanel
 from inspector.panels.status_bar import StatusBar
@@ -121,6 +123,11 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         self.file_watch_banner = FileWatchBanner(self.document)
         layout.addWidget(self.file_watch_banner)
+        self.guess_banner = GuessBanner(self.document)
+        self.guess_banner.guessRequested.connect(self.show_guess_dialog)
+        self.guess_banner.turnedOff.connect(lambda: self.settings.set_guess_banner_enabled(False))
+        layout.addWidget(self.guess_banner)
+        self.guess_dialog: GuessDialog | None = None
         layout.addWidget(self.message_label)
         self.hint_label = QLabel(objectName="window.hint")  # the sample / no file: how to open one
         self.hint_label.setWordWrap(True)
@@ -186,6 +193,7 @@ class MainWindow(QMainWindow):
             area_widget.setObjectName(f"dock.{name}.scroll")
             area_widget.setWidgetResizable(True)
             area_widget.setFrameShape(QFrame.Shape.NoFrame)
+            area_widget.setFocusPolicy(Qt.NoFocus)  # Tab goes to the fields, not their frame
             area_widget.setWidget(widget)
             widget = area_widget
         dock.setWidget(widget)
@@ -255,6 +263,9 @@ class MainWindow(QMainWindow):
         self.reset_layout_action = QAction("&Reset layout", self, triggered=self.reset_layout)
         self.view_menu.addAction(self.reset_layout_action)
 
+        tools_menu = self.menuBar().addMenu("&Tools")
+        self.guess_action = QAction("&Guess layout…", self, shortcut="Ctrl+Shift+G", triggered=self.show_guess_dialog)
+        tools_menu.addAction(self.guess_action)
         help_menu = self.menuBar().addMenu("&Help")
         self.shortcuts_action = QAction("&Keyboard shortcuts", self, shortcut=QKeySequence.HelpContents,
                                         triggered=self.show_shortcuts)
@@ -344,6 +355,9 @@ class MainWindow(QMainWindow):
             params, remembered_slice = remembered
             slice_text = remembered_slice if slice_text is None else slice_text
         ok = self.document.open_files(paths, params, slice_text or "")
+        if ok and params is None and self.settings.guess_banner_enabled() and self.document.container is None \
+                and self.document.pipeline.source.npy is None:
+            self.guess_banner.offer(paths[0])  # a raw file, nothing remembered: offer a guess
         if ok and remember:
             for path in paths:
                 self.settings.add_recent_file(path)
@@ -378,6 +392,16 @@ class MainWindow(QMainWindow):
         self.document.close_files()
         self.message_label.hide()
         self.settings.set_last_files([])
+
+    def show_guess_dialog(self) -> GuessDialog:
+        """Open (or raise) the non-modal *Guess layout* dialog and guess the open files."""
+        if self.guess_dialog is None:
+            self.guess_dialog = GuessDialog(self.document, self)
+        self.guess_banner.hide()
+        self.guess_dialog.show()
+        self.guess_dialog.raise_()
+        self.guess_dialog.start()
+        return self.guess_dialog
 
     def _on_open_triggered(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, "Open tensor files", self.settings.last_directory())

@@ -142,6 +142,15 @@ class SettingsStore:
         joined = "|".join(os.path.realpath(p) for p in paths)  # a link finds its file's settings
         return "decode/" + joined.replace("/", "\\")  # QSettings treats "/" as a group separator
 
+    # ------------------------------------------------------------------ layout guess banner
+    def guess_banner_enabled(self) -> bool:
+        """Whether "Layout unknown: Guess…" is offered for a raw file opened with no settings."""
+        value = self._settings.value("guess/banner", True)
+        return value not in (False, "false", "0", 0)
+
+    def set_guess_banner_enabled(self, enabled: bool) -> None:
+        self._settings.setValue("guess/banner", bool(enabled))
+
     # ------------------------------------------------------------------ window layout
     def window_state(self) -> tuple[QByteArray | None, QByteArray | None]:
         geometry = self._settings.value("window/geometry")

@@ -1,0 +1,18 @@
+"""Guess the layout of a raw file: ranked, explained candidates for dtype, byte order, header,
+record size and shape (docs/guess.md).
+
+:func:`guess_report` reads a bounded sample of the file (start, middle, end; a few hundred KiB
+whatever the size) and combines independent evidence, one module per concern: the file name
+(:mod:`.names`), the size (:mod:`.sizes`), how plausible the values are for each type and byte
+order (:mod:`.plausibility`), periodicity (:mod:`.periodicity`), headers and containers
+(:mod:`.headers`); :mod:`.ranking` turns them into :class:`Candidate` objects, each a complete
+:class:`~core.pipeline.pipeline.DecodeParams` with the reasons that raised or lowered it.
+:mod:`.cli` prints a report for ``tensor-inspect --guess``.
+
+May import: ``core.errors``, ``core.dtypes``, ``core.files``, ``core.formats``, ``core.pipeline``,
+``core.text``.
+"""
+
+from core.guess.ranking import Candidate, GuessReport, guess_layout, guess_report
+
+__all__ = ["Candidate", "GuessReport", "guess_layout", "guess_report"]

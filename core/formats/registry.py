@@ -8,6 +8,7 @@ the first that claims the file lists it. A file no format claims is a raw file (
 from __future__ import annotations
 
 from core.files.sources import open_source
+from core.formats import hdf5, idx, npz, safetensors, wav
 from core.formats.entry import ContainerFormat, ContainerListing
 from core.formats.reader import HeaderReader
 
@@ -19,7 +20,14 @@ SNIFF_BYTES = 4096
 
 #: Every known format, most specific magic first: each format module defines one
 #: ``FORMAT = ContainerFormat(...)`` and is listed here.
-FORMATS: tuple[ContainerFormat, ...] = ()
+FORMATS: tuple[ContainerFormat, ...] = (
+    hdf5.FORMAT,         # 8-byte signature (at 0, 512, 1024 or 2048)
+    npz.FORMAT,          # zip local header whose first member is a .npy
+    wav.FORMAT,          # RIFF/RIFX/RF64/BW64 .... WAVE
+    wav.AIFF_FORMAT,     # FORM .... AIFF/AIFC
+    safetensors.FORMAT,  # uint64 header length, then '{'
+    idx.FORMAT,          # two zero bytes, a type byte, a dimension count: the weakest magic
+)
 
 
 def detect_format(reader: HeaderReader) -> ContainerFormat | None:

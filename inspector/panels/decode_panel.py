@@ -250,6 +250,9 @@ class DecodePanel(QWidget):
             f"<b>Trailing bytes</b> {trailing:,}" + (" (not decoded)" if trailing else ""),
             "<b>Zero-copy</b> " + ("yes: a view of the file" if result.zero_copy else "no: a copy was made"),
         ]
+        if result.transposed:
+            lines.append("<b>Fortran order</b> shown transposed: the C-order reading of the "
+                         "bytes (np.load gives the transpose)")
         self.info_label.setText("<br>".join(lines))
 
     def _on_error_changed(self, error: ErrorReport | None) -> None:

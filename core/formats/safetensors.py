@@ -37,7 +37,8 @@ DTYPES: dict[str, tuple[str, int]] = {
 }
 #: safetensors dtypes the engine has no type for yet -> bits per element (for the byte count).
 UNDECODABLE: dict[str, int] = {
-    "F8_E4M3": 8, "F8_E5M2": 8, "F8_E8M0": 8, "F6_E2M3": 6, "F6_E3M2": 6, "F4": 4,
+    "F8_E4M3": 8, "F8_E5M2": 8, "F8_E4M3FNUZ": 8, "F8_E5M2FNUZ": 8, "F8_E8M0": 8,
+    "F6_E2M3": 6, "F6_E3M2": 6, "F4": 4,
 }
 
 

@@ -15,7 +15,7 @@ from core.formats.registry import list_file
 from core.pipeline.pipeline import DecodeParams
 
 safetensors = pytest.importorskip("safetensors")
-from safetensors.numpy import save_file  # noqa: E402
+from safetensors.numpy import save_file
 
 RNG = np.random.default_rng(7)
 ARRAYS = {

@@ -90,54 +90,61 @@ def list_safetensors(reader: HeaderReader) -> ContainerListing:
                             tuple(_overlaps(entries, data_start)))
 
 
+def _broken(name: str, problem: str, data_start: int, stored: str = "",
+            shape: tuple[int, ...] = (), begin: int = 0, nbytes: int = 0) -> TensorEntry:
+    return TensorEntry(name, None, True, shape, data_start + begin, nbytes, stored,
+                       problem=f"safetensors tensor {name!r}: {problem}")
+
+
+def _is_count(value: object) -> bool:
+    return type(value) is int and value >= 0  # not bool, not float
+
+
 def _entry(name: str, info: object, data_start: int, data_size: int) -> TensorEntry:
     """One tensor's entry; a malformed one carries its problem (byte offsets in the file)."""
-    def broken(problem: str, stored: str = "", shape: tuple[int, ...] = (), begin: int = 0,
-               nbytes: int = 0) -> TensorEntry:
-        return TensorEntry(name, None, True, shape, data_start + begin, nbytes, stored,
-                           problem=f"safetensors tensor {name!r}: {problem}")
-
     if not isinstance(info, dict):
-        return broken("its header entry is not a JSON object (the file is corrupt)")
+        return _broken(name, "its header entry is not a JSON object (the file is corrupt)",
+                       data_start)
     stored = info.get("dtype")
     shape = info.get("shape")
     offsets = info.get("data_offsets")
     if not isinstance(stored, str):
-        return broken(f"its dtype {stored!r} is not a name (the file is corrupt)")
-    if not (isinstance(shape, list) and len(shape) <= 64
-            and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)):
-        return broken(f"its shape {str(shape)[:80]} is not a list of non-negative integers "
-                      "(the file is corrupt)", stored)
+        return _broken(name, f"its dtype {str(stored)[:40]} is not a name (the file is corrupt)",
+                       data_start)
+    if not (isinstance(shape, list) and len(shape) <= 64 and all(map(_is_count, shape))):
+        return _broken(name, f"its shape {str(shape)[:80]} is not a list of non-negative "
+                       "integers (the file is corrupt)", data_start, stored)
     shape_t = tuple(shape)
     if not (isinstance(offsets, list) and len(offsets) == 2
-            and all(isinstance(o, int) and not isinstance(o, bool) for o in offsets)):
-        return broken(f"its data_offsets {str(offsets)[:80]} are not two integers "
-                      "(the file is corrupt)", stored, shape_t)
+            and type(offsets[0]) is int and type(offsets[1]) is int):
+        return _broken(name, f"its data_offsets {str(offsets)[:80]} are not two integers "
+                       "(the file is corrupt)", data_start, stored, shape_t)
     begin, end = offsets
     if not 0 <= begin <= end <= data_size:
-        return broken(f"its data_offsets [{begin}, {end}] are outside the data area (bytes 0 to "
-                      f"{data_size} after the header, i.e. file bytes {data_start} to "
-                      f"{data_start + data_size}) (the file is truncated or corrupt)",
-                      stored, shape_t, 0, 0)
+        return _broken(name, f"its data_offsets [{begin}, {end}] are outside the data area (bytes "
+                       f"0 to {data_size} after the header, i.e. file bytes {data_start} to "
+                       f"{data_start + data_size}) (the file is truncated or corrupt)",
+                       data_start, stored, shape_t)
     nbytes = end - begin
     count = math.prod(shape_t)
-    if stored in DTYPES:
-        dtype, itemsize = DTYPES[stored]
+    known = DTYPES.get(stored)
+    if known is not None:
+        dtype, itemsize = known
         expected = count * itemsize
     elif stored in UNDECODABLE:
-        expected = -(-count * UNDECODABLE[stored] // 8)
-        dtype = None
+        dtype, expected = None, -(-count * UNDECODABLE[stored] // 8)
     else:
-        return broken(f"its dtype {stored!r} is not a safetensors type the engine knows "
-                      "(open its bytes with --offset and --length and an explicit --dtype)",
-                      stored, shape_t, begin, nbytes)
+        return _broken(name, f"its dtype {stored[:40]!r} is not a safetensors type the engine "
+                       "knows (open its bytes with --offset and --length and an explicit --dtype)",
+                       data_start, stored, shape_t, begin, nbytes)
     if expected != nbytes:
-        return broken(f"its shape {shape_t} of {stored} needs {expected} bytes but its "
-                      f"data_offsets [{begin}, {end}] hold {nbytes} (the file is corrupt)",
-                      stored, shape_t, begin, nbytes)
+        return _broken(name, f"its shape {shape_t} of {stored} needs {expected} bytes but its "
+                       f"data_offsets [{begin}, {end}] hold {nbytes} (the file is corrupt)",
+                       data_start, stored, shape_t, begin, nbytes)
     if dtype is None:
-        return broken(f"{stored} is not decodable yet (no engine type for it); look at its bytes "
-                      f"with --tensor {name!r} --dtype uint8", stored, shape_t, begin, nbytes)
+        return _broken(name, f"{stored} is not decodable yet (no engine type for it); look at its "
+                       f"bytes with --tensor {name!r} --dtype uint8", data_start, stored, shape_t,
+                       begin, nbytes)
     return TensorEntry(name, dtype, True, shape_t, data_start + begin, nbytes, stored)
 
 

@@ -27,6 +27,8 @@ def test_benchmarks_tiny_run_prints_the_table(tmp_path):
         "plot first paint",
         "plot pan/zoom redraw",
         "GUI event-loop latency",
+        "list a safetensors file with",
+        "open one tensor of a",
     ):
         assert figure in out.stdout, figure
     assert "Machine:" in out.stdout and "numpy" in out.stdout

@@ -9,8 +9,8 @@ with compression or other filters), *compact* (inside the object header) or in *
 are listed with a problem: their bytes are not one range of this file, so no view of it can
 show them.
 
-Unlike the other formats, the file is opened by ``h5py`` itself (``h5py.File(path, "r")``,
-read-only) rather than through :class:`~core.formats.reader.HeaderReader`: acceptable for this
+Unlike the other formats, the file is opened by ``h5py`` itself (``h5py.File(path, "r",
+locking=False)``: read-only, taking no file lock) rather than through :class:`~core.formats.reader.HeaderReader`: acceptable for this
 optional format, whose structures only the HDF5 library should parse. It reads metadata only;
 no dataset value is read by a listing. Without ``h5py`` a listing raises a
 :class:`~core.errors.ContainerError` saying how to install it
@@ -52,7 +52,8 @@ def list_hdf5(reader: HeaderReader) -> ContainerListing:
         raise reader.error("listing HDF5 files needs the h5py package, which is not installed",
                            None, _INSTALL) from None
     try:
-        handle = h5py.File(reader.path, "r")
+        # No file lock: an inspector must neither block nor be blocked by a writer.
+        handle = h5py.File(reader.path, "r", locking=False)
     except (OSError, ValueError) as error:
         raise reader.error(f"the HDF5 library cannot open it ({str(error)[:160]})", None,
                            "the file is truncated or corrupt") from None
@@ -69,7 +70,7 @@ def list_hdf5(reader: HeaderReader) -> ContainerListing:
 
         try:
             handle.visititems(visit)
-        except (OSError, RuntimeError, ValueError, KeyError) as error:
+        except (OSError, RuntimeError, ValueError, KeyError, TypeError) as error:
             problems.append(f"HDF5: the walk through the groups stopped ({str(error)[:160]}); "
                             f"{len(entries)} datasets listed before it")
         metadata = {str(k): _short(v) for k, v in list(handle.attrs.items())[:50]}

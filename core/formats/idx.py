@@ -28,9 +28,13 @@ _MAX_DIMS = 16
 
 
 def sniff_idx(head: bytes, size: int) -> bool:
-    """Zero, zero, a known type byte, 1 to 16 dimensions whose header fits in the file."""
-    return (len(head) >= 4 and head[0] == 0 and head[1] == 0 and head[2] in IDX_TYPES
-            and 1 <= head[3] <= _MAX_DIMS and 4 + 4 * head[3] <= size)
+    """Zero, zero, a known type byte, 1 to 16 dimensions whose header fits in the file, none of
+    them zero. (The zero test keeps other formats out: a TFRecord file starts with a 64-bit
+    record length whose high 32 bits, IDX's first dimension, are zero.)"""
+    if not (len(head) >= 4 and head[0] == 0 and head[1] == 0 and head[2] in IDX_TYPES
+            and 1 <= head[3] <= _MAX_DIMS and 4 + 4 * head[3] <= min(size, len(head))):
+        return False
+    return 0 not in struct.unpack(f">{head[3]}I", head[4:4 + 4 * head[3]])
 
 
 def list_idx(reader: HeaderReader) -> ContainerListing:

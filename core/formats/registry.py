@@ -26,7 +26,7 @@ FORMATS: tuple[ContainerFormat, ...] = (
     wav.FORMAT,          # RIFF/RIFX/RF64/BW64 .... WAVE
     wav.AIFF_FORMAT,     # FORM .... AIFF/AIFC
     safetensors.FORMAT,  # uint64 header length, then '{'
-    idx.FORMAT,          # two zero bytes, a type byte, a dimension count: the weakest magic
+    idx.FORMAT,          # two zero bytes, a type byte, a dimension count: the weakest magic (keep it last)
 )
 
 

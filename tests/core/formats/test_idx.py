@@ -53,7 +53,13 @@ def test_truncated_idx_says_so(tmp_path):
                              "with --offset 8 --dtype int32 --big-endian)")
 
 
-def test_raw_files_are_not_idx(tmp_path):
+@pytest.mark.parametrize("head", [
+    bytes([0, 0, 0x07, 1, 0, 0, 0, 2]),  # unknown type byte
+    bytes([0, 0, 0x08, 0, 0, 0, 0, 2]),  # no dimensions
+    bytes([0, 0, 0x08, 17]) + bytes([0, 0, 0, 1]) * 17,  # more than 16 dimensions
+    struct.pack("<Q", 0x010D_0000) + struct.pack("<I", 0),  # a TFRecord length: dimension 0
+])
+def test_other_files_are_not_idx(tmp_path, head):
     path = tmp_path / "raw.bin"
-    path.write_bytes(bytes([0, 0, 0x07, 1]) + bytes(8))  # unknown type byte
+    path.write_bytes(head + bytes(64))
     assert list_file(str(path)) is None

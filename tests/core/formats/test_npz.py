@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 import zipfile
 
 import numpy as np
@@ -59,7 +60,14 @@ def test_member_offset_is_inside_the_local_entry(stored):
     assert content[entry.offset:entry.offset + 10] == bytes(range(10))
     with zipfile.ZipFile(stored) as archive:
         info = archive.getinfo("bytes.npy")
-    assert entry.offset > info.header_offset + 30 + len("bytes.npy")
+    local = content[info.header_offset:info.header_offset + 30]
+    name_length, extra_length = struct.unpack("<HH", local[26:30])
+    assert local[18:26] == b"\xff" * 8  # numpy.savez writes zip64: sizes in the extra field
+    assert extra_length == 20
+    npy_start = info.header_offset + 30 + name_length + extra_length
+    assert content[npy_start:npy_start + 6] == b"\x93NUMPY"
+    header_length = struct.unpack("<H", content[npy_start + 8:npy_start + 10])[0]
+    assert entry.offset == npy_start + 10 + header_length
 
 
 def test_fortran_order_member_is_shown_transposed(tmp_path, shown):

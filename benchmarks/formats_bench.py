@@ -27,10 +27,11 @@ _CONTAINER_PROBE = """
 import time, numpy as np
 from core import Pipeline
 from core.formats.entry import find_entry
-from core.formats.registry import list_file
+from core.formats.reader import HeaderReader
+from core.formats.registry import list_container
 t0 = time.perf_counter()
-entry = find_entry(list_file({path!r}), "big")
 with Pipeline({path!r}) as p:
+    entry = find_entry(list_container(HeaderReader(p.source, 0)), "big")
     r = p.run(entry.params())
     row = np.array(r.view[r.view.shape[0] // 2])
 RESULT = dict(elapsed=time.perf_counter() - t0, zero_copy=r.zero_copy)
@@ -91,7 +92,8 @@ def open_tensor_rows(size: int, repeats: int) -> list[Row]:
     the same size: open (listing included), decode, read one row of 1024 values."""
     from core import DecodeParams, Pipeline
     from core.formats.entry import find_entry
-    from core.formats.registry import list_file
+    from core.formats.reader import HeaderReader
+    from core.formats.registry import list_container
 
     nbytes = size // 4096 * 4096
     head, _ = safetensors_header({"big": ("F32", [nbytes // 4096, 1024], nbytes)})
@@ -99,9 +101,9 @@ def open_tensor_rows(size: int, repeats: int) -> list[Row]:
         container = sparse_file(tmp, "big.safetensors", len(head) + nbytes, header=head)
         raw = sparse_file(tmp, "big.bin", nbytes)
 
-        def open_container(path=str(container)) -> None:
-            entry = find_entry(list_file(path), "big")
+        def open_container(path=str(container)) -> None:  # as the command does: one open
             with Pipeline(path) as p:
+                entry = find_entry(list_container(HeaderReader(p.source, 0)), "big")
                 r = p.run(entry.params())
                 np.array(r.view[r.view.shape[0] // 2])
 

@@ -25,8 +25,10 @@ from core.budget import check_copy_budget
 from core.decode.reshape import parse_shape
 from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
 from core.errors import DEBUG_VARIABLE, ContainerError, CoreError, describe_error
+from core.files.sources import FileSource, open_source
 from core.formats.entry import ContainerListing, find_entry
-from core.formats.registry import FORMATS, list_file
+from core.formats.reader import HeaderReader
+from core.formats.registry import FORMATS, list_container
 from core.formats.report import listing_json, listing_table
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.pipeline.view_as import view_as_target
@@ -439,23 +441,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: --limit {args.limit} is negative (use 0 or more)", file=sys.stderr)
         return 2
     try:
-        if args.list or args.tensor is not None:
-            if len(args.files) != 1:
-                raise ContainerError(f"--list and --tensor take one container file, not "
-                                     f"{len(args.files)} (name one file)", field="files")
-            listing = _listing_of(args.files[0])
+        if (args.list or args.tensor is not None) and len(args.files) != 1:
+            raise ContainerError(f"--list and --tensor take one container file, not "
+                                 f"{len(args.files)} (name one file)", field="files")
         if args.list:
+            with open_source(args.files[0]) as source:
+                listing = _listing_of(source)
             text = json.dumps(listing_json(listing)) + "\n" if args.json else listing_table(listing)
             sys.stdout.write(text)
             sys.stdout.flush()
             return 0
         params, slice_text, view_as_name_given = params_from_args(args)
-        entry = None
-        if args.tensor is not None:
-            entry = find_entry(listing, args.tensor)
-            params = entry.params_over(params)
         spec = parse_slice(slice_text) if slice_text is not None else None
         with Pipeline(args.files) as pipeline:
+            entry = None
+            if args.tensor is not None:  # listed from the pipeline's own map: one open
+                entry = find_entry(_listing_of(pipeline.source), args.tensor)
+                params = entry.params_over(params)
             # "view as" converts only the printed values: run without it, convert while printing.
             result = pipeline.run(dataclasses.replace(params, view_as=None), spec)
             steps = list(result.steps)
@@ -488,15 +490,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _listing_of(path: str) -> ContainerListing:
-    """The container listing of ``path``.
+def _listing_of(source: FileSource) -> ContainerListing:
+    """The container listing of the source's one file (headers read through its map).
 
     Raises
     ------
     ContainerError
         The file is not a container of a known format, or cannot be listed.
     """
-    listing = list_file(path)
+    path = source.paths[0]
+    listing = list_container(HeaderReader(source, 0))
     if listing is None:
         names = ", ".join(sorted({f.name for f in FORMATS}))
         raise ContainerError(

@@ -103,8 +103,9 @@ def list_npz(reader: HeaderReader) -> ContainerListing:
 def _member_entry(reader: HeaderReader, info: zipfile.ZipInfo) -> TensorEntry:
     name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
 
-    def broken(problem: str, offset: int = info.header_offset, nbytes: int = 0) -> TensorEntry:
-        return TensorEntry(name, None, True, (), offset, nbytes, info.filename,
+    def broken(problem: str, offset: int = info.header_offset, nbytes: int = 0,
+               shape: tuple[int, ...] = ()) -> TensorEntry:
+        return TensorEntry(name, None, True, shape, offset, nbytes, info.filename,
                            problem=f"npz member {info.filename!r}: {problem}")
 
     if info.is_dir() or not info.filename.endswith(".npy"):
@@ -141,9 +142,15 @@ def _member_entry(reader: HeaderReader, info: zipfile.ZipInfo) -> TensorEntry:
     except Exception as error:  # ContainerError from a bounded read
         return broken(str(error), start, info.file_size)
     shape = header.shape[::-1] if header.fortran_order else header.shape
-    extras = {"fortran_order": True} if header.fortran_order else {}
+    extras: dict[str, object] = {"member": info.filename}
+    if header.fortran_order:
+        extras["fortran_order"] = True
+    if header.dtype is None:
+        return broken(f"its dtype {header.descr!r} is numpy's name for a type numpy does not "
+                      "know (ml_dtypes' bfloat16 is '<V2'): open it with an explicit dtype, "
+                      "e.g. --dtype bfloat16", start + header.data_offset, header.nbytes, shape)
     return TensorEntry(name, header.dtype, header.little_endian, shape,
-                       start + header.data_offset, header.nbytes, info.filename, extras)
+                       start + header.data_offset, header.nbytes, header.descr, extras)
 
 
 def _npy_header_length(head: bytes) -> int:

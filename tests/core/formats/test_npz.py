@@ -75,7 +75,9 @@ def test_fortran_order_member_is_shown_transposed(tmp_path, shown):
     array = np.asfortranarray(np.arange(6, dtype="<i4").reshape(2, 3))
     np.savez(path, f=array)
     entry = find_entry(list_file(str(path)), "f")
-    assert entry.shape == (3, 2) and entry.extras == {"fortran_order": True}
+    assert entry.shape == (3, 2)
+    assert entry.extras == {"member": "f.npy", "fortran_order": True}
+    assert entry.stored_type == "<i4"
     values, _ = shown(path, "f")
     np.testing.assert_array_equal(values, array.T)
 
@@ -123,3 +125,18 @@ def test_listing_reads_headers_only(tmp_path):
         listing = list_npz(reader)
         assert len(listing.entries) == 2
         assert reader.consumed < 70_000  # 24 MB of data: only the directory and headers read
+
+
+def test_bfloat16_member_asks_for_its_type(tmp_path, shown):
+    import ml_dtypes
+
+    path = tmp_path / "bf.npz"
+    values = np.array([1.5, -2.0, 0.25], dtype=ml_dtypes.bfloat16)
+    np.savez(path, w=values)
+    entry = find_entry(list_file(str(path)), "w")
+    assert entry.problem == ("npz member 'w.npy': its dtype '<V2' is numpy's name for a type "
+                             "numpy does not know (ml_dtypes' bfloat16 is '<V2'): open it with an "
+                             "explicit dtype, e.g. --dtype bfloat16")
+    assert (entry.shape, entry.nbytes) == ((3,), 6)
+    shown_values, _ = shown(path, "w", DecodeParams(dtype="bfloat16"))
+    np.testing.assert_array_equal(shown_values.astype(np.float32), values.astype(np.float32))

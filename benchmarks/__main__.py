@@ -11,7 +11,7 @@ import argparse
 import sys
 import time
 
-from benchmarks import core_bench, guess_bench, tflite_gguf_bench
+from benchmarks import core_bench, formats_bench, guess_bench, tflite_gguf_bench
 from benchmarks.harness import Row, format_table
 from benchmarks.report import machine_description, write_reports
 
@@ -36,6 +36,7 @@ def collect(quick: bool, tiny: bool) -> list[Row]:
     rows += core_bench.tensorflow_rows(copy_bytes if not tiny else MiB, repeats)
     rows += tflite_gguf_bench.rows(tiny=tiny, quick=quick, repeats=repeats)
     rows += guess_bench.rows(tiny=tiny, quick=quick, repeats=repeats)
+    rows += formats_bench.rows(tiny=tiny, quick=quick, repeats=repeats)
     try:
         from benchmarks import stats_bench
     except ImportError:

@@ -24,12 +24,18 @@ import numpy as np
 from core.budget import check_copy_budget
 from core.decode.reshape import parse_shape
 from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
-from core.errors import DEBUG_VARIABLE, CoreError, describe_error
+from core.errors import DEBUG_VARIABLE, ContainerError, CoreError, describe_error
+from core.files.sources import FileSource, open_source
+from core.formats.entry import ContainerListing, find_entry
+from core.formats.reader import HeaderReader
+from core.formats.registry import FORMATS, list_container
+from core.formats.report import listing_json, listing_table
 from core.guess.cli import run_guess
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.pipeline.view_as import view_as_target
 from core.slicing.expr import parse_slice
 from core.text.array_layout import layout_pieces, printed_indices
+from core.text.names import printable_name
 from core.text.number_format import json_value, value_formatter
 from core.tflite.conversions import convert_array
 
@@ -59,6 +65,15 @@ is instead a flat list of the first --limit values in C (row-major) order. NaN a
 the strings "nan", "inf", "-inf"; complex numbers are [real, imag] pairs; bool is true/false;
 numbers have the table's digits: the shortest decimals that read back, in their own type, to the
 same value (a bfloat16 1/3 is 0.334).
+
+JSON also has "trailing_bytes" (per file, bytes after the data that no value covers; the text
+output notes them on stderr) and "transposed" (true for a Fortran-order .npy, shown as the
+C-order reading of its bytes, the transpose of what np.load returns).
+
+--list prints a container's tensors (name, dtype, shape, offset, bytes, notes); --list --json
+prints {{"format", "path", "metadata", "problems", "tensors": [{{"name", "dtype", "stored_type",
+"byte_order", "shape", "offset", "nbytes", "mappable", "problem", "extras"}}]}}.
+--tensor NAME then shows one of them like any file (--slice, --view-as, --json...).
 
 Values starting with "-" may follow --shape and --slice directly (--shape -1,4).
 Errors print one "error: ..." line on stderr and exit with status 2.
@@ -140,6 +155,13 @@ def build_parser(prog: str = "tensor-inspect") -> OneLineErrorParser:
                         help="first print one line per pipeline step")
     output.add_argument("--guess", action="store_true",
                         help="guess the layout instead: ranked candidates with reasons (docs/guess.md)")
+    containers = parser.add_argument_group(
+        "containers (safetensors, npz, TFLite, GGUF, TFRecord, WAV/AIFF, HDF5, IDX: docs/containers.md)")
+    containers.add_argument("--list", action="store_true",
+                            help="list the tensors of a container file (a table; JSON with --json)")
+    containers.add_argument("--tensor", metavar="NAME",
+                            help="show the tensor of this exact name (see --list); --dtype, "
+                                 "--offset, --shape... given too override the container's values")
     return parser
 
 
@@ -352,8 +374,11 @@ def text_pieces(result: PipelineResult, limit: int = DEFAULT_LIMIT,
 
 
 def json_pieces(result: PipelineResult, limit: int = DEFAULT_LIMIT,
-                view_as: str | None = None) -> Iterator[str]:
+                view_as: str | None = None, transposed: bool = False) -> Iterator[str]:
     """One JSON object (see the --help epilog) in pieces; values past ``limit`` are cut, flat.
+
+    ``transposed``: the tensor is a Fortran-order array read in C order even though the result
+    does not know it (an ``.npz`` member opened with ``--tensor``).
 
     Raises
     ------
@@ -371,6 +396,8 @@ def json_pieces(result: PipelineResult, limit: int = DEFAULT_LIMIT,
         "byte_order": "little" if result.params.little_endian else "big",
         "size": int(view.size),
         "truncated": truncated,
+        "trailing_bytes": list(result.trailing_bytes),
+        "transposed": result.transposed or transposed,
     })
     yield head[:-1] + ', "values": '
     if truncated:
@@ -422,9 +449,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: --limit {args.limit} is negative (use 0 or more)", file=sys.stderr)
         return 2
     try:
+        if (args.list or args.tensor is not None) and len(args.files) != 1:
+            raise ContainerError(f"--list and --tensor take one container file, not "
+                                 f"{len(args.files)} (name one file)", field="files")
+        if args.list:
+            with open_source(args.files[0]) as source:
+                listing = _listing_of(source)
+            text = json.dumps(listing_json(listing)) + "\n" if args.json else listing_table(listing)
+            sys.stdout.write(text)
+            sys.stdout.flush()
+            return 0
         params, slice_text, view_as_name_given = params_from_args(args)
         spec = parse_slice(slice_text) if slice_text is not None else None
         with Pipeline(args.files) as pipeline:
+            entry = None
+            if args.tensor is not None:  # listed from the pipeline's own map: one open
+                entry = find_entry(_listing_of(pipeline.source), args.tensor)
+                params = entry.params_over(params)
             # "view as" converts only the printed values: run without it, convert while printing.
             result = pipeline.run(dataclasses.replace(params, view_as=None), spec)
             steps = list(result.steps)
@@ -432,13 +473,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 target = view_as_target(view_as_name_given)
                 steps.append(f"view as {target}: TensorBuffer.create_from {result.buffer.data_type}"
                              f" -> {target} (of the printed values only)")
-            make = json_pieces if args.json else text_pieces
-            pieces = make(result, args.limit, view_as_name_given)
+            transposed = bool(entry is not None and entry.extras.get("fortran_order")
+                              and args.shape is None)
+            if args.json:
+                pieces = json_pieces(result, args.limit, view_as_name_given, transposed)
+            else:
+                pieces = text_pieces(result, args.limit, view_as_name_given)
             first = next(pieces)  # the errors found before any output (budget, view-as type)
             if args.steps:
                 sys.stdout.write("".join(f"# {step}\n" for step in steps))
             _write(itertools.chain([first], pieces), sys.stdout)
             sys.stdout.flush()
+            for note in _notes(result, pipeline, args.tensor is not None, transposed):
+                print(f"note: {note}", file=sys.stderr)
     except BrokenPipeError:  # e.g. piped into head: not an error of ours
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -449,6 +496,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {describe_error(error).message}", file=sys.stderr)
         return 2
     return 0
+
+
+def _listing_of(source: FileSource) -> ContainerListing:
+    """The container listing of the source's one file (headers read through its map).
+
+    Raises
+    ------
+    ContainerError
+        The file is not a container of a known format, or cannot be listed.
+    """
+    path = source.paths[0]
+    listing = list_container(HeaderReader(source, 0))
+    if listing is None:
+        names = ", ".join(sorted({f.name for f in FORMATS}))
+        raise ContainerError(
+            f"'{printable_name(path)}' is not a container this tool lists (known: {names}; "
+            "recognised from the content, not the name) (open it as a raw file without --list "
+            "and --tensor)", field="files")
+    return listing
+
+
+def _notes(result: PipelineResult, pipeline: Pipeline, inside_container: bool,
+           transposed: bool) -> list[str]:
+    """The stderr notes after a view: trailing bytes (outside a container tensor, whose file
+    naturally goes on with other tensors) and a Fortran-order transpose."""
+    notes = []
+    if not inside_container:
+        for path, count in zip(pipeline.source.paths, result.trailing_bytes):
+            if count:
+                notes.append(f"{count} trailing byte{'s' if count != 1 else ''} in "
+                             f"'{printable_name(path)}' after the data are not shown (see "
+                             "--steps; --record-size or --length choose the data)")
+    if result.transposed or transposed:
+        notes.append("Fortran-order .npy: shown transposed (the C-order reading of its bytes; "
+                     "np.load returns the transpose)")
+    return notes
 
 
 #: Name used by the GUI entry point for the same parser class.

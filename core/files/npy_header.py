@@ -9,7 +9,14 @@ We parse the dict with :func:`ast.literal_eval` (literals only: no names, calls 
 access can run) after bounding its length, and refuse everything a numeric tensor cannot be:
 object dtypes (their data is a pickle, which we never load), structured/void/string/datetime
 dtypes, negative or non-integer dimensions, more than 64 dimensions, and data that the file does
-not hold (an absurd shape is simply a file far too short for it).
+not hold (an absurd shape is simply a file far too short for it). An opaque descr ``'<V2'`` (how
+numpy saves ml_dtypes' bfloat16, which it does not know) is read with no dtype: the user names
+the type (bfloat16 is suggested). Headers of versions 1.0 and 2.0 written by Python 2 (``(2L,)``)
+are read as numpy reads them, the ``L`` dropped.
+
+A header that is refused does not stop the file from opening: :mod:`core.files.safe_open` keeps
+the error, and the pipeline raises it only when a default would come from the header (no
+explicit offset or dtype), so ``--offset 0 --dtype uint8`` shows any file's bytes.
 """
 
 from __future__ import annotations
@@ -23,7 +30,8 @@ from dataclasses import dataclass
 from core.dtypes.table import row_for_npy_code
 from core.errors import SourceError
 
-__all__ = ["NPY_MAGIC", "MAX_HEADER_BYTES", "NpyHeader", "looks_like_npy", "parse_npy_header"]
+__all__ = ["NPY_MAGIC", "MAX_HEADER_BYTES", "NpyHeader", "looks_like_npy", "opaque_type_error",
+           "parse_npy_header"]
 
 NPY_MAGIC = b"\x93NUMPY"
 #: Largest header accepted (numpy's own ``np.load`` default limit is 10000 bytes).
@@ -41,7 +49,9 @@ class NpyHeader:
     version
         Format version ``(major, minor)``; major is 1, 2 or 3.
     dtype
-        Engine type name (``"float32"``...; see :mod:`core.dtypes.table`).
+        Engine type name (``"float32"``...; see :mod:`core.dtypes.table`), or None for an
+        opaque ``'V<n>'`` descr: how numpy saves types it does not know, such as ml_dtypes'
+        bfloat16 (``'<V2'``); the user then names the type (:func:`opaque_type_error`).
     little_endian
         Byte order of the data (True for single-byte types).
     shape
@@ -61,6 +71,7 @@ class NpyHeader:
     fortran_order: bool
     data_offset: int
     nbytes: int
+    descr: str = ""
 
 
 def looks_like_npy(prefix: bytes) -> bool:
@@ -119,7 +130,7 @@ def parse_npy_header(prefix: bytes, *, name: str, file_size: int) -> NpyHeader:
         text = bytes(prefix[start:data_offset]).decode(encoding)
     except UnicodeDecodeError:
         raise _error(name, "the header is not text", "the file is corrupt") from None
-    fields = _parse_dict(text, name)
+    fields = _parse_dict(text, name, python2=(major, minor) <= (2, 0))
     dtype, little_endian, itemsize = _parse_descr(fields["descr"], name)
     fortran_order = fields["fortran_order"]
     if not isinstance(fortran_order, bool):
@@ -134,7 +145,7 @@ def parse_npy_header(prefix: bytes, *, name: str, file_size: int) -> NpyHeader:
     if data_offset + nbytes > file_size:
         raise _error(
             name,
-            f"its header promises {shape} {dtype} values ({nbytes} bytes from byte "
+            f"its header promises {shape} {dtype or fields['descr']} values ({nbytes} bytes from byte "
             f"{data_offset}) but the file has only {file_size - data_offset} bytes of data",
             "the file is truncated or its shape is corrupt; open it as raw bytes with an "
             "explicit offset to look at it",
@@ -142,28 +153,55 @@ def parse_npy_header(prefix: bytes, *, name: str, file_size: int) -> NpyHeader:
     return NpyHeader(
         version=(major, minor), dtype=dtype, little_endian=little_endian, shape=shape,
         fortran_order=fortran_order, data_offset=data_offset, nbytes=nbytes,
+        descr=fields["descr"],
     )
 
 
-def _parse_dict(text: str, name: str) -> dict:
+def opaque_type_error(name: str, header: NpyHeader) -> SourceError:
+    """The message for a header whose descr is opaque (``'<V2'``) when no dtype was chosen."""
+    itemsize = int(header.descr.lstrip("<>|=")[1:])
+    if itemsize == 2:
+        fix = "ml_dtypes' bfloat16 is saved so: open it with dtype bfloat16 (--dtype bfloat16)"
+    else:
+        fix = (f"choose a {itemsize}-byte type with --dtype, or look at its bytes with --dtype "
+               "uint8")
+    return _error(name, f"its dtype {header.descr!r} is numpy's name for {itemsize}-byte values "
+                  "of a type numpy does not know", fix)
+
+
+#: ``2L`` in a header written by Python 2 (numpy's ``_filter_header`` removes the ``L``).
+_PYTHON2_LONG = re.compile(r"(?<![\w'\"])([0-9]+)[lL]\b")
+
+
+def _parse_dict(text: str, name: str, python2: bool = False) -> dict:
     try:
         value = ast.literal_eval(text.strip())  # literals only: nothing can execute
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        raise _error(name, "the header is not a Python dict literal", "the file is corrupt") from None
+        value = None
+        if python2:  # numpy reads headers of versions up to 2.0 with Python 2's long literals
+            try:
+                value = ast.literal_eval(_PYTHON2_LONG.sub(r"\1", text.strip()))
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                value = None
+        if value is None:
+            raise _error(name, "the header is not a Python dict literal", "the file is corrupt") from None
     if not isinstance(value, dict) or set(value) != {"descr", "fortran_order", "shape"}:
         raise _error(name, "the header must be a dict with exactly the keys 'descr', "
                      "'fortran_order' and 'shape'", "the file is corrupt")
     return value
 
 
-def _parse_descr(descr: object, name: str) -> tuple[str, bool, int]:
+def _parse_descr(descr: object, name: str) -> tuple[str | None, bool, int]:
     if not isinstance(descr, str):
         raise _error(name, f"its dtype {descr!r} is structured", "only numeric arrays can be "
-                     "decoded: save one field, e.g. numpy.save(path, arr['x'])")
+                     "decoded: save one field, e.g. numpy.save(path, arr['x']), or read its "
+                     "bytes with an explicit offset and dtype, e.g. --offset 0 --dtype uint8")
     match = re.fullmatch(r"([<>|=]?)([a-zA-Z])([0-9]{1,3})", descr, flags=re.ASCII)
     if descr.lstrip("<>|=") == "O" or (match and match.group(2) == "O"):
         raise _error(name, "it holds Python objects (dtype 'O'), stored with pickle, which is "
                      "never loaded", "save a numeric array instead")
+    if match and match.group(2) == "V" and 0 < int(match.group(3)) <= 16:
+        return None, match.group(1) != ">", int(match.group(3))  # opaque: the user names the type
     row = row_for_npy_code(match.group(2) + str(int(match.group(3)))) if match else None
     if row is None:
         raise _error(name, f"its dtype {descr!r} is not a supported numeric type",

@@ -141,6 +141,9 @@ class FileInfo:
     device: int
     inode: int
     npy: NpyHeader | None
+    #: Why a file that starts with the ``.npy`` magic (or is named ``.npy``) has no usable
+    #: header; raised by the pipeline only when a default would come from the header.
+    npy_error: SourceError | None = None
 
 
 def _kind_of(mode: int) -> str | None:
@@ -199,8 +202,8 @@ def open_mapped(path: str, file_count: int = 1) -> tuple[FileInfo, int, mmap.mma
         ``field="files"``: missing, permission denied, a directory, a FIFO, device or socket
         (refused before opening), too many open files (the count, the limit, ``ulimit -n``),
         not enough address space to map it (its size), a file that cannot be mapped or a
-        pseudo-file whose size is not real (copy it first), another OS error, or a corrupt
-        ``.npy`` header.
+        pseudo-file whose size is not real (copy it first), another OS error. A corrupt ``.npy``
+        header is not raised here but kept in ``info.npy_error``.
     """
     try:
         before = os.stat(path)
@@ -233,15 +236,18 @@ def open_mapped(path: str, file_count: int = 1) -> tuple[FileInfo, int, mmap.mma
             # made the first strided image of a 1 TiB sparse file take ~20 s instead of ~0.1 s.
             mapped.madvise(mmap.MADV_RANDOM)
         data = np.frombuffer(mapped if mapped is not None else b"", dtype=np.uint8)
-        npy = None
+        npy, npy_error = None, None
         prefix = bytes(data[:PREFIX_BYTES])
         if looks_like_npy(prefix) or path.lower().endswith(".npy"):
-            npy = parse_npy_header(prefix, name=path, file_size=size)
+            try:
+                npy = parse_npy_header(prefix, name=path, file_size=size)
+            except SourceError as error:  # explicit options may still open it (raw bytes)
+                npy_error = error
     except BaseException:
         os.close(fd)
         raise
     info = FileInfo(path=path, size=size, mtime_ns=st.st_mtime_ns, device=st.st_dev,
-                    inode=st.st_ino, npy=npy)
+                    inode=st.st_ino, npy=npy, npy_error=npy_error)
     return info, fd, mapped, data
 
 

@@ -472,8 +472,10 @@ def open_source(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
     ------
     SourceError
         ``field="files"``: no files, a missing file, permission denied, a directory, a FIFO,
-        device or socket (never opened), a corrupt ``.npy`` header; ``field="offset"`` /
-        ``"record_size"``: see :meth:`FileSource.layout`.
+        device or socket (never opened); ``field="offset"`` /
+        ``"record_size"``: see :meth:`FileSource.layout`. An unusable ``.npy`` header is not
+        raised here: it is kept in ``FileInfo.npy_error`` for the pipeline (it matters only when
+        a default would come from the header).
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]

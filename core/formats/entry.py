@@ -10,13 +10,15 @@ why it cannot be shown and what to do.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from core.errors import ContainerError
+from core.dtypes.table import resolve_dtype
+from core.errors import ContainerError, CoreError
 from core.pipeline.pipeline import DecodeParams
 from core.text.names import printable_name
 
@@ -102,6 +104,52 @@ class TensorEntry:
             values.update(offset=None, length=None, shape=None, elements=self.elements)
         values.update(overrides)
         return DecodeParams(**values)  # type: ignore[arg-type]
+
+    def params_over(self, given: DecodeParams) -> DecodeParams:
+        """The entry's parameters with every field the user set in ``given`` (not None) winning.
+
+        Rules: ``dtype`` and ``little_endian`` replace the entry's; an explicit ``offset`` is a
+        file offset and takes the layout over (the data then runs to the end of the file unless
+        ``length`` is given too); the entry's shape is kept only while the elements are the
+        entry's own (no explicit offset, length, record size or fixed length, and a dtype of
+        the same item size), else the decode shape is used unless ``shape`` is given. An entry
+        that is not mappable (an undecodable type, a compressed member) can still be shown as
+        bytes with an explicit dtype when its byte range is known.
+
+        Raises
+        ------
+        ContainerError
+            The entry is not mappable and no dtype was given, or its byte range is unknown.
+        """
+        if not self.mappable and (given.dtype is None or self.nbytes == 0):
+            self.params()  # raises with the entry's problem
+        own_elements = (given.offset is None and given.length is None
+                        and given.record_size is None and given.fixed_length is None
+                        and _same_itemsize(given.dtype, self.dtype))
+        shape = given.shape
+        if shape is None and own_elements:
+            shape = self.shape
+        return dataclasses.replace(
+            given,
+            dtype=given.dtype if given.dtype is not None else self.dtype,
+            little_endian=given.little_endian if given.little_endian is not None else self.little_endian,
+            offset=given.offset if given.offset is not None else self.offset,
+            length=given.length if given.length is not None or given.offset is not None else self.nbytes,
+            shape=shape,
+        )
+
+
+def _same_itemsize(given: str | None, stored: str | None) -> bool:
+    """Whether ``given`` (None: the stored type) has the item size of ``stored``."""
+    if given is None:
+        return True
+    if stored is None:
+        return False
+    try:
+        return (resolve_dtype(given, extended_types=True).itemsize
+                == resolve_dtype(stored, extended_types=True).itemsize)
+    except CoreError:
+        return False  # the pipeline reports the bad name
 
 
 @dataclass(frozen=True)

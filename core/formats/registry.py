@@ -8,6 +8,7 @@ the first that claims the file lists it. A file no format claims is a raw file (
 from __future__ import annotations
 
 from core.files.sources import open_source
+from core.formats import hdf5, idx, npz, safetensors, wav
 from core.formats.entry import ContainerFormat, ContainerListing
 from core.formats.gguf import FORMAT as GGUF
 from core.formats.reader import HeaderReader
@@ -23,9 +24,15 @@ SNIFF_BYTES = 4096
 #: Every known format, most specific magic first: each format module defines one
 #: ``FORMAT = ContainerFormat(...)`` and is listed here.
 FORMATS: tuple[ContainerFormat, ...] = (
-    GGUF,
-    TFLITE,
-    TFRECORD,  # no magic: a length whose CRC matches (last)
+    hdf5.FORMAT,         # 8-byte signature (at 0, 512, 1024 or 2048)
+    npz.FORMAT,          # zip local header whose first member is a .npy
+    wav.FORMAT,          # RIFF/RIFX/RF64/BW64 .... WAVE
+    wav.AIFF_FORMAT,     # FORM .... AIFF/AIFC
+    safetensors.FORMAT,  # uint64 header length, then '{'
+    GGUF,                # "GGUF"
+    TFLITE,              # "TFL3" at byte 4
+    TFRECORD,            # no magic: a length whose masked CRC-32C matches (1 in 2**32 by chance)
+    idx.FORMAT,          # two zero bytes, a type byte, a dimension count: the weakest magic (keep it last)
 )
 
 

@@ -15,7 +15,10 @@ Defaults of a ``.npy`` source (every file a ``.npy`` with the same header): dtyp
 data offset from the header, and the header's shape (``(n_files,) + shape`` for several files)
 when the decoded value count matches it. The elements then cover exactly the data the header
 promises; extra bytes are trailing. A Fortran-order file is shown with its axes reversed (the
-C-order reading of its bytes, i.e. the transpose of what ``np.load`` returns); a step line says so.
+C-order reading of its bytes, i.e. the transpose of what ``np.load`` returns); a step line says so
+and ``PipelineResult.transposed`` is True. A file whose ``.npy`` header is unusable opens when an
+explicit offset and dtype replace what the header would give (raw bytes); an opaque ``'<V2'``
+header (ml_dtypes' bfloat16 saved by numpy) needs only an explicit dtype.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ from core.budget import check_copy_budget
 from core.decode.decode_raw import check_fixed_length, decode_raw
 from core.decode.reshape import parse_shape, resolve_shape
 from core.dtypes.table import check_padded_type, engine_name, resolve_dtype, tf_name
-from core.errors import CoreError, DecodeError
+from core.errors import CoreError, DecodeError, SourceError
+from core.files.npy_header import opaque_type_error
 from core.files.sources import FileSource, MappedRange, SourceLayout, open_source
 from core.pipeline.byte_map import ByteMap, address_of, buffer_range_contains
 from core.pipeline.steps import copy_reason, decode_step, source_step
@@ -130,6 +134,9 @@ class PipelineResult:
         taken from the files' header (a ``.npy`` header: ``"dtype"``, ``"little_endian"``,
         ``"offset"``, ``"shape"``), as opposed to the user's value or a built-in default. A GUI
         shows these values in the empty fields, marked as coming from the header.
+    transposed
+        True when the shape came from a Fortran-order ``.npy`` header: the tensor is the
+        C-order reading of its bytes, the transpose of what ``np.load`` returns.
     """
 
     params: DecodeParams
@@ -146,6 +153,7 @@ class PipelineResult:
     buffer: TensorBuffer | None = field(default=None, repr=False)
     mapped_ranges: tuple[MappedRange, ...] = field(default=(), repr=False)
     from_header: frozenset[str] = frozenset()
+    transposed: bool = False
 
     def block_reader(self, max_span: int = DEFAULT_MAX_SPAN) -> BlockReader:
         """A new :class:`core.scan.blocks.BlockReader` over the files' maps.
@@ -255,6 +263,7 @@ class Pipeline:
         """
         source = self._source
         source.check_unchanged()  # before touching any mapped page (core/files/shrink_guard.py)
+        _check_npy_headers(source, params)
         npy = source.npy if params.elements is None else None
         dtype_name = params.dtype if params.dtype is not None else (npy.dtype if npy else "uint8")
         little = params.little_endian
@@ -338,6 +347,7 @@ class Pipeline:
             zero_copy=in_map and byte_map is not None and params.view_as is None, steps=tuple(steps),
             byte_map=byte_map, sliced=sliced, buffer=buffer, mapped_ranges=mapped_ranges,
             from_header=frozenset(from_header),
+            transposed="(Fortran order" in note,
         )
 
     # -- helpers ------------------------------------------------------------------------------
@@ -452,6 +462,20 @@ class Pipeline:
             return None
         return ByteMap(mode=mode, base_address=start, layout=layout,
                        element_bytes=max(element_bytes, 1), file_sizes=sizes)
+
+
+def _check_npy_headers(source: FileSource, params: DecodeParams) -> None:
+    """Raise a ``.npy`` header's problem when a default would come from that header.
+
+    A file that starts with the ``.npy`` magic but whose header is unusable (structured,
+    truncated, corrupt) opens all the same: with an explicit offset and dtype its bytes are
+    shown raw. An opaque ``'<V2'`` header needs only the dtype (its offset and shape stay).
+    """
+    for info in source.files:
+        if info.npy_error is not None and (params.offset is None or params.dtype is None):
+            raise SourceError(info.npy_error.message, field="files")  # a new one per run
+        if info.npy is not None and info.npy.dtype is None and params.dtype is None:
+            raise opaque_type_error(info.path, info.npy)
 
 
 def _derives_from(array: np.ndarray, base: np.ndarray) -> bool:

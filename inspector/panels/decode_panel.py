@@ -309,6 +309,9 @@ class DecodePanel(QWidget):
             lines.insert(0, f"<b>Tensor</b> {html_text(repr(entry.name))} of the {container} file: "
                             "type, byte order, offset, length and shape from its header (edit a "
                             "field to look at the bytes another way)")
+        if result.transposed:
+            lines.append("<b>Fortran order</b> shown transposed: the C-order reading of the "
+                         "bytes (np.load gives the transpose)")
         self.info_label.setText("<br>".join(lines))
 
     def _on_error_changed(self, _error: ErrorReport | None) -> None:

@@ -29,6 +29,8 @@ def test_benchmarks_tiny_run_prints_the_table(tmp_path):
         "GUI event-loop latency",
         "list a GGUF with 20 tensors",
         "TFLite model (sparse; buffers past the flatbuffer)",
+        "list a safetensors file with",
+        "open one tensor of a",
     ):
         assert figure in out.stdout, figure
     assert "Machine:" in out.stdout and "numpy" in out.stdout

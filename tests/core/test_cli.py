@@ -66,6 +66,7 @@ def test_json_with_nan_and_inf(floats):
     document = json.loads(out.stdout)
     assert document == {
         "shape": [3, 2], "dtype": "float32", "byte_order": "big", "size": 6, "truncated": False,
+        "trailing_bytes": [0], "transposed": False,
         "values": [[1.5, "nan"], ["inf", "-inf"], [0.1, -2.0]],
     }
 

@@ -117,7 +117,8 @@ def test_view_as_prints_the_same_values_as_the_pipeline_converts(tmp_path, capsy
     with Pipeline([str(path)]) as pipeline:
         expected = pipeline.run(DecodeParams(dtype="float64", view_as="uint8")).view.tolist()
     assert printed == ('{"shape": [6], "dtype": "uint8", "byte_order": "little", "size": 6, '
-                       f'"truncated": false, "values": {expected}}}\n')
+                       f'"truncated": false, "trailing_bytes": [0], "transposed": false, '
+                       f'"values": {expected}}}\n')
 
 
 class _RecordingOutput(io.StringIO):

@@ -39,8 +39,8 @@ def test_npy_shapes_no_array_can_have_are_source_errors(tmp_path, shape_text, me
 
 def test_npy_descr_with_digits_of_another_script_is_refused(tmp_path):
     path = _npy(tmp_path, "(2,)", descr="<i\u0668")  # ARABIC-INDIC DIGIT EIGHT
-    with pytest.raises(SourceError, match="is not a supported numeric type"):
-        Pipeline([path])
+    with Pipeline([path]) as pipeline, pytest.raises(SourceError, match="is not a supported numeric type"):
+        pipeline.run(DecodeParams())
 
 
 def test_a_slice_integer_of_4301_zeros_is_zero_and_4301_ones_a_syntax_error():

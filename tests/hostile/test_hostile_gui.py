@@ -146,6 +146,16 @@ def test_opening_a_hostile_input_shows_its_message_and_keeps_the_view(window, go
         if case.first is not None:
             assert window.table_panel.model.value_at(0, 0) == case.first
         return
+    if case.field == "files" and "is not a usable .npy file" in message:
+        # The file opens (explicit options may read its bytes raw), the header's problem shows.
+        assert opened
+        assert field_error(window, "files") == message
+        assert banner(window) == f"<b>File:</b> {escape(message)} The view still shows the previous file."
+        window.document.update_params(offset=0, dtype="uint8")
+        assert banner(window) == "" and window.document.result is not None
+        with open(paths[0], "rb") as f:
+            assert bytes(window.document.result.view) == f.read()
+        return
     if case.field == "files":  # nothing was opened: the good document is still the document
         assert not opened
         assert window.document.paths == (good,)

@@ -459,8 +459,8 @@ def test_code_in_a_slice_is_never_run(tmp_path, capsys):
 
 def test_a_pickled_npy_is_never_unpickled(tmp_path):
     [path] = npy_object(tmp_path)
-    with pytest.raises(SourceError, match="never loaded"):
-        Pipeline([path])
+    with Pipeline([path]) as pipeline, pytest.raises(SourceError, match="never loaded"):
+        pipeline.run(DecodeParams())
     done = run_cli([path])
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert not (tmp_path / "UNPICKLED").exists()
@@ -468,7 +468,8 @@ def test_a_pickled_npy_is_never_unpickled(tmp_path):
 
 def test_unknown_npy_dtypes_and_shapes_are_refused(tmp_path):
     headers = {
-        "{'descr': '|V8', 'fortran_order': False, 'shape': (2,), }": "is not a supported numeric type",
+        "{'descr': '|V8', 'fortran_order': False, 'shape': (2,), }": "numpy's name for 8-byte values",
+        "{'descr': '|V17', 'fortran_order': False, 'shape': (2,), }": "is not a supported numeric type",
         "{'descr': '<U4', 'fortran_order': False, 'shape': (2,), }": "is not a supported numeric type",
         "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }": "is structured",
         "{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }": "negative dimension",
@@ -482,8 +483,8 @@ def test_unknown_npy_dtypes_and_shapes_are_refused(tmp_path):
     }
     for i, (header, expected) in enumerate(headers.items()):
         [path] = npy_with_header(f"h{i}.npy", header)(tmp_path)
-        with pytest.raises(SourceError, match=expected):
-            Pipeline([path])
+        with Pipeline([path]) as pipeline, pytest.raises(SourceError, match=expected):
+            pipeline.run(DecodeParams())
 
 
 # ------------------------------------------------------------- files changed while open

@@ -240,3 +240,28 @@ def test_a_file_truncated_while_open_clears_the_view_without_crashing(window, qt
     window.repaint()
     window.document.reload()  # the user presses Reload: 100 bytes = 25 floats
     assert window.document.result.view.shape == (25,)
+
+
+def test_fortran_order_npy_says_it_is_shown_transposed(window, tmp_path):
+    path = tmp_path / "f.npy"
+    np.save(path, np.asfortranarray(np.arange(6, dtype="<i2").reshape(2, 3)))
+    assert window.open_paths([str(path)])
+    assert window.document.result.transposed
+    np.testing.assert_array_equal(table_values(window), [[0, 3], [1, 4], [2, 5]])
+    assert ("<b>Fortran order</b> shown transposed: the C-order reading of the bytes (np.load "
+            "gives the transpose)") in window.decode_panel.info_label.text()
+    np.save(path, np.arange(6, dtype="<i2").reshape(2, 3))
+    assert window.open_paths([str(path)])
+    assert "Fortran" not in window.decode_panel.info_label.text()
+
+
+def test_a_bfloat16_npy_opens_once_the_type_is_chosen(window, tmp_path):
+    import ml_dtypes
+
+    path = tmp_path / "bf16.npy"
+    np.save(path, np.array([[1.5, -2.0]], dtype=ml_dtypes.bfloat16))
+    assert window.open_paths([str(path)])  # opens; the header asks for the type
+    assert window.document.result is None
+    window.document.update_params(dtype="bfloat16")
+    assert window.document.result.view.shape == (1, 2)
+    np.testing.assert_array_equal(table_values(window).astype(float), [[1.5, -2.0]])

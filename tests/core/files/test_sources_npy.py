@@ -152,8 +152,11 @@ CORRUPT = [
      r"65 dimensions"),
     ("object dtype", _npy("{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", bytes(100)),
      r"pickle, which is never loaded"),
-    ("unknown dtype", _npy("{'descr': '<V2', 'fortran_order': False, 'shape': (2,), }", bytes(4)),
-     r"dtype '<V2' is not a supported numeric type"),
+    ("opaque dtype", _npy("{'descr': '<V2', 'fortran_order': False, 'shape': (2,), }", bytes(4)),
+     r"dtype '<V2' is numpy's name for 2-byte values of a type numpy does not know \(ml_dtypes' "
+     r"bfloat16 is saved so: open it with dtype bfloat16 \(--dtype bfloat16\)\)"),
+    ("unknown dtype", _npy("{'descr': '<f3', 'fortran_order': False, 'shape': (2,), }", bytes(4)),
+     r"dtype '<f3' is not a supported numeric type"),
     ("unicode dtype", _npy("{'descr': '<U4', 'fortran_order': False, 'shape': (1,), }", bytes(16)),
      r"'<U4' is not a supported"),
     ("datetime dtype", _npy("{'descr': '<M8[s]', 'fortran_order': False, 'shape': (1,), }", bytes(8)),
@@ -178,18 +181,31 @@ CORRUPT = [
 def test_corrupt_npy_is_refused(tmp_path, name, content, pattern):
     path = tmp_path / "bad.npy"
     path.write_bytes(content)
-    with pytest.raises(SourceError, match=pattern) as info:
-        open_source(str(path))
-    assert info.value.field == "files"
-    assert str(info.value).startswith(f"'{path}' is not a usable .npy file: ")
-    assert str(info.value).endswith(")")
+    with Pipeline([str(path)]) as pipeline:  # the file opens: the header is needed only for defaults
+        for params in (DecodeParams(), DecodeParams(offset=0), DecodeParams(dtype="uint8")):
+            with pytest.raises(SourceError, match=pattern) as info:
+                pipeline.run(params if name != "opaque dtype" else DecodeParams())
+            assert info.value.field == "files"
+            assert str(info.value).startswith(f"'{path}' is not a usable .npy file: ")
+            assert str(info.value).endswith(")")
+
+
+@pytest.mark.parametrize(("name", "content", "pattern"), CORRUPT, ids=[c[0] for c in CORRUPT])
+def test_explicit_offset_and_dtype_open_any_npy_as_raw_bytes(tmp_path, name, content, pattern):
+    path = tmp_path / "bad.npy"
+    path.write_bytes(content)
+    with Pipeline([str(path)]) as pipeline:
+        result = pipeline.run(DecodeParams(offset=0, dtype="uint8"))
+    assert bytes(result.view) == content
+    assert result.trailing_bytes == (0,)
 
 
 def test_npy_extension_without_magic_is_refused(tmp_path):
     path = tmp_path / "raw.npy"
     path.write_bytes(b"not numpy at all")
-    with pytest.raises(SourceError, match=r"does not start with the magic"):
-        open_source(str(path))
+    with Pipeline([str(path)]) as pipeline, \
+            pytest.raises(SourceError, match=r"does not start with the magic"):
+        pipeline.run(DecodeParams())
 
 
 def test_magic_without_npy_extension_is_still_parsed(tmp_path):

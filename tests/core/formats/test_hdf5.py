@@ -1,0 +1,94 @@
+"""HDF5 files written by h5py: contiguous datasets exact as views, chunked ones say why not."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+import pytest
+
+from core.errors import ContainerError
+from core.formats.entry import find_entry
+from core.formats.registry import list_file
+
+h5py = pytest.importorskip("h5py")
+
+DATASETS = {
+    "f32": np.arange(12, dtype="<f4").reshape(3, 4) / 3,
+    "group/be_i32": np.array([1, -2, 1 << 30], dtype=">i4"),
+    "group/deeper/u8": np.arange(7, dtype=np.uint8),
+    "c128": np.array([1 + 2j, 3 - 4j]),
+    "flags": np.array([True, False]),
+}
+
+
+@pytest.fixture(scope="module")
+def h5(tmp_path_factory):
+    path = tmp_path_factory.mktemp("h5") / "data.h5"
+    with h5py.File(path, "w") as out:
+        for name, array in DATASETS.items():
+            out.create_dataset(name, data=array)
+        out.create_dataset("chunked", data=np.arange(100), chunks=(10,), compression="gzip")
+        out.create_dataset("compact", data=np.arange(4, dtype="<i2"),
+                           dcpl=_compact_plist())
+        out.create_dataset("text", data=np.array([b"ab", b"cd"]))
+        out.attrs["title"] = "unit test"
+    return path
+
+
+def _compact_plist():
+    plist = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    plist.set_layout(h5py.h5d.COMPACT)
+    return plist
+
+
+@pytest.mark.parametrize("name", sorted(DATASETS))
+def test_contiguous_datasets_show_their_values_as_views(h5, shown, name):
+    values, result = shown(h5, name)
+    np.testing.assert_array_equal(values, DATASETS[name])
+    with h5py.File(h5, "r") as handle:
+        np.testing.assert_array_equal(values, handle[name][()])
+    assert result.zero_copy
+
+
+def test_listing(h5):
+    listing = list_file(str(h5))
+    assert listing.format == "hdf5"
+    assert listing.metadata == {"title": "unit test"}
+    names = {e.name for e in listing.entries}
+    assert names == set(DATASETS) | {"chunked", "compact", "text"}
+    assert find_entry(listing, "group/be_i32").little_endian is False
+    chunked = find_entry(listing, "chunked")
+    assert not chunked.mappable
+    assert chunked.problem == (
+        "HDF5 dataset 'chunked': it is stored in chunks of (10,) with filters deflate, scattered "
+        "through the file, so it is not one byte range and cannot be mapped (copy it "
+        "contiguously, e.g. h5repack -l CONTI, or save it with h5py without chunks= or "
+        "compression=)")
+    assert "stored compact" in find_entry(listing, "compact").problem
+    assert "not a numeric type" in find_entry(listing, "text").problem
+    with pytest.raises(ContainerError, match="stored in chunks"):
+        chunked.params()
+
+
+def test_user_block_offsets_are_absolute(tmp_path, shown):
+    path = tmp_path / "ub.h5"
+    with h5py.File(path, "w", userblock_size=512) as out:
+        out.create_dataset("x", data=np.arange(5, dtype="<i8"))
+    values, _ = shown(path, "x")
+    np.testing.assert_array_equal(values, np.arange(5))
+
+
+def test_missing_h5py_says_how_to_install(h5, monkeypatch):
+    real_import = builtins.__import__
+
+    def no_h5py(name, *args, **kwargs):
+        if name == "h5py":
+            raise ImportError("No module named 'h5py'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_h5py)
+    with pytest.raises(ContainerError, match=r"listing HDF5 files needs the h5py package, which "
+                       r"is not installed \(pip install 'tensor-inspector\[hdf5\]' \(or pip "
+                       r"install h5py\)\)"):
+        list_file(str(h5))

@@ -1,0 +1,142 @@
+"""``.npz`` files written by numpy: stored members map to their data, compressed ones say why not."""
+
+from __future__ import annotations
+
+import struct
+import zipfile
+
+import numpy as np
+import pytest
+
+from core.errors import ContainerError
+from core.files.sources import open_source
+from core.formats.entry import find_entry
+from core.formats.npz import list_npz
+from core.formats.reader import HeaderReader
+from core.formats.registry import list_file
+from core.pipeline.pipeline import DecodeParams
+
+ARRAYS = {
+    "weights": np.arange(12, dtype="<f4").reshape(3, 4) / 7,
+    "big_endian": np.array([1, -2, 300], dtype=">i2"),
+    "flags": np.array([True, False, True]),
+    "complex": np.array([1 + 1j, -2.5j], dtype="<c16"),
+    "bytes": np.arange(10, dtype=np.uint8),
+    "scalar": np.array(-7, dtype="<i8"),
+}
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    path = tmp_path_factory.mktemp("npz") / "arrays.npz"
+    np.savez(path, **ARRAYS)
+    return path
+
+
+def test_listing_follows_np_load(stored):
+    listing = list_file(str(stored))
+    assert listing.format == "npz"
+    with np.load(stored) as loaded:
+        assert [e.name for e in listing.entries] == list(loaded.keys())
+        for entry in listing.entries:
+            assert entry.mappable, entry.problem
+            assert entry.shape == loaded[entry.name].shape
+            assert entry.nbytes == loaded[entry.name].nbytes
+    assert find_entry(listing, "big_endian").little_endian is False
+
+
+@pytest.mark.parametrize("name", sorted(ARRAYS))
+def test_every_member_shows_the_saved_values_as_a_view(stored, shown, name):
+    values, result = shown(stored, name)
+    np.testing.assert_array_equal(values, ARRAYS[name])
+    assert values.dtype == ARRAYS[name].dtype  # the byte order as stored: a view of the file
+    assert result.zero_copy
+
+
+def test_member_offset_is_inside_the_local_entry(stored):
+    """The data offset: local header + name + extra (numpy writes zip64 extras) + .npy header."""
+    content = stored.read_bytes()
+    entry = find_entry(list_file(str(stored)), "bytes")
+    assert content[entry.offset:entry.offset + 10] == bytes(range(10))
+    with zipfile.ZipFile(stored) as archive:
+        info = archive.getinfo("bytes.npy")
+    local = content[info.header_offset:info.header_offset + 30]
+    name_length, extra_length = struct.unpack("<HH", local[26:30])
+    assert local[18:26] == b"\xff" * 8  # numpy.savez writes zip64: sizes in the extra field
+    assert extra_length == 20
+    npy_start = info.header_offset + 30 + name_length + extra_length
+    assert content[npy_start:npy_start + 6] == b"\x93NUMPY"
+    header_length = struct.unpack("<H", content[npy_start + 8:npy_start + 10])[0]
+    assert entry.offset == npy_start + 10 + header_length
+
+
+def test_fortran_order_member_is_shown_transposed(tmp_path, shown):
+    path = tmp_path / "f.npz"
+    array = np.asfortranarray(np.arange(6, dtype="<i4").reshape(2, 3))
+    np.savez(path, f=array)
+    entry = find_entry(list_file(str(path)), "f")
+    assert entry.shape == (3, 2)
+    assert entry.extras == {"member": "f.npy", "fortran_order": True}
+    assert entry.stored_type == "<i4"
+    values, _ = shown(path, "f")
+    np.testing.assert_array_equal(values, array.T)
+
+
+def test_compressed_members_say_why_they_cannot_be_mapped(tmp_path):
+    path = tmp_path / "c.npz"
+    np.savez_compressed(path, a=np.zeros(1000), b=np.ones(3))
+    listing = list_file(str(path))
+    assert [e.name for e in listing.entries] == ["a", "b"]
+    entry = listing.entries[0]
+    assert not entry.mappable
+    assert entry.problem == (
+        "npz member 'a.npy': it is compressed (deflate, numpy.savez_compressed), so the file "
+        "holds compressed bytes, not the array's values, and no view of the file can show them "
+        "(save it uncompressed: numpy.savez(out, **numpy.load(path)), then open that)")
+    with pytest.raises(ContainerError, match="it is compressed"):
+        entry.params()
+
+
+def test_compressed_bytes_can_still_be_seen_raw(tmp_path, shown):
+    path = tmp_path / "c.npz"
+    np.savez_compressed(path, a=np.zeros(1000))
+    entry = list_file(str(path)).entries[0]
+    values, _ = shown(path, "a", DecodeParams(dtype="uint8"))
+    assert values.size == entry.nbytes and bytes(values) == path.read_bytes()[
+        entry.offset:entry.offset + entry.nbytes]
+
+
+def test_other_members_are_listed_with_a_problem(tmp_path):
+    path = tmp_path / "mixed.npz"
+    np.savez(path, x=np.arange(3))
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("README.txt", "not an array")
+    listing = list_file(str(path))
+    assert [e.mappable for e in listing.entries] == [True, False]
+    assert listing.entries[1].problem == ("npz member 'README.txt': not a .npy member (np.load "
+                                          "would not return it as an array)")
+
+
+def test_listing_reads_headers_only(tmp_path):
+    path = tmp_path / "big.npz"
+    np.savez(path, a=np.zeros(2_000_000), b=np.ones(1_000_000))
+    with open_source(str(path)) as source:
+        reader = HeaderReader(source, 0, "npz")
+        listing = list_npz(reader)
+        assert len(listing.entries) == 2
+        assert reader.consumed < 70_000  # 24 MB of data: only the directory and headers read
+
+
+def test_bfloat16_member_asks_for_its_type(tmp_path, shown):
+    import ml_dtypes
+
+    path = tmp_path / "bf.npz"
+    values = np.array([1.5, -2.0, 0.25], dtype=ml_dtypes.bfloat16)
+    np.savez(path, w=values)
+    entry = find_entry(list_file(str(path)), "w")
+    assert entry.problem == ("npz member 'w.npy': its dtype '<V2' is numpy's name for a type "
+                             "numpy does not know (ml_dtypes' bfloat16 is '<V2'): open it with an "
+                             "explicit dtype, e.g. --dtype bfloat16")
+    assert (entry.shape, entry.nbytes) == ((3,), 6)
+    shown_values, _ = shown(path, "w", DecodeParams(dtype="bfloat16"))
+    np.testing.assert_array_equal(shown_values.astype(np.float32), values.astype(np.float32))

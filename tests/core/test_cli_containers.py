@@ -1,0 +1,149 @@
+"""The command's container options (--list, --tensor), trailing bytes and .npy robustness."""
+
+from __future__ import annotations
+
+import json
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from core.cli import main
+
+safetensors_numpy = pytest.importorskip("safetensors.numpy")
+
+
+@pytest.fixture
+def model(tmp_path):
+    path = tmp_path / "model.safetensors"
+    safetensors_numpy.save_file({
+        "layer.0.weight": np.arange(6, dtype=np.float32).reshape(2, 3),
+        "layer.0.bias": np.array([-1, 1], dtype=np.int16),
+    }, str(path), metadata={"step": "10"})
+    return path
+
+
+def test_list_is_a_table(model, capsys):
+    assert main([str(model), "--list"]) == 0
+    out = capsys.readouterr().out
+    assert out == (
+        f"safetensors file '{model}': 2 tensors\n"
+        "  step: 10\n"
+        "name            dtype    shape   offset  bytes  notes\n"
+        "layer.0.weight  float32  (2, 3)     176     24  stored as F32\n"
+        "layer.0.bias    int16    (2,)       200      4  stored as I16\n")
+
+
+def test_list_json(model, capsys):
+    assert main([str(model), "--list", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["format"] == "safetensors" and document["metadata"] == {"step": "10"}
+    assert document["tensors"][0] == {  # the header's order (the writer aligns and sorts)
+        "name": "layer.0.weight", "dtype": "float32", "stored_type": "F32",
+        "byte_order": "little", "shape": [2, 3], "offset": 176, "nbytes": 24,
+        "mappable": True, "problem": None, "extras": {}}
+
+
+def test_tensor_then_slice_and_json(model, capsys):
+    assert main([str(model), "--tensor", "layer.0.weight", "--slice", ":, 1:", "--json"]) == 0
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)
+    assert document["values"] == [[1.0, 2.0], [4.0, 5.0]]
+    assert document["trailing_bytes"] == [4]  # the bias follows: no stderr note for a tensor
+    assert captured.err == ""
+
+
+def test_tensor_with_explicit_dtype_sees_the_same_bytes(model, capsys):
+    assert main([str(model), "--tensor", "layer.0.bias", "--dtype", "uint8", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["values"] == [255, 255, 1, 0]  # int16 -1 and 1, little-endian
+    assert document["trailing_bytes"] == [0]  # the last tensor of the file
+
+
+def test_missing_tensor_lists_the_closest(model, capsys):
+    assert main([str(model), "--tensor", "layer.0.weights"]) == 2
+    assert capsys.readouterr().err == (
+        f"error: the safetensors file '{model}' has no tensor named 'layer.0.weights' (closest: "
+        "'layer.0.weight', 'layer.0.bias')\n")
+
+
+def test_list_of_a_raw_file_says_it_is_not_a_container(tmp_path, capsys):
+    path = tmp_path / "raw.bin"
+    path.write_bytes(bytes(100))
+    assert main([str(path), "--list"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: '{path}' is not a container this tool lists (known: aiff, ")
+    assert err.endswith("(open it as a raw file without --list and --tensor)\n")
+
+
+def test_list_takes_one_file(model, capsys):
+    assert main([str(model), str(model), "--list"]) == 2
+    assert capsys.readouterr().err == ("error: --list and --tensor take one container file, "
+                                       "not 2 (name one file)\n")
+
+
+def test_trailing_bytes_are_noted_on_stderr_and_in_json(tmp_path, capsys):
+    path = tmp_path / "ten.bin"
+    path.write_bytes(bytes(range(10)))
+    assert main([str(path), "--record-size", "4", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["trailing_bytes"] == [2]
+    assert captured.err == (f"note: 2 trailing bytes in '{path}' after the data are not shown "
+                            "(see --steps; --record-size or --length choose the data)\n")
+
+
+# -- .npy robustness -----------------------------------------------------------------------
+def test_bfloat16_npy_asks_for_its_type_then_opens(tmp_path, capsys):
+    path = tmp_path / "bf16.npy"
+    values = np.array([[1.5, -2.0], [0.25, 3.0]], dtype=ml_dtypes.bfloat16)
+    np.save(path, values)  # numpy writes descr '<V2'
+    assert main([str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: '{path}' is not a usable .npy file: its dtype '<V2' is numpy's name for 2-byte "
+        "values of a type numpy does not know (ml_dtypes' bfloat16 is saved so: open it with "
+        "dtype bfloat16 (--dtype bfloat16))\n")
+    assert main([str(path), "--dtype", "bfloat16", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["shape"] == [2, 2]  # the header's offset and shape are kept
+    assert document["values"] == [[1.5, -2.0], [0.25, 3.0]]
+
+
+def test_structured_npy_opens_as_raw_bytes_with_explicit_options(tmp_path, capsys):
+    path = tmp_path / "rec.npy"
+    np.save(path, np.array([(1, 2.0)], dtype=[("a", "<i2"), ("b", "<f4")]))
+    assert main([str(path)]) == 2
+    assert "is structured" in capsys.readouterr().err
+    assert main([str(path), "--offset", "0", "--dtype", "uint8", "--json", "--limit", "100000"]) == 0
+    assert json.loads(capsys.readouterr().out)["values"] == list(path.read_bytes())
+
+
+def test_python2_long_literals_are_read_as_numpy_reads_them(tmp_path, capsys):
+    header = b"{'descr': '<i4', 'fortran_order': False, 'shape': (2L, 3L), }"
+    header += b" " * (64 - 10 - len(header) - 1) + b"\n"
+    path = tmp_path / "py2.npy"
+    data = np.arange(6, dtype="<i4")
+    path.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + data.tobytes())
+    with pytest.warns(UserWarning, match="created on Python 2"):
+        np.testing.assert_array_equal(np.load(path), data.reshape(2, 3))  # numpy's own reading
+    assert main([str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["values"] == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_fortran_order_npy_says_it_is_shown_transposed(tmp_path, capsys):
+    path = tmp_path / "f.npy"
+    np.save(path, np.asfortranarray(np.arange(6, dtype="<i2").reshape(2, 3)))
+    assert main([str(path), "--json", "--steps"]) == 0
+    captured = capsys.readouterr()
+    assert "(Fortran order: axes reversed, the transpose of np.load's array)" in captured.out
+    document = json.loads(captured.out.splitlines()[-1])
+    assert document["transposed"] is True
+    assert document["values"] == [[0, 3], [1, 4], [2, 5]]
+    assert captured.err == ("note: Fortran-order .npy: shown transposed (the C-order reading of "
+                            "its bytes; np.load returns the transpose)\n")
+
+
+def test_fortran_order_npz_member_is_transposed_too(tmp_path, capsys):
+    path = tmp_path / "f.npz"
+    np.savez(path, f=np.asfortranarray(np.arange(6, dtype="<i2").reshape(2, 3)))
+    assert main([str(path), "--tensor", "f", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["transposed"] is True

@@ -150,7 +150,7 @@ def test_opening_a_hostile_input_shows_its_message_and_keeps_the_view(window, go
         # The file opens (explicit options may read its bytes raw), the header's problem shows.
         assert opened
         assert field_error(window, "files") == message
-        assert banner(window) == f"<b>File:</b> {escape(message)} The view still shows the previous file."
+        assert banner(window) == f"<b>File:</b> {escape(message)} {still_previous(paths)}"
         window.document.update_params(offset=0, dtype="uint8")
         assert banner(window) == "" and window.document.result is not None
         with open(paths[0], "rb") as f:

@@ -41,12 +41,32 @@ def batch_4d(path: Path) -> None:
     path.write_bytes(values.astype("<f4").tobytes())
 
 
+def checkpoint(path: Path) -> None:
+    """Containers: a small safetensors checkpoint (written by the safetensors package)."""
+    from safetensors.numpy import save_file
+
+    y, x = np.mgrid[0:48, 0:64].astype(np.float32)
+    rng = np.random.default_rng(1)
+    save_file({
+        "embed.weight": (np.sin(x / 6) * np.cos(y / 9) + 0.05 * rng.standard_normal((48, 64))).astype(np.float32),
+        "layers.0.attn.q_proj.weight": rng.standard_normal((64, 64)).astype(np.float16),
+        "layers.0.attn.q_proj.bias": np.linspace(-1, 1, 64, dtype=np.float32),
+        "layers.0.mlp.up.weight": rng.standard_normal((128, 64)).astype(np.float32),
+        "layers.0.norm.scale": np.ones(64, np.float32),
+        "lm_head.weight": rng.standard_normal((100, 64)).astype(np.float16),
+    }, str(path), metadata={"format": "pt", "producer": "make_screenshots.py"})
+
+
+checkpoint.suffix = ".safetensors"  # type: ignore[attr-defined]
+
+
 SHOTS = [
     ("sample.png", None, []),
     ("one_d.png", sensor_dump, ["--dtype", "int16", "--big-endian", "--offset", "32"]),
     ("two_d.png", spectrogram_records, ["--dtype", "float32", "--record-size", "256"]),
     ("four_d.png", batch_4d, ["--dtype", "float32", "--shape", "2,3,32,48"]),
     ("slice_editor.png", batch_4d, ["--dtype", "float32", "--shape", "2,3,32,48", "--slice", "[-1, 1:, ..., ::-2]"]),
+    ("containers.png", checkpoint, []),
 ]
 
 
@@ -57,7 +77,7 @@ def main() -> int:
         for name, make, options in SHOTS:
             files = []
             if make is not None:
-                data = Path(tmp) / (make.__name__ + ".bin")
+                data = Path(tmp) / (make.__name__ + getattr(make, "suffix", ".bin"))
                 make(data)
                 files = [str(data)]
             command = [sys.executable, "-m", "inspector", *files, *options, "--screenshot", str(OUT / name)]

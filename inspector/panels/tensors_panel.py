@@ -10,6 +10,8 @@ quantized, an unsupported type) is greyed, and its note says why.
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtCore import QAbstractItemModel, QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QTreeView, QVBoxLayout, QWidget
@@ -143,9 +145,12 @@ class TensorsModel(QAbstractItemModel):
             if role == Qt.DisplayRole and index.column() == 0:
                 total = len(self._listing.entries)
                 shown = f"{len(self._rows)} of {total}" if len(self._rows) != total else str(total)
-                return f"{self._listing.format}: {printable_name(self._listing.path)} ({shown} tensors)"
+                name = printable_name(os.path.basename(self._listing.path))
+                return f"{self._listing.format}: {name} ({shown} tensors)"
             if role == Qt.ToolTipRole:
-                return "\n".join(f"{k}: {v}" for k, v in self._listing.metadata.items()) or None
+                facts = [printable_name(self._listing.path)]
+                facts += [f"{k}: {v}" for k, v in self._listing.metadata.items()]
+                return "\n".join(facts)
             return None
         if role in (Qt.DisplayRole, Qt.ToolTipRole):
             return _cell(entry, index.column())
@@ -194,8 +199,10 @@ class TensorsPanel(QWidget):
     def _on_container(self, listing: ContainerListing | None) -> None:
         self.model.set_listing(listing)
         self.tree.expandAll()
-        for column in range(1, len(COLUMNS) - 1):
+        for column in range(len(COLUMNS) - 1):
             self.tree.resizeColumnToContents(column)
+        # Names first: wide enough for most of them, never the whole dock (the tool tip has it all).
+        self.tree.setColumnWidth(0, min(self.tree.columnWidth(0), 260))
         problems = list(listing.problems) if listing is not None else []
         self.problems.setText("\n".join(problems[:20]) + (f"\n... and {len(problems) - 20} more"
                                                             if len(problems) > 20 else ""))

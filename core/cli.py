@@ -486,6 +486,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.flush()
             for note in _notes(result, pipeline, args.tensor is not None, transposed):
                 print(f"note: {note}", file=sys.stderr)
+            if entry is None and len(args.files) == 1:
+                note = _container_hint(pipeline.source)
+                if note:
+                    print(f"note: {note}", file=sys.stderr)
     except BrokenPipeError:  # e.g. piped into head: not an error of ours
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -515,6 +519,21 @@ def _listing_of(source: FileSource) -> ContainerListing:
             "recognised from the content, not the name) (open it as a raw file without --list "
             "and --tensor)", field="files")
     return listing
+
+
+def _container_hint(source: FileSource) -> str | None:
+    """For a container file decoded as raw bytes (no --tensor): what it holds and how to open a
+    tensor; None for a raw file (or one whose header cannot be listed: the raw view is all)."""
+    try:
+        listing = list_container(HeaderReader(source, 0))
+    except CoreError:
+        return None
+    if listing is None or not listing.entries:
+        return None
+    count = len(listing.entries)
+    return (f"'{printable_name(source.paths[0])}' is a {listing.format} file holding {count} "
+            f"tensor{'s' if count != 1 else ''}, shown here as raw bytes: --list lists them, "
+            "--tensor NAME shows one")
 
 
 def _notes(result: PipelineResult, pipeline: Pipeline, inside_container: bool,

@@ -147,3 +147,18 @@ def test_fortran_order_npz_member_is_transposed_too(tmp_path, capsys):
     np.savez(path, f=np.asfortranarray(np.arange(6, dtype="<i2").reshape(2, 3)))
     assert main([str(path), "--tensor", "f", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["transposed"] is True
+
+
+def test_a_container_shown_as_raw_bytes_says_how_to_open_its_tensors(tmp_path, capsys):
+    from safetensors.numpy import save_file
+
+    path = tmp_path / "m.safetensors"
+    save_file({"a": np.zeros((2, 3), np.float32), "b": np.ones(4, np.int16)}, str(path))
+    assert main([str(path), "--limit", "2"]) == 0
+    assert capsys.readouterr().err == (
+        f"note: '{path}' is a safetensors file holding 2 tensors, shown here as raw bytes: "
+        "--list lists them, --tensor NAME shows one\n")
+    raw = tmp_path / "raw.bin"
+    raw.write_bytes(bytes(range(16)))
+    assert main([str(raw)]) == 0
+    assert capsys.readouterr().err == ""

@@ -396,7 +396,7 @@ class ComparePanel(QWidget):
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if col:
-                    item.setTextAlignment(int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter))
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.mismatches.setItem(row, col, item)
         more = result is not None and result.mismatched > len(entries)
         self.mismatches.setToolTip(f"The {len(entries)} {'worst' if self._sort == 'error' else 'first'} of "

@@ -154,6 +154,7 @@ class MainWindow(QMainWindow):
         self._history_keys = _HistoryKeys(self)
         for kind, label in (("numpy", "Copy view as &numpy code"), ("tensorflow", "Copy view as &TensorFlow code")):
             edit_menu.addAction(QAction(label, self, triggered=lambda _=False, k=kind: self._copy_code(k)))
+        edit_menu.addAction(QAction("Copy &comparison as numpy code", self, triggered=lambda _=False: self.compare_panel.copy_code()))
         self.view_menu = self.menuBar().addMenu("&View")
         for dock in self.docks.values():
             self.view_menu.addAction(dock.toggleViewAction())

@@ -438,12 +438,13 @@ class ComparePanel(QWidget):
             last = offset + max(nbytes, 1) - 1
             text += f", bytes {offset:,}–{last:,} (0x{offset:x}–0x{last:x}) of {display_name(path)}"
         self.b_bytes.setText(text)
-        entries = self.entries
-        for row, m in enumerate(entries):
+        for row, m in enumerate(self.entries):
             if m.index_a == tuple(index):
                 self._position = row
                 self.mismatches.selectRow(row)
                 break
+        else:
+            self.mismatches.clearSelection()  # the element is not in the list (next still follows it)
 
 
 def _index_text(index) -> str:

@@ -204,3 +204,14 @@ def test_copy_comparison_as_numpy_code_reproduces_the_summary(window, qtbot, fil
     assert "np.isclose" in code
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert run.stdout.strip() == "Mismatched elements: 3 / 10 (30%)"
+
+
+def test_copy_without_b_says_why_and_copies_nothing(window, files):
+    assert window.open_paths([files[0]], DecodeParams(dtype="float32"))
+    notes = []
+    window.compare_panel.message.connect(notes.append)
+    assert window.compare_panel.copy_code() is None
+    assert notes == ["Cannot copy the comparison as code: nothing is compared: open B first (File > Compare with…)"]
+    window.next_mismatch_action.trigger()
+    assert notes[-1] == "Nothing is compared"
+    assert window.document.selection == (0,)

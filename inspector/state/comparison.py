@@ -14,7 +14,9 @@ Rules
   :class:`~inspector.state.background_task.BackgroundTask`: the GUI never waits for it. A new
   run cancels the one before, whose outcome is then ignored. Both sides are checked for changes
   on disk before each block (``FileSource.check_unchanged``), so a file that changes during the
-  comparison is reported, never read half old, half new.
+  comparison is reported, never read half old, half new. Between comparisons, B's files are
+  watched by their own :class:`~inspector.state.file_monitor.FileMonitor` (A's by the
+  document's): a change that invalidates a view clears the result and is reported.
 - Anything that fails (B cannot be opened or decoded, the shapes do not pair, bad tolerances, a
   file changed) is reported through :attr:`Comparison.errorChanged` as an
   :class:`~core.errors.ErrorReport` prefixed with the side or step, and the result is cleared;
@@ -37,11 +39,12 @@ from core.compare.result import CompareResult
 from core.compare.rules import CompareRules, resolve_rules
 from core.compare.scanner import Side, Window, compare_sides, window_differences
 from core.compare.snippet import numpy_compare_snippet
-from core.errors import ErrorReport, describe_error
+from core.errors import ErrorReport, SourceError, describe_error
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.slicing.spec import SliceSpec
 from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
+from inspector.state.file_monitor import FileMonitor
 
 __all__ = ["QUANTITIES", "CompareSettings", "Comparison"]
 
@@ -116,8 +119,12 @@ class Comparison(QObject):
         self._rules: CompareRules | None = None
         self._error: ErrorReport | None = None
         self._task: BackgroundTask | None = None
+        # B's own change detector (A's is the document's): the same rule, the same SIGBUS guard.
+        self._file_monitor = FileMonitor(self)
+        self._file_monitor.changed.connect(lambda report: self._on_changed_on_disk("B", report))
         document.resultChanged.connect(self._on_document_result)
         document.filesChanged.connect(self._cancel)
+        document.filesChangedOnDisk.connect(lambda report: self._on_changed_on_disk("A", report))
 
     # ------------------------------------------------------------------ read-only state
     @property
@@ -193,6 +200,7 @@ class Comparison(QObject):
             return False
         self._retire_pipeline()
         self._pipeline = pipeline
+        self._file_monitor.watch(pipeline.source)
         self._paths = tuple(os.fspath(p) for p in paths)
         if overrides is not None:
             self._b_overrides = dict(overrides)
@@ -204,6 +212,7 @@ class Comparison(QObject):
     def close_b(self) -> None:
         """Stop comparing: close B's files and clear the result."""
         self._retire_pipeline()
+        self._file_monitor.watch(None)
         self._pipeline, self._paths, self._result_b = None, (), None
         self._set_result(None)
         self._set_error(None)
@@ -390,6 +399,15 @@ class Comparison(QObject):
 
     def _on_document_result(self, _result) -> None:
         self._rerun_b()
+
+    def _on_changed_on_disk(self, side: str, report) -> None:
+        """A's or B's files changed on disk: a comparison of them would mix versions, so it
+        stops and says why until A is reloaded or B opened again."""
+        if not report.invalidates_view or self._pipeline is None:
+            return
+        self._cancel()
+        self._set_result(None)
+        self._report(side, SourceError(report.first.error_message, field="files"))
 
     def _retire_pipeline(self) -> None:
         """Close B's pipeline once no comparison can be reading it."""

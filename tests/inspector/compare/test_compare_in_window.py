@@ -215,3 +215,15 @@ def test_copy_without_b_says_why_and_copies_nothing(window, files):
     window.next_mismatch_action.trigger()
     assert notes[-1] == "Nothing is compared"
     assert window.document.selection == (0,)
+
+
+def test_b_changing_on_disk_while_shown_clears_the_comparison(window, qtbot, files):
+    compared(window, qtbot, files)
+    with open(files[1], "r+b") as f:
+        f.truncate(20)  # B shrinks to 5 values: its view cannot be shown any more
+    qtbot.waitUntil(lambda: window.comparison.error is not None, timeout=5000)  # B's file monitor
+    assert label(window, "compare.error").startswith("B: ") and "changed on disk" in label(window, "compare.error")
+    assert window.comparison.result is None
+    model = window.table_panel.model
+    assert model.value_source is None  # the table no longer shows differences
+    assert window.compare_plot.mode == "empty"

@@ -96,6 +96,11 @@ class ComparePanel(QWidget):
         for name in ENGINE_TYPES:
             self.b_dtype.addItem(name, name)
         self.b_dtype.setToolTip("B's type; (same as A) follows the Decode dock")
+        self.b_byte_order = QComboBox()
+        self.b_byte_order.setObjectName("compare.bByteOrder")
+        for text, value in ((_SAME, None), ("little-endian", True), ("big-endian", False)):
+            self.b_byte_order.addItem(text, value)
+        self.b_byte_order.setToolTip("B's byte order; (same as A) follows the Decode dock")
         self.b_offset = IntField()
         self.b_offset.setObjectName("compare.bOffset")
         self.b_offset.setPlaceholderText(_SAME)
@@ -103,6 +108,7 @@ class ComparePanel(QWidget):
         override_row = QHBoxLayout()
         override_row.addWidget(QLabel("B type"))
         override_row.addWidget(self.b_dtype)
+        override_row.addWidget(self.b_byte_order)
         override_row.addWidget(QLabel("offset"))
         override_row.addWidget(self.b_offset, 1)
 
@@ -219,6 +225,7 @@ class ComparePanel(QWidget):
         self.open_button.clicked.connect(self.openRequested)
         self.close_button.clicked.connect(comparison.close_b)
         self.b_dtype.currentIndexChanged.connect(self._on_override_edited)
+        self.b_byte_order.currentIndexChanged.connect(self._on_override_edited)
         self.b_offset.editingFinished.connect(self._on_override_edited)
         for field in (self.rtol, self.atol):
             field.editingFinished.connect(self._on_tolerance_edited)
@@ -304,6 +311,8 @@ class ComparePanel(QWidget):
         overrides = {}
         if self.b_dtype.currentData() is not None:
             overrides["dtype"] = self.b_dtype.currentData()
+        if self.b_byte_order.currentData() is not None:
+            overrides["little_endian"] = self.b_byte_order.currentData()
         offset = self.b_offset.value()
         if isinstance(offset, str):
             self._show_error(ErrorReport(f"B offset: {offset!r} is not a whole number (for example 16 or 0x10)", "offset"))
@@ -355,6 +364,7 @@ class ComparePanel(QWidget):
             comparison = self._comparison
             overrides = comparison.b_overrides
             self.b_dtype.setCurrentIndex(max(0, self.b_dtype.findData(overrides.get("dtype"))))
+            self.b_byte_order.setCurrentIndex(max(0, self.b_byte_order.findData(overrides.get("little_endian"))))
             self.b_offset.set_value(overrides.get("offset"))
             settings = comparison.settings
             self.ulp.setValue(-1 if settings.ulp is None else settings.ulp)

@@ -227,3 +227,18 @@ def test_b_changing_on_disk_while_shown_clears_the_comparison(window, qtbot, fil
     model = window.table_panel.model
     assert model.value_source is None  # the table no longer shows differences
     assert window.compare_plot.mode == "empty"
+
+
+def test_b_byte_order_override(window, qtbot, files, tmp_path):
+    big = tmp_path / "b_big.bin"
+    B.astype(">f4").tofile(big)
+    assert window.open_paths([files[0]], DecodeParams(dtype="float32"))
+    assert window.comparison.open_b([str(big)])
+    qtbot.waitUntil(lambda: window.comparison.result is not None)
+    assert window.comparison.result.mismatched == 9  # read little-endian, only 0.0 reads the same
+    order = window.findChild(QComboBox, "compare.bByteOrder")
+    order.setCurrentIndex(order.findData(False))  # big-endian
+    qtbot.waitUntil(lambda: window.comparison.result is not None)
+    assert label(window, "compare.summary") == "Mismatched elements: 3 / 10 (30%)"
+    assert window.comparison.b_overrides == {"little_endian": False}
+    assert window.document.params.little_endian is None  # A keeps its own settings

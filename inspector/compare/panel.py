@@ -52,7 +52,6 @@ __all__ = ["ComparePanel", "SORT_ORDERS"]
 
 #: How the mismatch list is sorted: key -> label.
 SORT_ORDERS = {"error": "largest error first", "index": "index order"}
-_SAME = "(same as A)"
 
 
 class ComparePanel(QWidget):
@@ -92,18 +91,18 @@ class ComparePanel(QWidget):
 
         self.b_dtype = QComboBox()
         self.b_dtype.setObjectName("compare.bDtype")
-        self.b_dtype.addItem(_SAME, None)
+        self.b_dtype.addItem("(A's type)", None)
         for name in ENGINE_TYPES:
             self.b_dtype.addItem(name, name)
-        self.b_dtype.setToolTip("B's type; (same as A) follows the Decode dock")
+        self.b_dtype.setToolTip("B's type; (A's type) follows the Decode dock")
         self.b_byte_order = QComboBox()
         self.b_byte_order.setObjectName("compare.bByteOrder")
-        for text, value in ((_SAME, None), ("little-endian", True), ("big-endian", False)):
+        for text, value in (("(A's byte order)", None), ("little-endian", True), ("big-endian", False)):
             self.b_byte_order.addItem(text, value)
-        self.b_byte_order.setToolTip("B's byte order; (same as A) follows the Decode dock")
+        self.b_byte_order.setToolTip("B's byte order; (A's byte order) follows the Decode dock")
         self.b_offset = IntField()
         self.b_offset.setObjectName("compare.bOffset")
-        self.b_offset.setPlaceholderText(_SAME)
+        self.b_offset.setPlaceholderText("(A's offset)")
         self.b_offset.setToolTip("Bytes to skip in B's files (a header); empty: A's offset")
         override_row = QHBoxLayout()
         override_row.addWidget(QLabel("B type"))

@@ -51,6 +51,9 @@ from inspector.bytes.data_inspector import DataInspector
 from inspector.bytes.hex_actions import HexActions
 from inspector.bytes.hex_view import HexView
 from inspector.bytes.link import BytesLink
+from inspector.compare.panel import ComparePanel
+from inspector.compare.plot import ComparisonPlot
+from inspector.compare.table_values import follow_comparison
 from inspector.panels.code_export import copy_snippet_message
 from inspector.panels.decode_panel import DecodePanel
 from inspector.panels.export_dialog import export_current_view
@@ -64,6 +67,7 @@ from inspector.panels.tensors_panel import TensorsPanel
 from inspector.plot.panel import PlotPanel
 from inspector.slice_editor.editor import SliceEditor
 from inspector.state.background_task import shutdown_tasks
+from inspector.state.comparison import Comparison
 from inspector.state.document import Document
 from inspector.state.settings_store import SettingsStore
 from inspector.table.panel import TablePanel
@@ -157,6 +161,7 @@ class MainWindow(QMainWindow):
         self.tensors_panel = TensorsPanel(self.document)
         self._add_dock("tensors", "Tensors", self.tensors_panel, Qt.LeftDockWidgetArea)
         self.docks["tensors"].hide()  # shown while a container file is open
+        self._build_compare()
         self.docks["plot"].raise_()
         self.setStatusBar(StatusBar(self.document))
         self.hex_actions = HexActions(self.hex_view, self)
@@ -213,6 +218,7 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.export_action)
         self.close_action = QAction("&Close", self, shortcut="Ctrl+W", triggered=self.close_file)
         file_menu.addAction(self.close_action)
+        file_menu.addAction(self.compare_action)
         file_menu.addSeparator()
         self.reopen_action = QAction("Reopen last files on &start", self, checkable=True)
         self.reopen_action.setChecked(self.settings.reopen_last_files())
@@ -246,6 +252,7 @@ class MainWindow(QMainWindow):
         bytes_menu = edit_menu.addMenu("&Bytes")
         for action in self.hex_actions.actions:
             bytes_menu.addAction(action)
+        edit_menu.addAction(QAction("Copy &comparison as numpy code", self, triggered=lambda _=False: self.compare_panel.copy_code()))
 
         self.view_menu = self.menuBar().addMenu("&View")
         self.focus_actions: dict[str, QAction] = {}
@@ -326,6 +333,45 @@ class MainWindow(QMainWindow):
             dock.show()
         self.docks["plot"].raise_()
         self.apply_default_layout()
+
+    def _build_compare(self) -> None:
+        """The comparison with a second tensor B: its dock, its plot (beside the plot), the table's
+        values while it is open, File > Compare with… and the F8 / Shift+F8 mismatch keys."""
+        self.comparison = Comparison(self.document, self)
+        self.compare_panel = ComparePanel(self.comparison)
+        self.compare_plot = ComparisonPlot(self.comparison)
+        self._add_dock("compare", "Compare", self.compare_panel, Qt.LeftDockWidgetArea)
+        self._add_dock("comparePlot", "Compare plot", self.compare_plot, Qt.RightDockWidgetArea)
+        self.tabifyDockWidget(self.docks["plot"], self.docks["comparePlot"])
+        self.tabifyDockWidget(self.docks["slice"], self.docks["compare"])  # the list beside the plots
+        for name in ("compare", "comparePlot"):
+            self.docks[name].hide()  # shown once B is opened
+        follow_comparison(self.table_panel.model, self.comparison)
+        self.compare_panel.openRequested.connect(self._on_compare_triggered)
+        self.compare_panel.message.connect(self._show_status_note)
+        self.comparison.filesChanged.connect(self._on_compare_files_changed)
+        self.compare_action = QAction("&Compare with…", self, triggered=self._on_compare_triggered)
+        self.next_mismatch_action = QAction("Next mismatch", self, shortcut="F8", triggered=self.compare_panel.next_mismatch)
+        self.previous_mismatch_action = QAction("Previous mismatch", self, shortcut="Shift+F8",
+                                                triggered=self.compare_panel.previous_mismatch)
+        for action in (self.next_mismatch_action, self.previous_mismatch_action):
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            self.addAction(action)  # keys that work anywhere in the window, with or without the dock
+
+    def _on_compare_triggered(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, "Compare the view with (B)", self.settings.last_directory())
+        if paths:
+            self.comparison.open_b(paths)
+
+    def _on_compare_files_changed(self) -> None:
+        shown = self.comparison.is_open
+        for name in ("compare", "comparePlot"):
+            self.docks[name].setVisible(shown)
+        if shown:
+            self.docks["compare"].raise_()
+            self.docks["comparePlot"].raise_()
+            height = self.height()  # the list needs room: most of the left column
+            self.resizeDocks([self.docks["decode"], self.docks["compare"]], [int(height * 0.25), int(height * 0.75)], Qt.Vertical)
 
     def _fill_recent_menu(self) -> None:
         self.recent_menu.clear()
@@ -572,6 +618,7 @@ class MainWindow(QMainWindow):
         self.save_display_options()
         self.settings.set_window_state(self.saveGeometry(), self.saveState(_LAYOUT_VERSION))
         self.statistics_panel.cancel()
+        self.comparison.close_b()
         shutdown_tasks()
         self.document.close_files()
         super().closeEvent(event)

@@ -123,6 +123,7 @@ class ArrayTableModel(QAbstractTableModel):
         self._setting_array = False
         self._cell_key: tuple[int, int] | None = None  # last cell read by data()
         self._cell_cache: tuple = ()
+        self._value_source = None  # see set_value_source
         self._axes.changed.connect(self._on_axes_changed)
 
     # ------------------------------------------------------------------------ properties
@@ -222,6 +223,23 @@ class ArrayTableModel(QAbstractTableModel):
             self._lut = _viridis_lut()
         self._levels = self._estimate_levels(self._plane) if enabled else None
         self._emit_page_changed([Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole])
+
+    def set_value_source(self, source) -> None:
+        """Show other values in the cells (e.g. a comparison's differences), or the array's
+        own values again (``None``).
+
+        ``source`` has ``dtype`` (of the values it gives), ``value(index)`` (the value at a
+        full element index of the array, read when the cell is painted) and
+        ``background(index)`` (a ``QColor`` or None). Call again when its values change.
+        """
+        self._value_source = source
+        self._cell_key = None
+        self._emit_page_changed([])
+
+    @property
+    def value_source(self):
+        """The source given to :meth:`set_value_source`, or None."""
+        return self._value_source
 
     def set_offsets(self, row_offset: int, col_offset: int) -> None:
         """Move the page so that it starts at the page containing (row_offset, col_offset)."""
@@ -329,11 +347,12 @@ class ArrayTableModel(QAbstractTableModel):
             return None
         # A view asks for several roles of one cell in a row: read and classify it once.
         row, col = self._row_offset + index.row(), self._col_offset + index.column()
-        dtype = self._array.dtype
+        source = self._value_source
+        dtype = self._array.dtype if source is None else source.dtype
         if self._cell_key == (row, col):
             value, special, text = self._cell_cache
         else:
-            value = self.value_at(row, col)
+            value = self.value_at(row, col) if source is None else source.value(self._axes.full_index(row, col))
             special, text = classify_value(value, dtype), None
             self._cell_key, self._cell_cache = (row, col), (value, special, None)
         if role == _DISPLAY:
@@ -352,7 +371,10 @@ class ArrayTableModel(QAbstractTableModel):
             return f"{tip}\n{sentence}" if sentence else tip
         if special is not None:
             return SPECIAL_COLORS[special] if role == _FOREGROUND else None
-        background = self._heat_color(value)
+        if source is not None:
+            background = source.background(self._axes.full_index(row, col))
+        else:
+            background = self._heat_color(value)
         if background is None:
             return None
         if role == _BACKGROUND:

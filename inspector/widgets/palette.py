@@ -20,7 +20,7 @@ __all__ = [
     "MESSAGE_COLORS", "ERROR", "WARNING", "INFO", "NOTE", "ERROR_SHADE", "MUTED", "SPECIAL_VALUES",
     "SPECIAL", "HIGHLIGHT", "PLOT_CURVE", "PLOT_HISTOGRAM", "PLOT_GRID", "PLOT_SELECTION",
     "PLOT_OUTLINE", "PLOT_INF_MARKER", "MessageColors", "inline_style", "banner_style", "frame_style",
-    "colored_html",
+    "colored_html", "DIFF_ABOVE", "DIFF_BELOW", "DIFF_NONE", "PLOT_SIDE_A", "PLOT_SIDE_B",
 ]
 
 
@@ -107,3 +107,12 @@ def frame_style(object_name: str, severity: Severity) -> str:
 def colored_html(escaped_text: str, severity: Severity) -> str:
     """``escaped_text`` (already HTML-escaped) in the severity's colour, for rich-text labels."""
     return f'<span style="color:{MESSAGE_COLORS[severity].text}">{escaped_text}</span>'
+
+#: Diverging colour map of differences (table cells of a comparison): ``a > b`` towards
+#: DIFF_ABOVE, ``a < b`` towards DIFF_BELOW, from DIFF_NONE (equal); ColorBrewer's RdBu ends.
+DIFF_ABOVE = "#d6604d"
+DIFF_BELOW = "#4393c3"
+DIFF_NONE = "#f7f7f7"
+#: The two sides of a comparison plot.
+PLOT_SIDE_A = PLOT_CURVE
+PLOT_SIDE_B = "#ff8a65"

@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
 from core.compare.result import Mismatch
 from core.compare.rules import default_tolerances
 from core.dtypes.table import ENGINE_TYPES
-from core.errors import ErrorReport
+from core.errors import ErrorReport, describe_error
 from core.text.number_format import format_value
 from inspector.state.comparison import NAN_POLICIES, QUANTITIES, Comparison
 from inspector.widgets import palette
@@ -137,6 +137,18 @@ class ComparePanel(QWidget):
         rule_row = QHBoxLayout()
         rule_row.addWidget(self.bitwise)
         rule_row.addWidget(self.nan_policy, 1)
+        self.shift = QSpinBox()
+        self.shift.setObjectName("compare.shift")
+        self.shift.setRange(-(2**31 - 1), 2**31 - 1)
+        self.shift.setToolTip("Compare A[k] with B[k + shift] in flat order: for bytes misaligned by a header or "
+                              "a record (0: element by element)")
+        self.suggest_shift_button = QPushButton("Suggest")
+        self.suggest_shift_button.setObjectName("compare.suggestShift")
+        self.suggest_shift_button.setToolTip("Find the shift that best aligns B with A (a sample of both views)")
+        shift_row = QHBoxLayout()
+        shift_row.addWidget(QLabel("shift"))
+        shift_row.addWidget(self.shift, 1)
+        shift_row.addWidget(self.suggest_shift_button)
 
         self.show_combo = QComboBox()
         self.show_combo.setObjectName("compare.show")
@@ -148,6 +160,7 @@ class ComparePanel(QWidget):
         form.addRow(override_row)
         form.addRow(tolerance_row)
         form.addRow(rule_row)
+        form.addRow(shift_row)
         form.addRow("Table shows", self.show_combo)
 
         self.summary = QLabel()
@@ -231,6 +244,8 @@ class ComparePanel(QWidget):
         self.ulp.valueChanged.connect(self._on_tolerance_edited)
         self.bitwise.toggled.connect(self._on_tolerance_edited)
         self.nan_policy.currentIndexChanged.connect(self._on_tolerance_edited)
+        self.shift.valueChanged.connect(self._on_tolerance_edited)
+        self.suggest_shift_button.clicked.connect(self.suggest_shift)
         self.show_combo.currentIndexChanged.connect(self._on_quantity_chosen)
         self.sort_combo.currentIndexChanged.connect(self._on_sort_chosen)
         self.previous_button.clicked.connect(self.previous_mismatch)
@@ -333,7 +348,19 @@ class ComparePanel(QWidget):
                 return
         ulp = self.ulp.value()
         self._comparison.update_settings(rtol=values["rtol"], atol=values["atol"], ulp=None if ulp < 0 else ulp,
-                                         bitwise=self.bitwise.isChecked(), nan_policy=self.nan_policy.currentData())
+                                         bitwise=self.bitwise.isChecked(), nan_policy=self.nan_policy.currentData(),
+                                         shift=self.shift.value())
+
+    def suggest_shift(self) -> None:
+        """Suggest the shift that best aligns B with A, apply it and say why (or why not)."""
+        try:
+            suggestion = self._comparison.suggest_shift()
+        except Exception as error:  # the boundary: a view that cannot be read flat, a changed file
+            self._show_error(describe_error(error))
+            return
+        self.shift.setValue(suggestion.shift)  # compares again through _on_tolerance_edited
+        text = suggestion.describe()
+        self.message.emit(text[:1].upper() + text[1:])
 
     def _on_quantity_chosen(self, _index: int) -> None:
         if not self._updating:
@@ -369,6 +396,7 @@ class ComparePanel(QWidget):
             self.ulp.setValue(-1 if settings.ulp is None else settings.ulp)
             self.bitwise.setChecked(settings.bitwise)
             self.nan_policy.setCurrentIndex(NAN_POLICIES.index(settings.nan_policy))
+            self.shift.setValue(settings.shift)
             self.show_combo.setCurrentIndex(self.show_combo.findData(comparison.quantity))
             result_a, result_b = self._document.result, comparison.result_b
             if result_a is not None and result_b is not None:

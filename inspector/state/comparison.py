@@ -38,8 +38,9 @@ from PySide6.QtCore import QObject, Signal
 from core.compare.result import CompareResult
 from core.compare.rules import CompareRules, resolve_rules
 from core.compare.scanner import Side, Window, compare_sides, window_differences
+from core.compare.shift import ShiftSuggestion, suggest_shift
 from core.compare.snippet import numpy_compare_snippet
-from core.errors import ErrorReport, SourceError, describe_error
+from core.errors import CoreError, ErrorReport, SourceError, describe_error
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.slicing.spec import SliceSpec
 from inspector.state.background_task import BackgroundTask
@@ -62,6 +63,9 @@ class CompareSettings:
     ulp: int | None = None
     bitwise: bool = False
     nan_policy: str = "equal"
+    #: Compare ``A[k]`` with ``B[k + shift]`` in flat C order (bytes misaligned by a header or a
+    #: record); 0: element by element.
+    shift: int = 0
 
     def rules(self, dtype_a, dtype_b) -> CompareRules:
         """The resolved rules for these types (:func:`core.compare.rules.resolve_rules`).
@@ -238,8 +242,8 @@ class Comparison(QObject):
         self._rerun_b()
 
     def update_settings(self, **changes: object) -> None:
-        """Change the rule's settings (``rtol``, ``atol``, ``ulp``, ``bitwise``, ``nan_policy``)
-        and compare again; the views are not decoded again."""
+        """Change the rule's settings (``rtol``, ``atol``, ``ulp``, ``bitwise``, ``nan_policy``,
+        ``shift``) and compare again; the views are not decoded again."""
         settings = replace(self._settings, **changes)
         if settings == self._settings:
             return
@@ -266,6 +270,21 @@ class Comparison(QObject):
         self._cancel()
 
     # ------------------------------------------------------------------ reads for the views
+    def suggest_shift(self) -> ShiftSuggestion:
+        """The shift that best aligns B with A (:func:`core.compare.shift.suggest_shift`: a
+        bounded sample of both views, read now); apply it with ``update_settings(shift=...)``.
+
+        Raises
+        ------
+        CoreError, SourceError
+            Nothing to compare, too few values, a view that cannot be read flat, a file that
+            changed.
+        """
+        sides = self.sides()
+        if sides is None:
+            raise CoreError("nothing to compare: open B first (File > Compare with…)")
+        return suggest_shift(*sides)
+
     def sides(self) -> tuple[Side, Side] | None:
         """A's and B's :class:`Side` (read with ``pread``, checked for changes), or None."""
         result_a, result_b = self._document.result, self._result_b
@@ -289,7 +308,7 @@ class Comparison(QObject):
             raise ValueError("no comparison to read (open B first)")
         for side in sides:
             side.check()
-        return window_differences(sides[0], sides[1], self._rules, key)
+        return window_differences(sides[0], sides[1], self._rules, key, self._settings.shift)
 
     def index_b(self, index_a: tuple[int, ...]) -> tuple[int, ...] | None:
         """B's index of the element A's ``index_a`` meets, or None when A is broadcast (one
@@ -343,11 +362,12 @@ class Comparison(QObject):
             self._set_result(None)
             self._report("Compare", error)
             return
-        rules, limit = self._rules, self.LIST_LIMIT
+        rules, limit, shift = self._rules, self.LIST_LIMIT, self._settings.shift
         side_a, side_b = sides
 
         def work(progress, cancelled):
-            return compare_sides(side_a, side_b, rules, list_limit=limit, progress=progress, cancelled=cancelled)
+            return compare_sides(side_a, side_b, rules, shift=shift, list_limit=limit, progress=progress,
+                                 cancelled=cancelled)
 
         task = BackgroundTask(work, self)
         self._task = task

@@ -242,3 +242,26 @@ def test_b_byte_order_override(window, qtbot, files, tmp_path):
     assert label(window, "compare.summary") == "Mismatched elements: 3 / 10 (30%)"
     assert window.comparison.b_overrides == {"little_endian": False}
     assert window.document.params.little_endian is None  # A keeps its own settings
+
+
+def test_a_shift_aligns_misaligned_bytes_and_suggest_finds_it(window, qtbot, tmp_path):
+    """B is A behind a 3-value header: the shapes (200,) and (203,) cannot be compared element by
+    element; shift 3 (found by Suggest) compares A[k] with B[k + 3] and everything matches."""
+    from PySide6.QtWidgets import QSpinBox
+
+    values = np.sin(np.arange(200, dtype=np.float32) / 7)
+    a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+    values.tofile(a)
+    np.concatenate([np.float32([9, 9, 9]), values]).tofile(b)
+    assert window.open_paths([str(a)], DecodeParams(dtype="float32"))
+    assert window.comparison.open_b([str(b)])
+    error = window.findChild(QLabel, "compare.error")
+    qtbot.waitUntil(lambda: "--shift" in error.text() or "shift" in error.text())
+    assert window.comparison.result is None
+    shift = window.findChild(QSpinBox, "compare.shift")
+    window.findChild(QPushButton, "compare.suggestShift").click()
+    assert shift.value() == 3
+    qtbot.waitUntil(lambda: window.comparison.result is not None and window.comparison.result.shift == 3)
+    result = window.comparison.result
+    assert (result.mismatched, result.compared) == (0, 200)
+    assert label(window, "compare.summary").startswith("Mismatched elements: 0 / 200")

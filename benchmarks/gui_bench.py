@@ -255,6 +255,61 @@ def event_loop_rows(nbytes: int) -> list[Row]:
                 worst is not None and worst < 0.05, note=f"(computed in {elapsed:.2f} s)")]
 
 
+def compare_latency_rows(nbytes: int) -> list[Row]:
+    """Worst lateness of a 10 ms timer while the window's comparison of two float32 files runs
+    (the same measure as for statistics): the comparison must leave the GUI responsive."""
+    import time
+
+    from PySide6.QtCore import QElapsedTimer, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from core.pipeline.pipeline import DecodeParams
+    from inspector.state.comparison import Comparison
+    from inspector.state.document import Document
+
+    app = QApplication.instance() or QApplication([])
+    with temp_dir() as tmp:
+        paths = [f"{tmp}/a.bin", f"{tmp}/b.bin"]
+        rng = np.random.default_rng(6)
+        for path in paths:
+            with open(path, "wb") as f:
+                chunk = 1 << 24
+                for start in range(0, nbytes // 4, chunk):
+                    f.write(rng.standard_normal(min(chunk, nbytes // 4 - start), dtype=np.float32).tobytes())
+        document = Document()
+        document.open_files([paths[0]], DecodeParams(dtype="float32"))
+        comparison = Comparison(document)
+        clock = QElapsedTimer()
+        lateness: list[float] = []
+        state = {"last": 0}
+
+        def tick():
+            now = clock.elapsed()
+            lateness.append(max(0, now - state["last"] - 10) / 1000)
+            state["last"] = now
+
+        timer = QTimer()
+        timer.setInterval(10)
+        timer.timeout.connect(tick)
+        comparison.open_b([paths[1]])  # opening B is not part of the run
+        comparison.cancel()
+        clock.start()
+        timer.start()
+        started = time.perf_counter()
+        comparison.compare()
+        while comparison.is_running and time.perf_counter() - started < 300:
+            app.processEvents()
+            time.sleep(0.001)
+        elapsed = time.perf_counter() - started
+        timer.stop()
+        comparison.close_b()
+        document.close_files()
+        app.processEvents()
+    worst = max(lateness) if lateness else None
+    return [Row(f"GUI event-loop latency (worst) while comparing two {nbytes // MiB} MiB files", worst, None,
+                "", "< 50 ms", worst is not None and worst < 0.05, note=f"(compared in {elapsed:.2f} s)")]
+
+
 def rows(*, tiny: bool, quick: bool, repeats: int) -> list[Row]:
     big = 8 * MiB if tiny else 8 * GiB
     out = first_paint_rows(big)
@@ -262,4 +317,5 @@ def rows(*, tiny: bool, quick: bool, repeats: int) -> list[Row]:
     out += slice_edit_rows(4 * MiB if tiny else 1 * GiB, repeats)
     out += plot_rows(10**5 if tiny else (10**7 if quick else 10**8), repeats)
     out += event_loop_rows(4 * MiB if tiny else (256 * MiB if quick else 1 * GiB))
+    out += compare_latency_rows(4 * MiB if tiny else (256 * MiB if quick else 1 * GiB))
     return out

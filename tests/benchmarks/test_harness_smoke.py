@@ -31,6 +31,7 @@ def test_benchmarks_tiny_run_prints_the_table(tmp_path):
         "TFLite model (sparse; buffers past the flatbuffer)",
         "list a safetensors file with",
         "open one tensor of a",
+        "while comparing two",
     ):
         assert figure in out.stdout, figure
     assert "Machine:" in out.stdout and "numpy" in out.stdout

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.display.image_sampling import DEFAULT_LEVEL_SAMPLES, estimate_levels, subsample
+from core.display.line_decimation import real_values
 
 __all__ = ["COLOUR_MODES", "channel_axis_candidates", "colour_levels",
            "colour_plane", "modes_for_channels", "to_rgba8"]
@@ -98,7 +99,8 @@ def to_rgba8(pixels: np.ndarray, mode: str, levels: tuple[float, float] | None =
     Parameters
     ----------
     pixels
-        ``rows x cols x channels`` values (e.g. a window of :func:`colour_plane`), any real dtype.
+        ``rows x cols x channels`` values (e.g. a window of :func:`colour_plane`), any real
+        dtype (bool, ints, floats, ml_dtypes floats such as bfloat16).
     mode
         One of :data:`COLOUR_MODES`.
     levels
@@ -112,8 +114,9 @@ def to_rgba8(pixels: np.ndarray, mode: str, levels: tuple[float, float] | None =
         The dtype is complex or not numeric.
     """
     order = _order(pixels, mode)
-    if pixels.dtype.kind not in "biuf":
-        raise TypeError(f"a colour image needs real numbers, got dtype {pixels.dtype}")
+    if pixels.dtype.kind == "c":
+        raise TypeError(f"a colour image needs real numbers, got dtype {pixels.dtype} "
+                        "(plot abs, re or im of complex data as a grey image)")
     low, high = colour_levels(pixels, mode) if levels is None else (float(levels[0]), float(levels[1]))
     rows, cols = pixels.shape[:2]
     out = np.empty((rows, cols, 4), dtype=np.uint8)
@@ -125,7 +128,7 @@ def to_rgba8(pixels: np.ndarray, mode: str, levels: tuple[float, float] | None =
     span = high - low if high != low else 1.0
     transparent = np.zeros((rows, cols), dtype=bool)
     for target, channel in enumerate(order):
-        values = np.asarray(pixels[..., channel], dtype=np.float64)
+        values = np.asarray(real_values(pixels[..., channel]), dtype=np.float64)  # any real dtype
         nan = np.isnan(values)
         transparent |= nan
         scaled = np.rint(np.clip((np.where(nan, low, values) - low) * (255.0 / span), 0, 255))

@@ -505,7 +505,8 @@ class PlotPanel(QWidget):
     def _rebuild_colour_combos(self) -> None:
         """Offer the channel axes of the array shown; keep the colour choice where it still fits."""
         array = self._array
-        candidates = () if array is None else channel_axis_candidates(array.shape)
+        # Complex data has no colour: its parts are plotted as a grey image.
+        candidates = () if array is None or array.dtype.kind == "c" else channel_axis_candidates(array.shape)
         ndim = 0 if array is None else array.ndim
         current = [self._channel_combo.itemData(i) for i in range(self._channel_combo.count())]
         if current != list(candidates):

@@ -89,6 +89,14 @@ def test_uint8_keeps_its_values_and_nan_is_transparent():
     assert rgba[0, 0].tolist() == [0, 0, 128, 0] and rgba[0, 1].tolist() == [0, 0, 255, 255]
 
 
+def test_bfloat16_and_bool_channels():
+    import ml_dtypes
+
+    pixels = np.array([[[0.0, 0.5, 1.0]]], dtype=ml_dtypes.bfloat16)
+    assert to_rgba8(pixels, "RGB").tolist() == [[[0, 128, 255, 255]]]
+    assert to_rgba8(np.array([[[True, False, True]]]), "RGB").tolist() == [[[255, 0, 255, 255]]]
+
+
 def test_bad_modes_and_shapes_say_what_to_choose():
     with pytest.raises(ValueError, match="RGBA needs 4 channels, the channel axis has 3: choose RGB or BGR"):
         to_rgba8(FRAME, "RGBA")

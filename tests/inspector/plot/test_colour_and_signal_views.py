@@ -89,6 +89,13 @@ def test_displaying_the_channel_axis_goes_back_to_grey(panel):
     assert panel.colour_mode is None and panel.image_item.image.shape == (2, 3)
 
 
+def test_complex_data_is_not_offered_colour(panel):
+    panel.set_array(np.zeros((2, 2, 3), np.complex64))
+    assert not panel.findChild(QComboBox, "plot.colourMode").isVisibleTo(panel)
+    with pytest.raises(ValueError, match="colour mode"):
+        panel.set_colour_mode("RGB")
+
+
 def test_phase_and_db_parts(panel):
     data = np.array([3 + 4j, -1 + 0j, 1j], np.complex64)
     panel.set_array(data)

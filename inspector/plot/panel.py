@@ -52,6 +52,7 @@ from PySide6.QtWidgets import (
 
 from core.display.colour_image import channel_axis_candidates, colour_plane, modes_for_channels
 from core.display.line_decimation import COMPLEX_PARTS, real_values
+from core.errors import CoreError, describe_error
 from core.scan.blocks import BlockReader
 from core.text.number_format import format_value
 from inspector.plot.constellation_plot import ConstellationPlot
@@ -204,7 +205,7 @@ class PlotPanel(QWidget):
 
     @property
     def mode(self) -> str:
-        """``"empty"``, ``"scalar"``, ``"line"`` or ``"image"``."""
+        """``"empty"``, ``"scalar"``, ``"line"``, ``"image"``, ``"iq"`` or ``"constellation"``."""
         return self._mode
 
     @property
@@ -439,7 +440,11 @@ class PlotPanel(QWidget):
             if mode == "iq":
                 self.iq_plot.set_values(array, block_reader=self._block_reader)
             else:
-                self.constellation_plot.set_signal(array, self._block_reader)
+                try:
+                    self.constellation_plot.set_signal(array, self._block_reader)
+                except CoreError as error:  # the file shrank under the view: say so, never crash
+                    self._show_message("empty", describe_error(error).message)
+                    return
             self._shown_key = key
         self._mode = mode
         self._stack.setCurrentWidget(page)

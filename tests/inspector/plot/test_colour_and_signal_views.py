@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtWidgets import QComboBox
+from PySide6.QtWidgets import QComboBox, QLabel
 
 from inspector.plot.panel import PlotPanel, configure_pyqtgraph
 from inspector.state.display_axes import DisplayAxes
@@ -131,3 +131,17 @@ def test_a_long_signal_shows_a_sample_and_says_so(panel):
     assert len(sample.indices) == 65_536 and sample.total == 200_000
     assert sample.i.tolist() == sample.indices.astype(float).tolist()
     assert panel.constellation_plot.note.text() == "a sample of 65,536 of 200,000 points (evenly spread runs)"
+
+
+def test_a_constellation_whose_file_shrank_shows_the_message(panel):
+    from core.errors import SourceError
+
+    class ShrunkReader:
+        def read(self, view):
+            raise SourceError("iq.bin changed on disk (it is shorter now): reload it", field="files")
+
+    data = np.ones(100_000, np.complex64)
+    panel.set_array(data, block_reader=ShrunkReader)
+    panel.set_complex_part("constellation")
+    assert panel.mode == "empty"
+    assert "changed on disk" in panel.findChild(QLabel, "plot.message").text()

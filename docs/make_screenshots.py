@@ -60,6 +60,37 @@ def checkpoint(path: Path) -> None:
 checkpoint.suffix = ".safetensors"  # type: ignore[attr-defined]
 
 
+def rgb_frame(path: Path) -> None:
+    """Colour: one 180 x 240 RGB frame, HWC uint8 (a camera dump: colour bars over a gradient, a disc)."""
+    y, x = np.mgrid[0:180, 0:240].astype(np.float32)
+    bars = np.array([[255, 255, 255], [255, 255, 0], [0, 255, 255], [0, 255, 0],
+                     [255, 0, 255], [255, 0, 0], [0, 0, 255], [0, 0, 0]], dtype=np.float32)
+    frame = bars[(x // 30).astype(int)]
+    fade = (y / 179)[..., None]
+    frame = frame * (1 - fade) + fade * np.stack([x / 239 * 255, 128 + 0 * x, 255 - x / 239 * 255], -1)
+    disc = (x - 170) ** 2 + (y - 120) ** 2 < 35**2
+    frame[disc] = [255, 140, 0]
+    path.write_bytes(np.clip(frame, 0, 255).astype(np.uint8).tobytes())
+
+
+def chw_batch(path: Path) -> None:
+    """Colour: a float32 NCHW batch of 4 images x 3 channels x 96 x 128 in [0, 1], as a model input."""
+    n, y, x = np.meshgrid(np.arange(4), np.arange(96), np.arange(128), indexing="ij")
+    red = 0.5 + 0.5 * np.sin(x / (6 + 2 * n))
+    green = 0.5 + 0.5 * np.cos(y / (5 + n))
+    blue = ((x - 64) ** 2 + (y - 48) ** 2 < (20 + 6 * n) ** 2).astype(float)
+    path.write_bytes(np.stack([red, green, blue], axis=1).astype("<f4").tobytes())
+
+
+def iq_capture(path: Path) -> None:
+    """Complex: 400,000 complex64 samples of a noisy 16-QAM radio capture (I + jQ interleaved)."""
+    rng = np.random.default_rng(3)
+    levels = np.array([-3, -1, 1, 3], dtype=np.float32)
+    symbols = levels[rng.integers(0, 4, 400_000)] + 1j * levels[rng.integers(0, 4, 400_000)]
+    noise = 0.18 * (rng.standard_normal(400_000) + 1j * rng.standard_normal(400_000))
+    path.write_bytes((symbols * np.exp(0.1j) + noise).astype("<c8").tobytes())
+
+
 SHOTS = [
     ("sample.png", None, []),
     ("one_d.png", sensor_dump, ["--dtype", "int16", "--big-endian", "--offset", "32"]),
@@ -67,14 +98,24 @@ SHOTS = [
     ("four_d.png", batch_4d, ["--dtype", "float32", "--shape", "2,3,32,48"]),
     ("slice_editor.png", batch_4d, ["--dtype", "float32", "--shape", "2,3,32,48", "--slice", "[-1, 1:, ..., ::-2]"]),
     ("containers.png", checkpoint, []),
+    ("rgb_frame.png", rgb_frame, ["--dtype", "uint8", "--shape", "180,240,3", "--colour", "RGB"]),
+    ("chw_batch.png", chw_batch, ["--dtype", "float32", "--shape", "4,3,96,128", "--colour", "RGB"]),
+    ("iq_constellation.png", iq_capture, ["--dtype", "complex64", "--complex-part", "constellation"]),
 ]
 
 
-def main() -> int:
+def main(names: list[str] | None = None) -> int:
+    """Write every screenshot, or only those named (``python docs/make_screenshots.py rgb_frame.png``)."""
     OUT.mkdir(parents=True, exist_ok=True)
+    unknown = set(names or ()) - {name for name, _make, _options in SHOTS}
+    if unknown:
+        print(f"error: no screenshot named {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(Path(tmp) / "config"))
         for name, make, options in SHOTS:
+            if names and name not in names:
+                continue
             files = []
             if make is not None:
                 data = Path(tmp) / (make.__name__ + getattr(make, "suffix", ".bin"))
@@ -87,4 +128,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -28,6 +28,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="files to open (none: the files open at the last exit, or the embedded sample on the first launch)")
     add_pipeline_options(parser)
     parser.add_argument("--screenshot", metavar="PNG", help="render the window to PNG and exit")
+    # GUI-only plot choices (the choices are inspector.plot's COLOUR_MODES / parts, kept literal
+    # so that --help needs no Qt).
+    parser.add_argument("--colour", choices=("RGB", "BGR", "RGBA", "BGRA"),
+                        help="plot the image in colour, channels along the last (HWC) or third from last (CHW) axis")
+    parser.add_argument("--complex-part", choices=("abs", "re", "im", "phase", "dB", "I and Q", "constellation"),
+                        help="what the plot shows of complex data")
     return parser
 
 
@@ -76,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.screenshot:
         window.resize(1400, 860)
     paths = open_startup_files(window, args.files, cli_params, slice_text)
+    _apply_plot_choices(window, args.colour, args.complex_part)
     window.show()
     status = _screenshot(app, window, args.screenshot, paths) if args.screenshot else app.exec()
     # pyqtgraph's graphics items must be deleted while Qt is still alive, not by the
@@ -140,6 +147,18 @@ def _screenshot(app, window, path: str, inspected: list[str]) -> int:
         print(f"error: --screenshot: {describe_error(error).message}", file=sys.stderr)
         return 2
     return 0
+
+
+def _apply_plot_choices(window, colour: str | None, complex_part: str | None) -> None:
+    """Apply ``--colour`` / ``--complex-part``; one that does not fit the view is a warning."""
+    for option, value, apply in (("--colour", colour, window.plot_panel.set_colour_mode),
+                                 ("--complex-part", complex_part, window.plot_panel.set_complex_part)):
+        if value is None:
+            continue
+        try:
+            apply(value)
+        except ValueError as error:
+            print(f"warning: {option}: {error}", file=sys.stderr)
 
 
 def _display_problem(screenshot: str | None) -> str | None:

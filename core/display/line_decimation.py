@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: The real component of complex data that is plotted; see :func:`real_values`.
-COMPLEX_PARTS = ("abs", "re", "im")
+#: The real number of complex data that is plotted; see :func:`real_values`.
+COMPLEX_PARTS = ("abs", "re", "im", "phase", "dB")
 
 
 def real_values(values: np.ndarray, part: str = "abs") -> np.ndarray:
@@ -33,9 +33,10 @@ def real_values(values: np.ndarray, part: str = "abs") -> np.ndarray:
     values : ndarray
         Any numeric array: ints, uint64, bool, float16/32/64, bfloat16 and other ml_dtypes
         types, complex; any byte order.
-    part : {"abs", "re", "im"}
-        For complex data, which real number to plot: the magnitude, the real or the imaginary
-        part. Ignored for real data.
+    part : {"abs", "re", "im", "phase", "dB"}
+        For complex data, which real number to plot: the magnitude ``|z|``, the real or the
+        imaginary part, the phase ``np.angle(z)`` in radians (``-pi..pi``) or the power in
+        decibels ``20*log10|z|`` (``-inf`` for ``z == 0``, no warning). Ignored for real data.
 
     Returns
     -------
@@ -61,6 +62,12 @@ def real_values(values: np.ndarray, part: str = "abs") -> np.ndarray:
             values = values.real
         elif part == "im":
             values = values.imag
+        elif part == "phase":
+            return np.angle(values).astype(values.real.dtype.newbyteorder("="), copy=False)
+        elif part == "dB":
+            with np.errstate(divide="ignore"):
+                db = 20 * np.log10(np.abs(values))
+            return db.astype(values.real.dtype.newbyteorder("="), copy=False)
         else:
             return np.abs(values).astype(values.real.dtype.newbyteorder("="), copy=False)
         dtype = values.dtype

@@ -19,9 +19,13 @@ Rules
 * Floats (float16, bfloat16, float32, float64): a value is subnormal when
   ``0 < |x| < smallest_normal`` of *its own* type (``ml_dtypes.finfo`` for bfloat16); ``-0.0``
   counts as a zero.
-* Complex: every statistic is of the magnitude ``|z|`` (``np.abs`` in float64, C99 rules: an
-  infinite component gives +Inf, else a NaN component gives NaN); ``Statistics.quantity`` is then
-  ``"magnitude"``. The subnormal threshold is that of the component type.
+* Complex: every statistic is of one real quantity of ``z`` (computed in float64), chosen with
+  ``quantity`` (:data:`COMPLEX_QUANTITIES`) and reported as ``Statistics.quantity``:
+  ``"magnitude"`` (the default; ``np.abs``, C99 rules: an infinite component gives +Inf, else a
+  NaN component gives NaN), ``"real"``, ``"imaginary"``, ``"phase"`` (``np.angle``, radians in
+  ``[-pi, pi]``) or ``"dB"`` (``20*log10|z|``; ``z == 0`` gives -Inf, counted in
+  ``neginf_count``). The subnormal threshold is that of the component type. Real data ignores
+  ``quantity`` and reports ``"value"``.
 * Empty view: counts 0, ``min`` / ``max`` / ``mean`` / ``std`` ``None``, empty histogram.
 * Two passes (pass 1: counts and extremes; pass 2: moments and histogram), so ``progress(done,
   total)`` runs up to ``total = 2 * view.size``. Memory: a few float64 blocks (about three, i.e.
@@ -47,7 +51,10 @@ from core.errors import Cancelled, CoreError
 from core.files.safe_open import sequential_access
 from core.scan.blocks import BlockReader, iter_blocks, memory_order
 
-__all__ = ["Statistics", "compute_statistics"]
+__all__ = ["COMPLEX_QUANTITIES", "Statistics", "compute_statistics"]
+
+#: What the statistics of complex data are of (``compute_statistics(quantity=...)``).
+COMPLEX_QUANTITIES = ("magnitude", "real", "imaginary", "phase", "dB")
 
 Progress = Callable[[int, int], None]
 #: Memory one value of a block costs at most while scanned (float64 copies, masks, selections).
@@ -141,12 +148,21 @@ class _Scan:
                     self.progress(self.done, self.total)
 
 
-def _as_values(block: np.ndarray, kind: str) -> np.ndarray:
-    """Float64 values of a block (at most one copy of it); magnitudes for complex."""
+def _as_values(block: np.ndarray, kind: str, quantity: str = "magnitude") -> np.ndarray:
+    """Float64 values of a block (at most one copy of it); ``quantity`` of complex values."""
     # Widening a signalling NaN raises numpy's "invalid value" warning: NaN is counted anyway.
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         if kind == "complex":
-            return np.abs(block.astype(np.complex128, copy=False)).ravel()
+            z = block.astype(np.complex128, copy=False)
+            if quantity == "real":
+                return np.array(z.real, dtype=np.float64).ravel()
+            if quantity == "imaginary":
+                return np.array(z.imag, dtype=np.float64).ravel()
+            if quantity == "phase":
+                return np.angle(z).ravel()
+            if quantity == "dB":
+                return (20 * np.log10(np.abs(z))).ravel()
+            return np.abs(z).ravel()
         return np.asarray(block, dtype=np.float64).ravel()
 
 
@@ -159,6 +175,7 @@ def compute_statistics(
     cancelled: Callable[[], bool] | None = None,
     check: Callable[[], None] | None = None,
     reader: BlockReader | None = None,
+    quantity: str = "magnitude",
 ) -> Statistics:
     """Compute :class:`Statistics` of ``view`` in bounded memory (rules: module docstring).
 
@@ -182,6 +199,9 @@ def compute_statistics(
         Reads the blocks of a memory-mapped view with ``pread`` (:mod:`core.scan.blocks`), so a
         file truncated during the scan raises ``SourceError`` instead of faulting. Give one
         whenever the view comes from files (:meth:`core.pipeline.pipeline.PipelineResult.block_reader`).
+    quantity
+        For complex data, what the statistics are of: one of :data:`COMPLEX_QUANTITIES`
+        (module rules). Ignored for real data.
 
     Returns
     -------
@@ -190,7 +210,8 @@ def compute_statistics(
     Raises
     ------
     CoreError
-        ``view`` is not numeric (bytes, structured, object...), or ``bins < 1``.
+        ``view`` is not numeric (bytes, structured, object...), ``bins < 1``, or ``quantity``
+        is not one of :data:`COMPLEX_QUANTITIES`.
     Cancelled
         ``cancelled()`` returned True.
     """
@@ -201,7 +222,9 @@ def compute_statistics(
     # The histogram (counts and edges) is allocated whole; the blocks are sized to the budget.
     check_copy_budget(16 * (bins + 1), f"a histogram of {bins} bins", "ask for fewer bins")
     chunk_elements = elements_per_chunk(chunk_elements, _BYTES_PER_VALUE)
-    quantity = "magnitude" if kind == "complex" else "value"
+    if quantity not in COMPLEX_QUANTITIES:
+        raise CoreError(f"quantity must be one of {', '.join(COMPLEX_QUANTITIES)}, got {quantity!r}")
+    quantity = quantity if kind == "complex" else "value"
     scan_view = memory_order(view)
     n = int(view.size)
 
@@ -211,7 +234,7 @@ def compute_statistics(
     if kind in ("bool", "int"):
         first = _pass_integers(scan(), view.dtype, n)
     else:
-        first = _pass_floats(scan(), kind, _smallest_normal(view.dtype), n)
+        first = _pass_floats(scan(), kind, _smallest_normal(view.dtype), n, quantity)
     lo, hi = first["finite_min"], first["finite_max"]
     mean = std = None
     edges: tuple[float, ...] = ()
@@ -219,7 +242,7 @@ def compute_statistics(
     if first["finite_count"]:
         runner = scan()
         runner.done = n
-        mean, std, edges, counts = _pass_moments(runner, kind, float(lo), float(hi), bins)
+        mean, std, edges, counts = _pass_moments(runner, kind, float(lo), float(hi), bins, quantity)
     elif n and progress is not None:
         progress(2 * n, 2 * n)  # nothing finite: the second pass has nothing to read
     return Statistics(
@@ -255,12 +278,12 @@ def _pass_integers(runner: _Scan, dtype: np.dtype, n: int) -> dict:
                 neginf=0, zero=zero, subnormal=0)
 
 
-def _pass_floats(runner: _Scan, kind: str, smallest_normal: float, n: int) -> dict:
+def _pass_floats(runner: _Scan, kind: str, smallest_normal: float, n: int, quantity: str) -> dict:
     lo = hi = finite_lo = finite_hi = None
     nan = posinf = neginf = zero = subnormal = 0
     with np.errstate(invalid="ignore", over="ignore"):
         for block in runner.blocks():
-            x = _as_values(block, kind)
+            x = _as_values(block, kind, quantity)
             block_nan = int(np.count_nonzero(np.isnan(x)))
             nan += block_nan
             if block_nan == x.size:
@@ -292,7 +315,7 @@ def _pass_floats(runner: _Scan, kind: str, smallest_normal: float, n: int) -> di
                 zero=zero, subnormal=subnormal)
 
 
-def _pass_moments(runner: _Scan, kind: str, lo: float, hi: float, bins: int):
+def _pass_moments(runner: _Scan, kind: str, lo: float, hi: float, bins: int, quantity: str):
     if lo == hi:
         # numpy's rule for a zero-width range (value +- 0.5), widened where 0.5 is below the
         # resolution of the value.
@@ -312,7 +335,7 @@ def _pass_moments(runner: _Scan, kind: str, lo: float, hi: float, bins: int):
         if kind in ("bool", "int"):
             x = np.array(block, dtype=np.float64).ravel()  # a copy: scaled in place below
         else:
-            x = _as_values(block, kind)
+            x = _as_values(block, kind, quantity)
             x = x[np.isfinite(x)]  # a copy, of the finite values only
         if x.size == 0:
             continue

@@ -39,6 +39,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -52,7 +53,7 @@ from PySide6.QtWidgets import (
 
 from core.errors import CoreError, describe_error
 from core.pipeline.pipeline import PipelineResult
-from core.scan.statistics import Statistics, compute_statistics
+from core.scan.statistics import COMPLEX_QUANTITIES, Statistics, compute_statistics
 from core.text.number_format import format_value
 from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
@@ -64,6 +65,10 @@ __all__ = ["StatisticsPanel", "AUTO_COMPUTE_LIMIT"]
 
 AUTO_COMPUTE_LIMIT = 10**7
 """Views with at most this many values are computed automatically."""
+
+#: The histogram's value axis (and the type's note) for each quantity statistics are of.
+_QUANTITY_AXIS = {"value": "value", "magnitude": "|z|", "real": "re z", "imaginary": "im z",
+                  "phase": "phase (rad)", "dB": "20·log10|z| (dB)"}
 
 _LOG_FLOOR = 0.5
 """On the log axis, bars start at this count (below 1, so a bin of one value shows)."""
@@ -182,11 +187,12 @@ class StatisticsPanel(QWidget):
             return None
         view = result.view
         check = pipeline.source.check_unchanged
-        chunk, bins = self._chunk_elements, self._bins
+        chunk, bins, quantity = self._chunk_elements, self._bins, self.quantity
 
         def work(progress, cancelled):
             return compute_statistics(view, bins=bins, chunk_elements=chunk, progress=progress,
-                                      cancelled=cancelled, check=check, reader=result.block_reader())
+                                      cancelled=cancelled, check=check, reader=result.block_reader(),
+                                      quantity=quantity)
 
         task = BackgroundTask(work)
         task.setProperty("cache_key", key)  # kept by Qt: no Python cycle through a lambda
@@ -202,6 +208,23 @@ class StatisticsPanel(QWidget):
         task.start()
         self.computationStarted.emit(task)
         return task
+
+    @property
+    def quantity(self) -> str:
+        """What the statistics of complex data are of (:data:`~core.scan.statistics.COMPLEX_QUANTITIES`)."""
+        return self.quantity_combo.currentText()
+
+    def set_quantity(self, quantity: str) -> None:
+        """Show the statistics of ``quantity`` of complex data (computed again, or from the cache).
+
+        Raises
+        ------
+        ValueError
+            ``quantity`` is not one of :data:`~core.scan.statistics.COMPLEX_QUANTITIES`.
+        """
+        if quantity not in COMPLEX_QUANTITIES:
+            raise ValueError(f"quantity must be one of {COMPLEX_QUANTITIES}, got {quantity!r}")
+        self.quantity_combo.setCurrentText(quantity)  # -> _on_quantity_chosen
 
     @property
     def log_scale(self) -> bool:
@@ -251,9 +274,17 @@ class StatisticsPanel(QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setObjectName("stats.cancel")
         self.cancel_button.clicked.connect(self.cancel)
+        self.quantity_combo = QComboBox()
+        self.quantity_combo.setObjectName("stats.quantity")
+        self.quantity_combo.addItems(COMPLEX_QUANTITIES)
+        self.quantity_combo.setToolTip("Complex data: the statistics of |z|, the real or imaginary "
+                                       "part, the phase (radians) or 20·log10|z|")
+        self.quantity_combo.setVisible(False)
+        self.quantity_combo.currentTextChanged.connect(self._on_quantity_chosen)
 
         header = QHBoxLayout()
         header.addWidget(self.status_label, 1)
+        header.addWidget(self.quantity_combo)
         header.addWidget(self.progress_bar)
         header.addWidget(self.compute_button)
         header.addWidget(self.cancel_button)
@@ -346,7 +377,13 @@ class StatisticsPanel(QWidget):
         super().resizeEvent(event)
 
     # ------------------------------------------------------------------ document events
+    def _on_quantity_chosen(self, _quantity: str) -> None:
+        result = self._document.result
+        if result is not None and result.view.dtype.kind == "c":
+            self._on_result_changed(result)
+
     def _on_result_changed(self, result: PipelineResult) -> None:
+        self.quantity_combo.setVisible(result.view.dtype.kind == "c")
         key = self._key(result)
         if self.is_running() and key == self._task_key:
             return
@@ -442,7 +479,7 @@ class StatisticsPanel(QWidget):
             where = ("spec", self._document.slice_spec, sliced.shape, sliced.dtype.str)
         view = result.view
         return (self._generation, files, result.params, where, view.shape, view.dtype.str,
-                self._bins)
+                self._bins, self.quantity if view.dtype.kind == "c" else "value")
 
     def _remember(self, key: tuple, stats: Statistics) -> None:
         self._cache[key] = stats
@@ -482,7 +519,7 @@ class StatisticsPanel(QWidget):
         self._show_histogram(stats)
         self.compute_button.setEnabled(not self.is_running() and stats is None
                                        and self._document.result is not None)
-        quantity = "|value|" if stats is not None and stats.quantity == "magnitude" else "value"
+        quantity = "value" if stats is None else _QUANTITY_AXIS[stats.quantity]
         self.plot.setLabel("bottom", quantity)
         if changed:
             self.statisticsChanged.emit(stats)
@@ -511,7 +548,7 @@ def _texts(stats: Statistics | None, dtype: np.dtype | None) -> dict[str, str]:
         return f"{n:,}" if not n or not stats.count else f"{n:,} ({_percent(n, stats.count)})"
 
     exact = dtype if stats.quantity == "value" else None
-    dtype_text = stats.dtype + (" (|z|)" if stats.quantity == "magnitude" else "")
+    dtype_text = stats.dtype + ("" if stats.quantity == "value" else f" ({_QUANTITY_AXIS[stats.quantity]})")
     return {
         "dtype": dtype_text,
         "count": f"{stats.count:,}",

@@ -16,6 +16,10 @@
   them square instead. Axes tick whole indices at the middle of their elements
   (:class:`~inspector.plot.index_axis.IndexAxisItem`).
 - NaN pixels are transparent; ``+-inf`` saturate the colormap.
+- Colour (:meth:`ImagePlot.set_plane` with ``colour="RGB"``, ``"BGR"``, ``"RGBA"`` or
+  ``"BGRA"``): the plane is ``rows x cols x channels`` and each window is turned into uint8 RGBA
+  by :func:`core.display.colour_image.to_rgba8`; the levels bar edits the levels of all colour
+  channels at once (its histogram is of the colour channels' values, its colormap is hidden).
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QGraphicsRectItem, QVBoxLayout, QWidget
 
-from core.display.image_sampling import estimate_levels, image_values
+from core.display.colour_image import colour_levels, to_rgba8
+from core.display.image_sampling import estimate_levels, image_values, subsample
 from core.display.line_decimation import real_values
 from inspector.plot.index_axis import IndexAxisItem
 from inspector.widgets import palette
@@ -89,6 +94,8 @@ class ImagePlot(QWidget):
         super().__init__(parent)
         self._plane: np.ndarray | None = None
         self._part = "abs"
+        self._colour: str | None = None  # colour mode of a rows x cols x channels plane
+        self._colour_levels: tuple[float, float] = (0.0, 255.0)
         self._window: tuple[int, int, int, int, int, int] | None = None  # r0, r1, c0, c1, sr, sc
         self._marked: tuple[int, int] | None = None
         self._hovered: tuple[int, int] | None = None
@@ -108,6 +115,10 @@ class ImagePlot(QWidget):
         self.image_item.setAutoDownsample(True)
         self.image_item.setNanPolicy("omit")  # one NaN must not blank a whole downsampled block
         self._plot_item.addItem(self.image_item)
+        # Colour images are uint8 RGBA made by core.display.colour_image: no LUT, no levels here.
+        self.colour_item = pg.ImageItem(axisOrder="row-major")
+        self.colour_item.setAutoDownsample(True)
+        self._plot_item.addItem(self.colour_item)
         # An invisible item spanning the whole plane, so auto-range fits the plane, not the window.
         self._extent = QGraphicsRectItem(0, 0, 1, 1)
         self._extent.setPen(pg.mkPen(None))
@@ -117,6 +128,7 @@ class ImagePlot(QWidget):
         self.histogram.gradient.loadPreset("viridis")
         self.histogram.setImageItem(self.image_item)
         self._layout_widget.addItem(self.histogram, row=0, col=1)
+        self.histogram.sigLevelsChanged.connect(self._on_histogram_levels)
 
         dash = pg.mkPen(palette.PLOT_GRID, width=1, style=Qt.PenStyle.DashLine)
         self._cross_v = pg.InfiniteLine(angle=90, movable=False, pen=dash)
@@ -149,6 +161,11 @@ class ImagePlot(QWidget):
     def plane(self) -> np.ndarray | None:
         """The 2-d plane shown (the caller's view, not a copy)."""
         return self._plane
+
+    @property
+    def colour(self) -> str | None:
+        """The colour mode of the plane shown (``"RGB"``...), or None for a grey image."""
+        return self._colour
 
     @property
     def window(self) -> tuple[int, int, int, int, int, int] | None:
@@ -191,47 +208,73 @@ class ImagePlot(QWidget):
         would be a line of pixels.
         """
         plane = self._plane
-        rows, cols = (1, 1) if plane is None or plane.size == 0 else plane.shape
+        rows, cols = (1, 1) if plane is None or plane.size == 0 else plane.shape[:2]
         ratio = max(rows, cols) / max(min(rows, cols), 1)
         self._view_box.setAspectLocked(self._square_pixels and ratio <= MAX_LOCKED_ASPECT)
         self._view_box.setRange(QRectF(0, 0, cols, rows), padding=0)
 
     def levels(self) -> tuple[float, float]:
+        if self._colour is not None:
+            return self._colour_levels
         low, high = self.image_item.getLevels()
         return float(low), float(high)
 
-    def set_plane(self, plane: np.ndarray | None, part: str = "abs", keep_view: bool = False) -> None:
-        """Show the 2-d ``plane`` (held by reference; None clears).
+    def set_levels(self, low: float, high: float) -> None:
+        """Set the colour levels (grey: of the colormap; colour: of every colour channel)."""
+        self.histogram.setLevels(float(low), float(high))  # -> _on_histogram_levels
 
-        Levels are re-estimated from the plane (:func:`core.display.image_sampling.estimate_levels`). ``keep_view`` keeps the
+    def set_plane(self, plane: np.ndarray | None, part: str = "abs", keep_view: bool = False,
+                  colour: str | None = None) -> None:
+        """Show the 2-d ``plane`` (held by reference; None clears), or a colour image.
+
+        Levels are re-estimated from the plane (:func:`core.display.image_sampling.estimate_levels`;
+        colour: :func:`core.display.colour_image.colour_levels`). ``keep_view`` keeps the
         zoom (stepping through planes of equal shape); otherwise the whole plane is shown
-        (:meth:`fit_view`).
+        (:meth:`fit_view`). With ``colour`` (a mode of
+        :data:`core.display.colour_image.COLOUR_MODES`), ``plane`` is ``rows x cols x channels``.
 
         Raises
         ------
         ValueError
-            If ``plane`` is not 2-d or ``part`` is not a complex part name.
+            If ``plane`` is not 2-d (3-d with ``colour``), ``part`` is not a complex part name,
+            or the channels do not fit the colour mode.
         TypeError
-            If the dtype is not numeric.
+            If the dtype is not numeric (not real, for a colour image).
         """
         if plane is not None:
-            if plane.ndim != 2:
-                raise ValueError(f"an image needs a 2-d plane, got shape {plane.shape}")
-            real_values(np.empty(0, dtype=plane.dtype), part)
+            if plane.ndim != (2 if colour is None else 3):
+                raise ValueError(f"an image needs a {'2-d plane' if colour is None else 'rows x cols x channels array'}, got shape {plane.shape}")
+            if colour is None:
+                real_values(np.empty(0, dtype=plane.dtype), part)
+            else:
+                to_rgba8(np.empty((0, 0, plane.shape[2]), dtype=plane.dtype), colour, (0, 1))
         self._plane = plane
         self._part = part
+        self._colour = None if plane is None else colour
+        self.histogram.gradient.setVisible(self._colour is None)
         self._window = None
         self.mark(None)
         if plane is None or plane.size == 0:
             self.image_item.clear()
+            self.colour_item.clear()
             self._extent.setRect(0, 0, 1, 1)
             self.row_axis.set_length(None)
             self.col_axis.set_length(None)
             return
-        rows, cols = plane.shape
+        rows, cols = plane.shape[:2]
         self._extent.setRect(0, 0, cols, rows)
         self.row_axis.set_length(rows)
         self.col_axis.set_length(cols)
+        if colour is not None:
+            self.image_item.clear()
+            self._colour_levels = colour_levels(plane, colour)
+            self._show_colour_histogram(plane)
+            if not keep_view:
+                self.fit_view()
+            self.refresh_window(force=True)
+            self.histogram.setLevels(*self._colour_levels)
+            return
+        self.colour_item.clear()
         low, high = estimate_levels(plane, part)
         if not keep_view:
             self.fit_view()
@@ -242,10 +285,31 @@ class ImagePlot(QWidget):
     def clear(self) -> None:
         self.set_plane(None)
 
+    def _show_colour_histogram(self, pixels: np.ndarray) -> None:
+        """The levels bar's histogram: of a subsample of the colour channels (alpha left out)."""
+        sample = np.asarray(subsample(pixels[..., :3], 200_000), dtype=np.float64)
+        sample = sample[np.isfinite(sample)]
+        if sample.size == 0:
+            self.histogram.plot.setData([], [])
+            return
+        low, high = float(sample.min()), float(sample.max())
+        bins = np.arange(low, high + 2) if pixels.dtype.kind in "biu" and high - low <= 500 else 256
+        counts, edges = np.histogram(sample, bins=bins)
+        self.histogram.plot.setData(edges[:-1], counts)
+
+    def _on_histogram_levels(self, *args) -> None:
+        """The user moved the levels bar: a colour image is made again at the new levels."""
+        if self._colour is None or self._plane is None:
+            return
+        low, high = (float(v) for v in self.histogram.getLevels())
+        if (low, high) != self._colour_levels:
+            self._colour_levels = (low, high)
+            self.refresh_window(force=True)
+
     # ----------------------------------------------------------------------------- display
     def visible_cells(self) -> tuple[int, int, int, int]:
         """``(row0, row1, col0, col1)``: the elements in view, clamped to the plane."""
-        rows, cols = self._plane.shape
+        rows, cols = self._plane.shape[:2]
         (x0, x1), (y0, y1) = self._view_box.viewRange()
         r0, r1 = min(max(math.floor(y0), 0), rows), min(max(math.ceil(y1), 0), rows)
         c0, c1 = min(max(math.floor(x0), 0), cols), min(max(math.ceil(x1), 0), cols)
@@ -262,7 +326,7 @@ class ImagePlot(QWidget):
         plane = self._plane
         if plane is None or plane.size == 0:
             return
-        rows, cols = plane.shape
+        rows, cols = plane.shape[:2]
         if rows <= MAX_SIDE and cols <= MAX_SIDE:
             # Small planes are shown whole at stride 1; no zoom can need more.
             window = (0, rows, 0, cols, 1, 1)
@@ -285,8 +349,13 @@ class ImagePlot(QWidget):
         if window == self._window and not force:
             return
         r0, r1, c0, c1, sr, sc = window
-        image = image_values(plane[r0:r1:sr, c0:c1:sc], self._part)
         self._window = window
+        if self._colour is not None:
+            rgba = to_rgba8(plane[r0:r1:sr, c0:c1:sc], self._colour, self._colour_levels)
+            self.colour_item.setImage(rgba, autoLevels=False, levels=None)
+            self.colour_item.setRect(QRectF(c0, r0, rgba.shape[1] * sc, rgba.shape[0] * sr))
+            return
+        image = image_values(plane[r0:r1:sr, c0:c1:sc], self._part)
         levels = self.image_item.getLevels() if self.image_item.image is not None else None
         self.image_item.setImage(image, autoLevels=False, **({"levels": levels} if levels is not None else {}))
         # Each displayed pixel covers sr x sc elements, so view coordinates stay element indices.
@@ -297,7 +366,7 @@ class ImagePlot(QWidget):
         if self._plane is None:
             return None
         row, col = math.floor(y), math.floor(x)
-        rows, cols = self._plane.shape
+        rows, cols = self._plane.shape[:2]
         return (row, col) if 0 <= row < rows and 0 <= col < cols else None
 
     def mark(self, cell: tuple[int, int] | None, ensure_visible: bool = True) -> None:
@@ -324,7 +393,7 @@ class ImagePlot(QWidget):
 
     # ----------------------------------------------------------------------------- handlers
     def _on_view_changed(self, *args) -> None:
-        if self._plane is not None and max(self._plane.shape) > MAX_SIDE:
+        if self._plane is not None and max(self._plane.shape[:2]) > MAX_SIDE:
             self._window_timer.start()
 
     def _cell_at_scene(self, scene_pos) -> tuple[int, int] | None:

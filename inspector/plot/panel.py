@@ -12,11 +12,22 @@ Modes (:attr:`PlotPanel.mode`):
 - ``"line"``: 1-d data, or N-d data in "line along axis k" mode. The line runs along axis ``k``
   through the *anchor* element: the non-displayed axes at ``DisplayAxes.indices``, the
   displayed axes at the selected element (or 0 before any selection).
-- ``"image"``: N-d data (N >= 2) in "image (rows x cols)" mode, the default.
+- ``"image"``: N-d data (N >= 2) in "image (rows x cols)" mode, the default; grey values
+  through a colormap, or a colour image (below).
+- ``"iq"`` / ``"constellation"``: 1-d complex data as I and Q traces, or as a scatter of Q
+  against I (a bounded sample of a long signal, :mod:`core.display.constellation`).
 
 Complex data is plotted as one real number per element, chosen in a small combo:
-``abs`` (magnitude, the default: phase-independent, what FFT outputs usually need), ``re`` or
-``im``. The readout always shows the full complex value.
+``abs`` (magnitude, the default: phase-independent, what FFT outputs usually need), ``re``,
+``im``, ``phase`` (radians) or ``dB`` (``20*log10|z|``); for 1-d data the same combo offers
+``I and Q`` and ``constellation``. The readout always shows the full complex value.
+
+Colour: when the view has at least 3 axes and its last axis (HWC) or third from last (CHW) has
+3 or 4 elements, the colour combo offers RGB, BGR (and RGBA, BGRA for 4) besides ``grey``, the
+default. Choosing a colour puts the two image axes beside the channel axis on screen
+(``DisplayAxes.set_axes``; the table follows and keeps showing the numbers of one channel); any
+other axis is a batch axis with its slider. The levels bar sets the levels of all colour
+channels (:mod:`core.display.colour_image`), and the readout gives every channel of a pixel.
 
 Values read as in the table's "auto" format (:func:`core.text.number_format.format_value`): the
 readout and the table cell of one element show the same text.
@@ -39,10 +50,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.display.colour_image import channel_axis_candidates, colour_plane, modes_for_channels
 from core.display.line_decimation import COMPLEX_PARTS, real_values
+from core.errors import CoreError, describe_error
 from core.scan.blocks import BlockReader
 from core.text.number_format import format_value
+from inspector.plot.constellation_plot import ConstellationPlot
 from inspector.plot.image_plot import ImagePlot
+from inspector.plot.iq_traces import IQTracesPlot
 from inspector.plot.line_plot import LinePlot
 from inspector.state.display_axes import DisplayAxes, normalize_index
 from inspector.state.document import Document
@@ -50,6 +65,9 @@ from inspector.widgets.elided_label import ElidedLabel
 from inspector.widgets.plain_text import make_plain
 
 _IMAGE_MODE = -1  # combo item data for "image"; line modes store the axis
+#: Views of a 1-d complex signal offered in the complex combo after :data:`COMPLEX_PARTS`.
+SIGNAL_VIEWS = ("I and Q", "constellation")
+_GREY = "grey"  # the colour combo's first entry: a grey image through the colormap
 
 
 def configure_pyqtgraph() -> None:
@@ -96,6 +114,8 @@ class PlotPanel(QWidget):
         self._version = 0  # bumps on set_array: a new array never reuses the old display
         self._part = "abs"
         self._line_axis: int | None = None  # None: image of the plane (N >= 2)
+        self._colour: str | None = None  # colour mode of the image, None for grey
+        self._channel_axis: int | None = None
         self._mode = "empty"
         self._shown_key: tuple | None = None
         self._line_anchor: tuple[int, ...] = ()
@@ -112,7 +132,17 @@ class PlotPanel(QWidget):
         self._part_combo = QComboBox()
         self._part_combo.setObjectName("plot.complexPart")
         self._part_combo.addItems(COMPLEX_PARTS)
-        self._part_combo.setToolTip("abs: magnitude, re: real part, im: imaginary part")
+        self._part_combo.setToolTip("abs: magnitude, re: real part, im: imaginary part, phase: "
+                                    "angle in radians, dB: 20·log10|z|; 1-d data: I and Q traces "
+                                    "or a constellation (Q against I)")
+        self._colour_combo = QComboBox()
+        self._colour_combo.setObjectName("plot.colourMode")
+        self._colour_combo.setToolTip("Show the channel axis (3 or 4 long) as colours: RGB, BGR, "
+                                      "RGBA or BGRA; grey shows one plane through the colormap")
+        self._channel_combo = QComboBox()
+        self._channel_combo.setObjectName("plot.channelAxis")
+        self._channel_combo.setToolTip("The axis holding the colour channels: last (HWC) or "
+                                       "third from last (CHW)")
         self._square_check = QCheckBox("square pixels")
         self._square_check.setObjectName("plot.squarePixels")
         self._square_check.setToolTip("Draw elements square instead of stretching the plane to fill the plot")
@@ -120,6 +150,8 @@ class PlotPanel(QWidget):
         toolbar.setContentsMargins(0, 0, 0, 0)
         toolbar.addWidget(self._mode_combo)
         toolbar.addWidget(self._square_check)
+        toolbar.addWidget(self._colour_combo)
+        toolbar.addWidget(self._channel_combo)
         toolbar.addWidget(self._part_label)
         toolbar.addWidget(self._part_combo)
         toolbar.addStretch(1)
@@ -128,6 +160,8 @@ class PlotPanel(QWidget):
         self.line_plot.graphics_view.setObjectName("plot.line")
         self.image_plot = ImagePlot()
         self.image_plot.graphics_view.setObjectName("plot.image")
+        self.iq_plot = IQTracesPlot()
+        self.constellation_plot = ConstellationPlot()
         self._message = QLabel()
         self._message.setObjectName("plot.message")
         make_plain(self._message)
@@ -135,7 +169,7 @@ class PlotPanel(QWidget):
         self._message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._stack = QStackedWidget()
         self._stack.setObjectName("plot.view")
-        for page in (self._message, self.line_plot, self.image_plot):
+        for page in (self._message, self.line_plot, self.image_plot, self.iq_plot, self.constellation_plot):
             self._stack.addWidget(page)
         self._readout = ElidedLabel()  # a long index and value must not widen the dock
         self._readout.setObjectName("plot.readout")
@@ -150,6 +184,11 @@ class PlotPanel(QWidget):
         self._axes.changed.connect(self._on_axes_changed)
         self._mode_combo.currentIndexChanged.connect(self._on_mode_chosen)
         self._part_combo.currentTextChanged.connect(self._on_part_chosen)
+        self._colour_combo.currentTextChanged.connect(self._on_colour_chosen)
+        self._channel_combo.currentIndexChanged.connect(self._on_channel_axis_chosen)
+        self.iq_plot.indexHovered.connect(self._on_line_hovered)
+        self.iq_plot.indexClicked.connect(self._on_line_clicked)
+        self.constellation_plot.indexClicked.connect(self._on_line_clicked)
         self._square_check.toggled.connect(self.image_plot.set_square_pixels)
         self.line_plot.indexHovered.connect(self._on_line_hovered)
         self.line_plot.indexClicked.connect(self._on_line_clicked)
@@ -166,7 +205,7 @@ class PlotPanel(QWidget):
 
     @property
     def mode(self) -> str:
-        """``"empty"``, ``"scalar"``, ``"line"`` or ``"image"``."""
+        """``"empty"``, ``"scalar"``, ``"line"``, ``"image"``, ``"iq"`` or ``"constellation"``."""
         return self._mode
 
     @property
@@ -191,7 +230,18 @@ class PlotPanel(QWidget):
 
     @property
     def complex_part(self) -> str:
+        """A name of :data:`COMPLEX_PARTS`, or of :data:`SIGNAL_VIEWS` for 1-d complex data."""
         return self._part
+
+    @property
+    def colour_mode(self) -> str | None:
+        """The image's colour mode (``"RGB"``, ``"BGR"``, ``"RGBA"``, ``"BGRA"``), None for grey."""
+        return self._colour
+
+    @property
+    def channel_axis(self) -> int | None:
+        """The axis read as colour channels in a colour image, else None."""
+        return self._channel_axis if self._colour is not None else None
 
     def readout_text(self) -> str:
         """The readout line: the element under the mouse, else the selected one."""
@@ -223,10 +273,12 @@ class PlotPanel(QWidget):
         if self._selected is not None and (array is None or not _fits(self._selected, array.shape)):
             self._selected = None
         self._hovered = None
+        self._rebuild_part_combo()
         if array is not None and array.dtype.kind != "c":
             self._set_part_silently("abs")
         if array is None or array.ndim != old_ndim:
             self._rebuild_mode_combo()
+        self._rebuild_colour_combos()
         if array is not None and self._axes.shape != array.shape:
             self._axes.reset(array.shape)  # emits changed -> _render, unless nothing changed
         self._render()
@@ -239,10 +291,39 @@ class PlotPanel(QWidget):
         self._mode_combo.setCurrentIndex(index)  # -> _on_mode_chosen
 
     def set_complex_part(self, part: str) -> None:
-        """Plot ``"abs"``, ``"re"`` or ``"im"`` of complex data."""
-        if part not in COMPLEX_PARTS:
-            raise ValueError(f"complex part must be one of {COMPLEX_PARTS}, got {part!r}")
+        """Plot a part of complex data (:data:`COMPLEX_PARTS`), or for 1-d complex data one of
+        :data:`SIGNAL_VIEWS` (I and Q traces, constellation).
+
+        Raises
+        ------
+        ValueError
+            ``part`` is not offered for the data shown.
+        """
+        offered = [self._part_combo.itemText(i) for i in range(self._part_combo.count())]
+        if part not in offered:
+            raise ValueError(f"complex part must be one of {tuple(offered)}, got {part!r}")
         self._part_combo.setCurrentText(part)  # -> _on_part_chosen
+
+    def set_colour_mode(self, mode: str | None, channel_axis: int | None = None) -> None:
+        """Show the image in colour (``mode`` of :data:`core.display.colour_image.COLOUR_MODES`,
+        channels along ``channel_axis``, default: the first candidate), or grey (None).
+
+        Raises
+        ------
+        ValueError
+            The view has no such channel axis, or ``mode`` does not fit its length.
+        """
+        if channel_axis is not None:
+            index = self._channel_combo.findData(int(channel_axis))
+            if index < 0:
+                raise ValueError(f"axis {channel_axis} cannot hold colour channels (it must be the "
+                                 "last or third from last axis, with 3 or 4 elements)")
+            self._channel_combo.setCurrentIndex(index)  # -> _on_channel_axis_chosen
+        text = _GREY if mode is None else mode
+        if self._colour_combo.findText(text) < 0:
+            offered = [self._colour_combo.itemText(i) for i in range(self._colour_combo.count())]
+            raise ValueError(f"colour mode must be one of {tuple(offered) or (_GREY,)}, got {mode!r}")
+        self._colour_combo.setCurrentText(text)  # -> _on_colour_chosen
 
     def select_element(self, index: tuple) -> None:
         """Mark element ``index`` (a full N-d index; negative values count from the end).
@@ -276,6 +357,8 @@ class PlotPanel(QWidget):
             self._show_message("scalar", format_value(array[()], array.dtype))
         elif array.ndim >= 2 and self._line_axis is None:
             self._render_image(array)
+        elif array.ndim == 1 and self._part in SIGNAL_VIEWS:
+            self._render_signal_view(array)
         else:
             self._render_line(array)
         is_complex = array is not None and array.dtype.kind == "c"
@@ -283,13 +366,15 @@ class PlotPanel(QWidget):
         self._part_combo.setVisible(is_complex)
         self._mode_combo.setVisible(array is not None and array.ndim >= 2)
         self._square_check.setVisible(self._mode == "image")
+        colour_offered = self._mode == "image" and self._channel_combo.count() > 0
+        self._colour_combo.setVisible(colour_offered)
+        self._channel_combo.setVisible(colour_offered and self._colour is not None)
         self._update_readout()
 
     def _show_message(self, mode: str, text: str) -> None:
         self._mode = mode
         self._shown_key = None
-        self.line_plot.clear()
-        self.image_plot.clear()
+        self._clear_pages_except(None)
         self._message.setText(text)
         self._stack.setCurrentWidget(self._message)
 
@@ -299,17 +384,28 @@ class PlotPanel(QWidget):
             self._show_message("empty", f"no element in this plane, shape {array.shape}")
             return
         axes = self._axes
-        key = ("image", self._version, axes.row_axis, axes.col_axis, axes.indices, self._part)
+        colour = self._colour
+        if colour is not None and self._channel_axis in (axes.row_axis, axes.col_axis):
+            self._set_colour_silently(None)  # the channels are on screen as rows or columns now
+            colour = None
+        indices = axes.indices
+        if colour is not None:  # the channel index has no say in a colour image
+            indices = tuple(0 if a == self._channel_axis else i for a, i in enumerate(indices))
+            plane = colour_plane(array, axes.row_axis, axes.col_axis, self._channel_axis, indices)
+        key = ("image", self._version, axes.row_axis, axes.col_axis, indices, self._part, colour,
+               self._channel_axis)
         if key != self._shown_key:
-            same_shape = self._mode == "image" and self.image_plot.plane is not None and self.image_plot.plane.shape == plane.shape
-            if self._mode == "line":
-                self.line_plot.clear()
-            self.image_plot.set_plane(plane, self._part, keep_view=same_shape)
+            shown = self.image_plot.plane
+            same_shape = (self._mode == "image" and shown is not None and shown.shape == plane.shape
+                          and self.image_plot.colour == colour)
+            self._clear_pages_except(self.image_plot)
+            self.image_plot.set_plane(plane, self._part, keep_view=same_shape, colour=colour)
             self._shown_key = key
         self._mode = "image"
         self._stack.setCurrentWidget(self.image_plot)
         cell = None
-        if self._selected is not None and all(self._selected[a] == axes.indices[a] for a in axes.fixed_axes()):
+        if self._selected is not None and all(self._selected[a] == axes.indices[a] for a in axes.fixed_axes()
+                                              if colour is None or a != self._channel_axis):
             cell = (self._selected[axes.row_axis], self._selected[axes.col_axis])
         self.image_plot.mark(cell)
 
@@ -324,8 +420,7 @@ class PlotPanel(QWidget):
         if key != self._shown_key:
             line = array[tuple(slice(None) if a == axis else i for a, i in enumerate(anchor))]
             same_length = self._mode == "line" and self.line_plot.values is not None and len(self.line_plot.values) == len(line)
-            if self._mode == "image":
-                self.image_plot.clear()
+            self._clear_pages_except(self.line_plot)
             self.line_plot.set_values(line, self._part, keep_view=same_length,
                                       block_reader=self._block_reader)
             self.line_plot.plot_item.setLabel("bottom", "index" if array.ndim == 1 else f"index along axis {axis}")
@@ -333,6 +428,34 @@ class PlotPanel(QWidget):
         self._mode = "line"
         self._stack.setCurrentWidget(self.line_plot)
         self.line_plot.mark(None if self._selected is None else self._selected[axis])
+
+    def _render_signal_view(self, array: np.ndarray) -> None:
+        """1-d complex data as I and Q traces (mode ``"iq"``) or a constellation."""
+        mode = "iq" if self._part == SIGNAL_VIEWS[0] else "constellation"
+        self._line_anchor = (0,)
+        key = (mode, self._version)
+        page = self.iq_plot if mode == "iq" else self.constellation_plot
+        if key != self._shown_key:
+            self._clear_pages_except(page)
+            if mode == "iq":
+                self.iq_plot.set_values(array, block_reader=self._block_reader)
+            else:
+                try:
+                    self.constellation_plot.set_signal(array, self._block_reader)
+                except CoreError as error:  # the file shrank under the view: say so, never crash
+                    self._show_message("empty", describe_error(error).message)
+                    return
+            self._shown_key = key
+        self._mode = mode
+        self._stack.setCurrentWidget(page)
+        if mode == "iq":
+            self.iq_plot.mark(None if self._selected is None else self._selected[0])
+
+    def _clear_pages_except(self, keep) -> None:
+        """Empty every plot page but ``keep`` (a page not shown holds no data or worker)."""
+        for page in (self.line_plot, self.image_plot, self.iq_plot, self.constellation_plot):
+            if page is not keep:
+                page.clear()
 
     def _line_index(self, i: int) -> tuple[int, ...]:
         """Full index of element ``i`` of the plotted line."""
@@ -348,6 +471,13 @@ class PlotPanel(QWidget):
             self._readout.setText(f"index () value {format_value(array[()], array.dtype)}")
         elif index is None or array is None or not _fits(index, array.shape):
             self._readout.setText("")
+        elif self._mode == "image" and self._colour is not None:
+            prefix = "" if index == self._hovered else "selected "
+            where = tuple(slice(None) if a == self._channel_axis else i for a, i in enumerate(index))
+            channels = ", ".join(f"{name} {format_value(v, array.dtype)}"
+                                 for name, v in zip(self._colour, array[where]))
+            shown = ", ".join(":" if a == self._channel_axis else str(i) for a, i in enumerate(index))
+            self._readout.setText(f"{prefix}index ({shown}) {channels}")
         else:
             prefix = "" if index == self._hovered else "selected "
             self._readout.setText(f"{prefix}index {index} value {format_value(array[index], array.dtype)}")
@@ -363,6 +493,65 @@ class PlotPanel(QWidget):
         self._mode_combo.setCurrentIndex(0)
         self._mode_combo.blockSignals(False)
         self._line_axis = None
+
+    def _rebuild_part_combo(self) -> None:
+        """Offer the signal views only for 1-d complex data; keep the part where it still fits."""
+        array = self._array
+        parts = COMPLEX_PARTS + (SIGNAL_VIEWS if array is not None and array.ndim == 1 else ())
+        current = [self._part_combo.itemText(i) for i in range(self._part_combo.count())]
+        if current == list(parts):
+            return
+        self._part_combo.blockSignals(True)
+        self._part_combo.clear()
+        self._part_combo.addItems(parts)
+        self._part_combo.blockSignals(False)
+        self._set_part_silently(self._part if self._part in parts else "abs")
+
+    def _rebuild_colour_combos(self) -> None:
+        """Offer the channel axes of the array shown; keep the colour choice where it still fits."""
+        array = self._array
+        # Complex data has no colour: its parts are plotted as a grey image.
+        candidates = () if array is None or array.dtype.kind == "c" else channel_axis_candidates(array.shape)
+        ndim = 0 if array is None else array.ndim
+        current = [self._channel_combo.itemData(i) for i in range(self._channel_combo.count())]
+        if current != list(candidates):
+            self._channel_combo.blockSignals(True)
+            self._channel_combo.clear()
+            for axis in candidates:
+                self._channel_combo.addItem(f"channels: axis {axis} ({'HWC' if axis == ndim - 1 else 'CHW'})", axis)
+            self._channel_combo.blockSignals(False)
+        if self._channel_axis not in candidates:
+            self._channel_axis = candidates[0] if candidates else None
+        if self._channel_axis is not None:
+            self._channel_combo.blockSignals(True)
+            self._channel_combo.setCurrentIndex(self._channel_combo.findData(self._channel_axis))
+            self._channel_combo.blockSignals(False)
+        self._fill_colour_modes()
+
+    def _fill_colour_modes(self) -> None:
+        modes = () if self._channel_axis is None else modes_for_channels(self._array.shape[self._channel_axis])
+        wanted = [_GREY, *modes] if modes else []
+        if [self._colour_combo.itemText(i) for i in range(self._colour_combo.count())] != wanted:
+            self._colour_combo.blockSignals(True)
+            self._colour_combo.clear()
+            self._colour_combo.addItems(wanted)
+            self._colour_combo.blockSignals(False)
+        self._set_colour_silently(self._colour if self._colour in modes else None)
+
+    def _set_colour_silently(self, mode: str | None) -> None:
+        self._colour = mode
+        self._colour_combo.blockSignals(True)
+        self._colour_combo.setCurrentText(_GREY if mode is None else mode)
+        self._colour_combo.blockSignals(False)
+
+    def _show_channels_beside(self) -> None:
+        """Put the two image axes next to the channel axis on screen (HWC: the two before it;
+        CHW: the two after it), unless rows and columns already avoid the channel axis."""
+        axes, channel = self._axes, self._channel_axis
+        if channel not in (axes.row_axis, axes.col_axis):
+            return
+        rows = channel - 2 if channel == axes.ndim - 1 else channel + 1
+        self._axes.set_axes(rows, rows + 1)  # emits changed -> _render
 
     def _set_part_silently(self, part: str) -> None:
         self._part = part
@@ -380,7 +569,27 @@ class PlotPanel(QWidget):
         self._render()
 
     def _on_part_chosen(self, part: str) -> None:
+        if not part:
+            return  # the combo is being refilled
         self._part = part
+        self._render()
+
+    def _on_colour_chosen(self, text: str) -> None:
+        if not text:
+            return
+        self._colour = None if text == _GREY else text
+        if self._colour is not None:
+            self._show_channels_beside()
+        self._render()
+
+    def _on_channel_axis_chosen(self, combo_index: int) -> None:
+        data = self._channel_combo.itemData(combo_index)
+        if data is None:
+            return
+        self._channel_axis = int(data)
+        self._fill_colour_modes()
+        if self._colour is not None:
+            self._show_channels_beside()
         self._render()
 
     def _on_line_hovered(self, i: int | None) -> None:
@@ -426,6 +635,7 @@ class PlotPanel(QWidget):
 
     def closeEvent(self, event) -> None:
         self.line_plot.cancel_overview()
+        self.iq_plot.cancel_overview()
         super().closeEvent(event)
 
 

@@ -154,6 +154,7 @@ class AxesBar(QWidget):
         while self._grid.count():
             item = self._grid.takeAt(0)
             if item.widget() is not None:
+                item.widget().hide()  # deleted later: until then it must not paint over its successor
                 item.widget().deleteLater()
         self._editors.clear()
         for line, axis in enumerate(axes.fixed_axes() if axes.ndim >= 2 else ()):

@@ -45,7 +45,8 @@ def test_screenshot_of_a_missing_file_still_exits_zero(tmp_path):
 
 @pytest.mark.parametrize(
     "args",
-    [["--dtype", "float33"], ["--fixed-length", "abc"], ["--offset", "-5x"], ["--shape", "3,,4"], ["--no-such-option"]],
+    [["--dtype", "float33"], ["--fixed-length", "abc"], ["--offset", "-5x"], ["--shape", "3,,4"], ["--no-such-option"],
+     ["--colour", "CMYK"], ["--complex-part", "angle"]],
 )
 def test_bad_option_exits_2_with_one_error_line(args, tmp_path):
     out = run_gui(*args, tmp_path=tmp_path)
@@ -106,3 +107,20 @@ def test_screenshot_replaces_an_existing_png_and_leaves_no_temporary_file(tmp_pa
     assert shot.read_bytes()[:8] == PNG_MAGIC
     assert os.stat(shot).st_mode & 0o777 == 0o640
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "config") == ["shot.png"]
+
+
+def test_plot_choices_are_applied_and_one_that_does_not_fit_is_a_warning(capsys):
+    from types import SimpleNamespace
+
+    from inspector.app import _apply_plot_choices
+
+    applied = []
+
+    def no_channels(mode):
+        raise ValueError("colour mode must be one of (), got 'RGB'")
+
+    window = SimpleNamespace(plot_panel=SimpleNamespace(set_colour_mode=no_channels,
+                                                        set_complex_part=applied.append))
+    _apply_plot_choices(window, "RGB", "constellation")
+    assert applied == ["constellation"]
+    assert capsys.readouterr().err == "warning: --colour: colour mode must be one of (), got 'RGB'\n"

@@ -265,3 +265,19 @@ def test_a_bfloat16_npy_opens_once_the_type_is_chosen(window, tmp_path):
     window.document.update_params(dtype="bfloat16")
     assert window.document.result.view.shape == (1, 2)
     np.testing.assert_array_equal(table_values(window).astype(float), [[1.5, -2.0]])
+
+
+def test_a_complex_value_reads_a_plus_bj_in_table_readout_status_bar_and_data_inspector(window, tmp_path):
+    values = np.array([1.5 - 2.25j, -0.5 + 4j, 3 + 0j], dtype="<c8")
+    path = tmp_path / "iq.bin"
+    path.write_bytes(values.tobytes())
+    window.open_paths([str(path)], DecodeParams(dtype="complex64"))
+    model = window.table_panel.model
+    window.table_panel.view.setCurrentIndex(model.index(1, 0))  # element [1] = -0.5+4j
+    assert window.document.selection == (1,)
+    assert model.data(model.index(1, 0)) == "-0.5+4.0j"
+    assert window.plot_panel.readout_text() == "selected index (1,) value -0.5+4.0j"
+    assert "[1] = -0.5+4.0j" in window.statusBar().selection_label.text()
+    assert window.data_inspector.value_text("complex64", True) == "-0.5+4.0j"
+    window.table_panel.view.setCurrentIndex(model.index(0, 0))
+    assert model.data(model.index(0, 0)) == "1.5-2.25j" == window.data_inspector.value_text("complex64", True)

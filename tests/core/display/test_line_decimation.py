@@ -126,9 +126,20 @@ def test_real_values_is_a_view_for_native_floats_and_rejects_bad_input():
     data = np.arange(10, dtype=np.float32)
     assert np.shares_memory(real_values(data), data)
     with pytest.raises(ValueError, match="complex part"):
-        real_values(data, "phase")
+        real_values(data, "angle")
     with pytest.raises(TypeError, match="numeric"):
         real_values(np.array(["a"]))
+
+
+def test_real_values_phase_and_decibels_of_complex_data():
+    z = np.array([3 + 4j, -1 + 0j, 0j, 1j], dtype=">c8")
+    phase = real_values(z, "phase")
+    assert phase.dtype == np.float32 and phase.dtype.isnative
+    np.testing.assert_array_equal(phase, np.float32([np.arctan2(4, 3), np.pi, 0, np.pi / 2]))
+    db = real_values(z, "dB")  # 20*log10(5) = 13.9794..., |z| = 1 is 0 dB, 0 is -inf
+    assert db.dtype == np.float32
+    np.testing.assert_allclose(db[[0, 1, 3]], [13.979400086720377, 0.0, 0.0], rtol=1e-6)
+    assert db[2] == -np.inf
 
 
 # --------------------------------------------------------------------------------- pyramid

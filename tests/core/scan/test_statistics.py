@@ -293,3 +293,26 @@ def test_shrunk_file_raises_source_error_instead_of_sigbus(tmp_path):
     finally:
         del view
         source.close()
+
+
+# ----------------------------------------------------------------------------- complex quantities
+def test_complex_statistics_of_each_quantity():
+    from core.scan.statistics import COMPLEX_QUANTITIES
+
+    z = np.array([3 + 4j, -1 + 0j, 0j, 1j], dtype=np.complex64)
+    by_quantity = {q: compute_statistics(z, bins=4, quantity=q) for q in COMPLEX_QUANTITIES}
+    assert by_quantity["magnitude"].quantity == "magnitude"
+    assert (by_quantity["magnitude"].min, by_quantity["magnitude"].max) == (0.0, 5.0)
+    assert (by_quantity["real"].min, by_quantity["real"].max, by_quantity["real"].mean) == (-1.0, 3.0, 0.5)
+    assert (by_quantity["imaginary"].min, by_quantity["imaginary"].max) == (0.0, 4.0)
+    assert by_quantity["phase"].max == pytest.approx(np.pi) and by_quantity["phase"].min == 0.0
+    db = by_quantity["dB"]
+    # 20*log10(5) = 13.979..., |-1| and |1j| give 0 dB, 0 gives -inf
+    assert db.max == pytest.approx(20 * np.log10(5.0)) and db.min == -np.inf
+    assert (db.neginf_count, db.finite_count) == (1, 3)
+
+
+def test_real_data_ignores_the_quantity_and_a_bad_quantity_is_refused():
+    assert compute_statistics(np.array([1.0, -2.0]), quantity="phase").quantity == "value"
+    with pytest.raises(CoreError, match="quantity must be one of magnitude, real"):
+        compute_statistics(np.array([1j]), quantity="angle")

@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt, QTimer
-from PySide6.QtWidgets import QCheckBox
+from PySide6.QtWidgets import QCheckBox, QComboBox
 
 from core.pipeline.pipeline import DecodeParams
 from core.scan.statistics import compute_statistics
@@ -236,6 +236,35 @@ def test_complex_views_show_magnitudes(qtbot, tmp_path):
     assert (panel.statistics.min, panel.statistics.max) == (0.0, 13.0)
     assert panel.value_labels["dtype"].text() == "complex64 (|z|)"
     assert panel.value_labels["max"].text() == "13.0"
+
+
+def test_the_quantity_combo_gives_statistics_of_the_real_part_phase_and_db(qtbot, tmp_path):
+    path = tmp_path / "c.bin"
+    np.array([3 + 4j, -5 + 12j, 0j], dtype=np.complex64).tofile(path)
+    document = open_document(qtbot, path, dtype="complex64")
+    panel = make_panel(qtbot, document)
+    combo = panel.findChild(QComboBox, "stats.quantity")
+    assert combo.isVisibleTo(panel)
+    qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
+    combo.setCurrentText("real")  # as the user would
+    qtbot.waitUntil(lambda: panel.statistics is not None and panel.statistics.quantity == "real", timeout=5000)
+    assert (panel.statistics.min, panel.statistics.max, panel.statistics.mean) == (-5.0, 3.0, pytest.approx(-2 / 3))
+    assert panel.value_labels["dtype"].text() == "complex64 (re z)"
+    panel.set_quantity("dB")
+    qtbot.waitUntil(lambda: panel.statistics is not None and panel.statistics.quantity == "dB", timeout=5000)
+    # |3+4j| = 5 -> 13.979 dB, |-5+12j| = 13 -> 22.279 dB, 0 -> -inf
+    assert panel.statistics.max == pytest.approx(20 * np.log10(13.0))
+    assert panel.statistics.neginf_count == 1
+    panel.set_quantity("magnitude")  # back to the first setting: from the cache
+    qtbot.waitUntil(lambda: panel.statistics is not None and panel.statistics.quantity == "magnitude", timeout=5000)
+    assert panel.statistics.max == 13.0 and "cached" in panel.status_text()
+
+
+def test_the_quantity_combo_is_hidden_for_real_views(qtbot, tmp_path):
+    path = tmp_path / "r.bin"
+    np.arange(4, dtype=np.float32).tofile(path)
+    panel = make_panel(qtbot, open_document(qtbot, path, dtype="float32"))
+    assert not panel.findChild(QComboBox, "stats.quantity").isVisibleTo(panel)
 
 
 def test_view_as_slice_changes_never_show_another_slices_statistics(qtbot, tmp_path):

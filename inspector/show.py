@@ -38,7 +38,7 @@ _collector = None  # the one GUI-thread garbage collector of the process (gc_pol
 _app = None  # the QApplication show() created: kept for the next calls
 
 
-def show(obj: object, *, block: bool | None = None, slice: str = "",  # noqa: A002 - the option's name
+def show(obj: object, *, block: bool | None = None, slice: str = "",
          settings: SettingsStore | None = None, **decode_options: Any) -> ShowHandle:
     """Open a window on ``obj`` and return its handle.
 
@@ -234,7 +234,7 @@ class ShowHandle:
         from PySide6.QtCore import QEventLoop
 
         loop = QEventLoop()
-        closed = _CloseWatcher(self.window, loop.quit)
+        closed = _watch_close(self.window, loop.quit)
         loop.exec()
         del closed
 
@@ -305,12 +305,12 @@ def _application():
     return app
 
 
-def _CloseWatcher(window, on_close):  # noqa: N802 - builds a QObject subclass lazily (no Qt at import)
+def _watch_close(window, on_close):
     """An event filter on ``window`` calling ``on_close`` when it closes or is destroyed."""
     from PySide6.QtCore import QEvent, QObject
 
     class CloseWatcher(QObject):
-        def eventFilter(self, watched, event):  # noqa: N802 - Qt override
+        def eventFilter(self, watched, event):
             if event.type() == QEvent.Type.Close:
                 on_close()
             return False

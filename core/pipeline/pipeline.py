@@ -36,8 +36,8 @@ from core.decode.decode_raw import check_fixed_length, decode_raw
 from core.decode.reshape import parse_shape, resolve_shape
 from core.dtypes.table import check_padded_type, engine_name, resolve_dtype, tf_name
 from core.errors import CoreError, DecodeError, SourceError
-from core.files.npy_header import opaque_type_error
 from core.files.memory import is_in_memory, open_memory
+from core.files.npy_header import opaque_type_error
 from core.files.sources import MappedRange, Source, SourceLayout, open_source
 from core.pipeline.byte_map import ByteMap, address_of, buffer_range_contains
 from core.pipeline.steps import copy_reason, decode_step, source_step

@@ -28,9 +28,9 @@ from PySide6.QtCore import QObject, Signal
 
 from core.errors import DEBUG_VARIABLE, CoreError, ErrorReport, SourceError, describe_error
 from core.files.file_change import ChangeReport
+from core.files.memory import open_memory
 from core.formats.entry import ContainerListing, TensorEntry, find_entry
 from core.formats.reader import HeaderReader
-from core.files.memory import open_memory
 from core.formats.registry import list_container
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.slicing.expr import format_slice, parse_slice

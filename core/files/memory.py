@@ -192,10 +192,13 @@ def _array_view(array: np.ndarray) -> tuple[np.ndarray, NpyHeader | None]:
                           field="files")
         array = np.ascontiguousarray(array)
     flat = array.reshape(-1)
-    data = flat.view(np.uint8) if flat.dtype.itemsize else np.zeros(0, np.uint8)
-    if data is flat:
-        data = flat.view()  # our own view object, so the caller's flags stay as they are
-    data.flags.writeable = False
+    if flat.nbytes:
+        # Through a memoryview: numpy collapses a view's .base to the array owning the memory,
+        # and the pipeline recognises zero copy by a .base chain that reaches this very array.
+        data = np.frombuffer(memoryview(flat.view(np.uint8)), dtype=np.uint8)
+    else:
+        data = np.zeros(0, np.uint8)
+    data.flags.writeable = False  # our own array: the caller's flags stay as they are
     try:
         name = engine_name(array.dtype)
     except CoreError:

@@ -37,6 +37,7 @@ May import what :mod:`core.files` may.
 from __future__ import annotations
 
 import itertools
+import os
 import sys
 
 import numpy as np
@@ -56,13 +57,15 @@ _serials = itertools.count(1)  # tells two objects of the same name and size apa
 
 
 def is_in_memory(target: object) -> bool:
-    """Whether ``target`` is an object for :func:`open_memory` rather than paths to open."""
-    if isinstance(target, (str, bytes)) or hasattr(target, "__fspath__"):
-        return isinstance(target, bytes)
+    """Whether ``target`` is an object for :func:`open_memory` rather than paths to open: paths
+    are a ``str``, an ``os.PathLike``, or a list/tuple of them (an empty one too: "no files");
+    anything else, ``bytes`` included, is an object (refused by :func:`open_memory` with its
+    fix when it is of no kind shown)."""
+    if isinstance(target, (str, os.PathLike)):
+        return False
     if isinstance(target, (list, tuple)):
-        return bool(target) and all(isinstance(item, _BYTES_LIKE) for item in target)
-    return isinstance(target, _BYTES_LIKE + (np.ndarray,)) or hasattr(target, "__array__") \
-        or callable(getattr(target, "numpy", None))
+        return not all(isinstance(item, (str, os.PathLike)) for item in target)
+    return True
 
 
 class MemorySource(Source):

@@ -36,6 +36,7 @@ __all__ = ["ShowHandle", "show"]
 _DECODE_OPTIONS = tuple(f.name for f in fields(DecodeParams))
 _collector = None  # the one GUI-thread garbage collector of the process (gc_policy)
 _app = None  # the QApplication show() created: kept for the next calls
+_open_windows: dict[int, Any] = {}  # the windows show() opened, until each is destroyed
 
 
 def show(obj: object, *, block: bool | None = None, slice: str = "",
@@ -81,9 +82,17 @@ def show(obj: object, *, block: bool | None = None, slice: str = "",
                         f"{', '.join(_DECODE_OPTIONS)})")
     params = DecodeParams(**decode_options)
     _application()
+    from PySide6.QtCore import Qt
+
     from inspector.main_window import MainWindow
 
     window = MainWindow(settings)
+    # Kept here until it closes, then deleted: a window whose last Python reference goes (a
+    # notebook that drops the handle) must neither vanish nor be freed twice by Qt and Python.
+    window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    key = id(window)
+    _open_windows[key] = window
+    window.destroyed.connect(lambda *_args: _open_windows.pop(key, None))
     handle = ShowHandle(window)
     window.open_object(obj, params, slice)
     window.show()
@@ -124,7 +133,7 @@ class ShowHandle:
     # ------------------------------------------------------------------ reading
     @property
     def is_open(self) -> bool:
-        """Whether the window is still open (setters need it)."""
+        """Whether the window is still open (setters need it; a closed window is deleted)."""
         return self.window is not None and self.window.isVisible()
 
     @property
@@ -266,7 +275,7 @@ class ShowHandle:
         self._params = params
 
     def _on_window_gone(self, *_args: object) -> None:
-        self.window = None
+        self.window = None  # deleted when closed: the last values stay readable here
 
 
 def event_loop_running() -> bool:

@@ -6,17 +6,26 @@ The rules are written down in docs/semantics.md (sections cited in each module).
 API, what this package exports, is documented with examples in docs/api.md:
 
 - open and decode: :func:`open_pipeline` (paths, or bytes / arrays / tensors in memory),
-  :func:`run` (a :class:`PipelineResult` with byte provenance), :func:`decode` (the values);
+  :func:`run` (a :class:`PipelineResult` with byte provenance), :func:`read_values` (the values);
   :class:`Pipeline`, :class:`DecodeParams`, :func:`open_source`, :func:`open_memory`;
 - slice: :func:`slice_array`, :func:`parse_slice`, :func:`format_slice`, :class:`SliceSpec`,
   :func:`strided_slice`; decode bytes: :func:`decode_raw`, :class:`TensorBuffer`;
 - containers: :func:`list_file`, :func:`find_entry`, :func:`tensor`;
-- compare: :func:`compare` (:class:`CompareResult`); guess: :func:`guess_layout`;
-- statistics: :func:`statistics` (:func:`compute_statistics`); export: :func:`export`
+- compare: :func:`compare_values` (:class:`CompareResult`); guess: :func:`guess_layout`;
+- statistics: :func:`statistics` (:func:`compute_statistics`); export: :func:`export_values`
   (:func:`export_view`).
 """
 
-from core.api import compare, decode, export, open_pipeline, run, slice_array, statistics, tensor
+from core.api import (
+    compare_values,
+    export_values,
+    open_pipeline,
+    read_values,
+    run,
+    slice_array,
+    statistics,
+    tensor,
+)
 from core.compare.result import CompareResult
 from core.decode.decode_raw import decode_raw
 from core.dtypes.data_type import DataType
@@ -46,8 +55,8 @@ __all__ = [
     "BudgetError", "Candidate", "CompareResult", "ContainerListing", "CoreError", "DataType", "DecodeError",
     "DecodeParams", "ENGINE_TYPES", "FileSource", "MemorySource", "Pipeline", "PipelineResult", "ShapeError",
     "SliceError", "SliceSpec", "Source", "SourceError", "Statistics", "TensorBuffer", "TensorBufferError",
-    "TensorEntry", "compare", "compute_statistics", "decode", "decode_raw", "export", "export_view",
+    "TensorEntry", "compare_values", "compute_statistics", "decode_raw", "export_values", "export_view",
     "find_entry", "format_slice", "guess_layout", "is_tf_decode_type", "list_file", "open_memory",
-    "open_pipeline", "open_source", "parse_slice", "resolve_dtype", "run", "slice_array", "statistics",
+    "open_pipeline", "open_source", "parse_slice", "read_values", "resolve_dtype", "run", "slice_array", "statistics",
     "strided_slice", "tensor",
 ]

@@ -27,7 +27,7 @@ from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.scan.statistics import Statistics, compute_statistics
 from core.slicing.expr import parse_slice
 
-__all__ = ["compare", "decode", "export", "open_pipeline", "run", "slice_array", "statistics",
+__all__ = ["compare_values", "export_values", "read_values", "open_pipeline", "run", "slice_array", "statistics",
            "tensor"]
 
 
@@ -64,7 +64,7 @@ def run(pipeline: Pipeline, slice: str = "", params: DecodeParams | None = None,
     return pipeline.run(params, parse_slice(slice) if slice.strip() else None)
 
 
-def decode(target: object, slice: str = "", params: DecodeParams | None = None,
+def read_values(target: object, slice: str = "", params: DecodeParams | None = None,
            **options: Any) -> np.ndarray:
     """The values a target shows with these options: :func:`run`'s view, as a new array.
 
@@ -95,13 +95,13 @@ def tensor(path: str | os.PathLike, name: str, slice: str = "", **options: Any) 
     ContainerError
         No tensor of that name, or one that cannot be shown (the message lists the names).
     CoreError
-        As :func:`decode`.
+        As :func:`read_values`.
     """
     listing = list_file(os.fspath(path))
     if listing is None:
         raise ContainerError(f"'{os.fspath(path)}' is not a container file this tool lists "
-                             "(open it with decode() and explicit options)", field="files")
-    return decode(os.fspath(path), slice, find_entry(listing, name).params(), **options)
+                             "(open it with read_values() and explicit options)", field="files")
+    return read_values(os.fspath(path), slice, find_entry(listing, name).params(), **options)
 
 
 def slice_array(array: Any, expression: str) -> np.ndarray:
@@ -130,7 +130,7 @@ def statistics(values: PipelineResult | Any, bins: int = 64) -> Statistics:
     return compute_statistics(np.asarray(values), bins=bins)
 
 
-def compare(a: PipelineResult | Any, b: PipelineResult | Any, **options: Any) -> CompareResult:
+def compare_values(a: PipelineResult | Any, b: PipelineResult | Any, **options: Any) -> CompareResult:
     """:func:`core.compare.scanner.compare_sides` of two results or arrays (B is the reference).
 
     ``options``: ``rtol``, ``atol``, ``ulp``, ``bitwise``, ``nan_policy``, ``shift``,
@@ -144,7 +144,7 @@ def compare(a: PipelineResult | Any, b: PipelineResult | Any, **options: Any) ->
     return compare_sides(_side(a), _side(b), **options)
 
 
-def export(values: PipelineResult | Any, path: str | os.PathLike, fmt: str | None = None,
+def export_values(values: PipelineResult | Any, path: str | os.PathLike, fmt: str | None = None,
            **options: Any) -> int:
     """:func:`core.export.arrays.export_view` of a result's view or of an array, to ``path``.
 

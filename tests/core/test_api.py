@@ -29,9 +29,9 @@ def test_decode_a_file_and_an_array_the_same_way(tmp_path):
     values = np.arange(24, dtype=">i4").reshape(4, 6)
     path = tmp_path / "values.bin"
     values.tofile(path)
-    from_file = core.decode(path, "[1:, ::2]", dtype="int32", little_endian=False, shape=(4, 6))
+    from_file = core.read_values(path, "[1:, ::2]", dtype="int32", little_endian=False, shape=(4, 6))
     np.testing.assert_array_equal(from_file, values[1:, ::2])
-    np.testing.assert_array_equal(core.decode(values, "[1:, ::2]"), values[1:, ::2])
+    np.testing.assert_array_equal(core.read_values(values, "[1:, ::2]"), values[1:, ::2])
     assert from_file.flags.owndata or from_file.base is not None  # a new array, files closed
 
 
@@ -42,7 +42,7 @@ def test_run_keeps_provenance_and_leaves_the_pipeline_open():
         assert result.byte_offset(2) == (0, 8, 2)
         again = core.run(pipe, params=core.DecodeParams(dtype="uint8"), shape=(3, 4))
         assert again.view.shape == (3, 4)
-        assert core.decode(pipe, "[:3]", dtype="uint8").tolist() == [0, 0, 1]
+        assert core.read_values(pipe, "[:3]", dtype="uint8").tolist() == [0, 0, 1]
         assert not pipe.source.closed
 
 
@@ -75,9 +75,9 @@ def test_statistics_compare_and_export_of_results_and_arrays(tmp_path):
     with core.open_pipeline(bytearray(np.array([1, 2, 3, 10], np.float32).tobytes())) as pipe:
         result = core.run(pipe, dtype="float32")
         assert (core.statistics(result).mean, core.statistics(result.view).max) == (4.0, 10.0)
-        assert core.compare(result, np.array([1, 2, 3, 11], np.float32)).mismatched == 1
-        core.export(result, tmp_path / "v.bin")
-        core.export(result.view[:2], tmp_path / "v.npy")
+        assert core.compare_values(result, np.array([1, 2, 3, 11], np.float32)).mismatched == 1
+        core.export_values(result, tmp_path / "v.bin")
+        core.export_values(result.view[:2], tmp_path / "v.npy")
     assert (tmp_path / "v.bin").read_bytes() == np.array([1, 2, 3, 10], np.float32).tobytes()
     assert np.load(tmp_path / "v.npy").tolist() == [1.0, 2.0]
 
@@ -87,3 +87,14 @@ def test_open_pipeline_names_what_it_cannot_open(tmp_path):
         core.open_pipeline(1.5)
     with pytest.raises(SourceError):
         core.open_pipeline(tmp_path / "missing.bin")
+
+
+def test_the_api_shadows_no_engine_package():
+    import types
+
+    import core.compare.scanner
+    import core.decode.decode_raw
+    import core.export.arrays
+
+    for name in ("compare", "decode", "export", "scan", "files", "formats", "guess", "slicing"):
+        assert isinstance(getattr(core, name), types.ModuleType), name

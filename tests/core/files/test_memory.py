@@ -204,3 +204,12 @@ def test_statistics_export_and_compare_work_on_memory(tmp_path):
     other = run(values + np.float32(1))
     assert compare_results(result, other).mismatched == 4
     assert compare_results(result, run(values.copy())).mismatched == 0
+
+
+def test_code_snippets_say_an_object_in_memory_has_no_file_to_read():
+    from core.errors import ExportError
+    from core.export.code_snippets import numpy_snippet
+
+    pipeline = Pipeline(np.arange(4, dtype=np.float32))
+    with pytest.raises(ExportError, match=r"<numpy float32 \(4,\)> is an object in memory \(save it"):
+        numpy_snippet(pipeline.source.paths, DecodeParams(), None, pipeline=pipeline)

@@ -413,6 +413,14 @@ class MainWindow(QMainWindow):
             self.settings.set_last_files([])
         return ok
 
+    def open_object(self, target: object, params: DecodeParams | None = None,
+                    slice_text: str = "") -> bool:
+        """Show an object in memory (:meth:`Document.open_object
+        <inspector.state.document.Document.open_object>`, e.g. from :func:`inspector.show`);
+        nothing of it is remembered in the settings."""
+        self._save_decode_settings()
+        return self.document.open_object(target, params, slice_text)
+
     def open_sample(self, params: DecodeParams | None = None, slice_text: str = "") -> bool:
         """Open the embedded sample with its preset settings (or ``params``), with a hint saying
         that it is a sample and how to open one's own file; it never enters Open Recent."""
@@ -599,7 +607,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["hex"], self.docks["inspector"]], [int(width * 0.55), int(width * 0.45)], Qt.Horizontal)
 
     def _save_decode_settings(self) -> None:
-        if self.document.paths:
+        if self.document.paths and self.document.on_disk:  # not an object in memory
             self.settings.set_decode_settings(self.document.paths, self.document.params, self.document.slice_text)
 
     def _restore_display_options(self) -> None:

@@ -107,6 +107,11 @@ def _plan(paths: Any, params: DecodeParams, slice_text: str | None,
         layout = pipe.source.layout(offset=params.offset, record_size=params.record_size,
                                     length=params.length)
         names = pipe.source.paths
+        if not pipe.source.on_disk:  # the snippets read files: an object in memory has no path
+            raise ExportError(
+                f"code snippets read files, and {names[0]} is an object in memory (save it "
+                "first, e.g. with core.export_values(values, 'values.npy'), or use the values "
+                "themselves: inspector.show's handle.view or core.read_values)", field="format")
     finally:
         if own:
             pipe.close()

@@ -39,7 +39,7 @@ from core.files.safe_open import FileInfo, ensure_descriptors, open_mapped, rele
 from core.files.shrink_guard import ShrinkGuard
 from core.text.names import printable_name
 
-__all__ = ["FileInfo", "FileSource", "MappedRange", "SourceLayout", "open_source"]
+__all__ = ["FileInfo", "FileSource", "MappedRange", "Source", "SourceLayout", "open_source"]
 
 _KEEP = object()  # "use the value given to open_source"
 
@@ -95,51 +95,37 @@ class SourceLayout:
     equal lengths, else the ``(span,)`` view covering them all (the pipeline gathers them)."""
 
 
-class FileSource:
-    """One or more files mapped read-only; build with :func:`open_source`.
+class Source:
+    """What the pipeline reads: byte buffers (files, or objects in memory) split into
+    ``decode_raw`` input elements by :meth:`layout`. One interface for both kinds of source.
+
+    Subclasses fill :attr:`paths` (a name per buffer: a path, or a shown name such as
+    ``<bytes>``), :attr:`files` (a :class:`FileInfo` per buffer), ``_data`` (a read-only
+    ``uint8`` view of each whole buffer) and :attr:`shrink_guard`; they say whether their
+    buffers are files (:attr:`on_disk`) and may override the change checks, which find
+    nothing here (a buffer in memory does not change behind a map).
 
     Attributes
     ----------
     paths
-        The paths as given (as ``str``).
+        One name per buffer (as ``str``).
     files
-        A :class:`FileInfo` per file.
+        A :class:`FileInfo` per buffer.
     offset, record_size
-        The defaults given to :func:`open_source` (used by :meth:`layout` when not overridden).
+        The defaults used by :meth:`layout` when not overridden.
     """
 
-    def __init__(self, paths: Sequence[str | os.PathLike], offset: int | None = None,
-                 record_size: int | None = None) -> None:
-        names = [os.fspath(p) for p in paths]
-        if not names:
-            raise SourceError("no files given (choose at least one file)", field="files")
-        self._fds: list[int] = []
-        self._maps: list[mmap.mmap | None] = []
-        self._data: list[np.ndarray] = []
-        self._finalizer = weakref.finalize(self, release, self._fds, self._maps)
-        infos = []
-        ensure_descriptors(len(names))
-        try:
-            for name in names:
-                info, fd, mapped, data = open_mapped(name, len(names))
-                self._fds.append(fd)
-                self._maps.append(mapped)
-                self._data.append(data)
-                infos.append(info)
-        except BaseException:
-            self.close()
-            raise
-        self.paths: tuple[str, ...] = tuple(names)
-        self.files: tuple[FileInfo, ...] = tuple(infos)
-        self.offset = offset
-        self.record_size = record_size
-        self.shrink_guard = ShrinkGuard(self.paths, [i.size for i in infos], self._fds, self._data)
-        """Protects the maps when a file shrinks (see :mod:`core.files.shrink_guard`)."""
-        try:
-            self.layout()  # validate offset / record_size now, so errors show at open
-        except BaseException:
-            self.close()
-            raise
+    #: Whether the buffers are files on disk (watched for changes, remembered in settings).
+    on_disk = False
+    #: What fills the defaults of :attr:`npy` (for step lines): a file's header, an array's type.
+    header_kind = ".npy header"
+
+    paths: tuple[str, ...]
+    files: tuple[FileInfo, ...]
+    offset: int | None
+    record_size: int | None
+    shrink_guard: ShrinkGuard
+    _data: list[np.ndarray]
 
     # -- access ---------------------------------------------------------------------------
     def data(self, index: int) -> np.ndarray:
@@ -155,13 +141,9 @@ class FileSource:
         return self._data[index]
 
     def mapped_ranges(self) -> tuple[MappedRange, ...]:
-        """The maps of the files (empty files have none), for :class:`core.scan.blocks.BlockReader`."""
-        if self.closed:
-            return ()
-        return tuple(
-            MappedRange(path, fd, data.__array_interface__["data"][0], data.size)
-            for path, fd, data in zip(self.paths, self._fds, self._data) if data.size
-        )
+        """The file maps behind the buffers, for :class:`core.scan.blocks.BlockReader`; none
+        here (views of memory are read as they are)."""
+        return ()
 
     def file_size(self, index: int) -> int:
         """Size in bytes of file ``index`` as opened (the length of its map)."""
@@ -298,6 +280,103 @@ class FileSource:
 
     # -- lifetime -------------------------------------------------------------------------
     def check_unchanged(self) -> None:
+        """Refuse to go on if a buffer changed since it was opened (nothing to check here).
+
+        Raises
+        ------
+        SourceError
+            The source was closed (``field="files"``).
+        """
+        if self.closed:
+            raise SourceError("the files were closed (open them again)", field="files")
+
+    def changes(self) -> tuple[FileChange, ...]:
+        """How each changed buffer differs from its record at open (empty: none)."""
+        return ()
+
+    def protect_shrunk(self) -> str:
+        """Protect the buffers that shrank (files only); its message, or ''."""
+        return self.shrink_guard.protect_all()
+
+    def close(self) -> None:
+        """Let go of the buffers."""
+        self._data.clear()
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return not self._data and bool(self.files)
+
+    def reopen(self) -> Source:
+        """A new source over the same buffers with the same defaults (a reload)."""
+        raise NotImplementedError
+
+    def __enter__(self) -> Source:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class FileSource(Source):
+    """One or more files mapped read-only; build with :func:`open_source`.
+
+    Attributes
+    ----------
+    paths
+        The paths as given (as ``str``).
+    files
+        A :class:`FileInfo` per file.
+    offset, record_size
+        The defaults given to :func:`open_source` (used by :meth:`layout` when not overridden).
+    """
+
+    on_disk = True
+
+    def __init__(self, paths: Sequence[str | os.PathLike], offset: int | None = None,
+                 record_size: int | None = None) -> None:
+        names = [os.fspath(p) for p in paths]
+        if not names:
+            raise SourceError("no files given (choose at least one file)", field="files")
+        self._fds: list[int] = []
+        self._maps: list[mmap.mmap | None] = []
+        self._data: list[np.ndarray] = []
+        self._finalizer = weakref.finalize(self, release, self._fds, self._maps)
+        infos = []
+        ensure_descriptors(len(names))
+        try:
+            for name in names:
+                info, fd, mapped, data = open_mapped(name, len(names))
+                self._fds.append(fd)
+                self._maps.append(mapped)
+                self._data.append(data)
+                infos.append(info)
+        except BaseException:
+            self.close()
+            raise
+        self.paths: tuple[str, ...] = tuple(names)
+        self.files: tuple[FileInfo, ...] = tuple(infos)
+        self.offset = offset
+        self.record_size = record_size
+        self.shrink_guard = ShrinkGuard(self.paths, [i.size for i in infos], self._fds, self._data)
+        """Protects the maps when a file shrinks (see :mod:`core.files.shrink_guard`)."""
+        try:
+            self.layout()  # validate offset / record_size now, so errors show at open
+        except BaseException:
+            self.close()
+            raise
+
+    def mapped_ranges(self) -> tuple[MappedRange, ...]:
+        """The maps of the files (empty files have none), for :class:`core.scan.blocks.BlockReader`."""
+        if self.closed:
+            return ()
+        return tuple(
+            MappedRange(path, fd, data.__array_interface__["data"][0], data.size)
+            for path, fd, data in zip(self.paths, self._fds, self._data) if data.size
+        )
+
+    # -- lifetime -------------------------------------------------------------------------
+    def check_unchanged(self) -> None:
         """Refuse to go on if a file changed since it was opened (the rule of
         :mod:`core.files.file_change`: size, mtime or identity; a replaced file too).
 
@@ -326,11 +405,6 @@ class FileSource:
         found = (detect_change(info, fd) for info, fd in zip(self.files, self._fds))
         return tuple(change for change in found if change is not None)
 
-    def protect_shrunk(self) -> str:
-        """Protect the map of every file that shrank (:meth:`ShrinkGuard.protect_all
-        <core.files.shrink_guard.ShrinkGuard.protect_all>`); its message, or ''."""
-        return self.shrink_guard.protect_all()
-
     def close(self) -> None:
         """Close the descriptors and the maps (maps still viewed by arrays close with them)."""
         self._data.clear()  # in place: the shrink guard reads this list
@@ -344,14 +418,21 @@ class FileSource:
     def __enter__(self) -> FileSource:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def reopen(self) -> FileSource:
+        """Open the same paths again with the same defaults (a reload after a change on disk).
+
+        Raises
+        ------
+        SourceError
+            As :func:`open_source`.
+        """
+        return FileSource(self.paths, offset=self.offset, record_size=self.record_size)
 
     def __repr__(self) -> str:
         return f"FileSource({list(self.paths)!r})"
 
 
-def elements_layout(source: FileSource, elements: object, offset: object = None,
+def elements_layout(source: Source, elements: object, offset: object = None,
                     record_size: object = None, length: object = None) -> SourceLayout:
     """The layout of explicit element byte ranges: input shape ``(n,)``, element ``i`` the
     ``elements[i] = (offset, length)`` bytes of the one file.

@@ -36,8 +36,9 @@ from core.decode.decode_raw import check_fixed_length, decode_raw
 from core.decode.reshape import parse_shape, resolve_shape
 from core.dtypes.table import check_padded_type, engine_name, resolve_dtype, tf_name
 from core.errors import CoreError, DecodeError, SourceError
+from core.files.memory import is_in_memory, open_memory
 from core.files.npy_header import opaque_type_error
-from core.files.sources import FileSource, MappedRange, SourceLayout, open_source
+from core.files.sources import MappedRange, Source, SourceLayout, open_source
 from core.pipeline.byte_map import ByteMap, address_of, buffer_range_contains
 from core.pipeline.steps import copy_reason, decode_step, source_step
 from core.pipeline.view_as import view_as, view_as_name
@@ -212,25 +213,33 @@ class PipelineResult:
 
 
 class Pipeline:
-    """Files opened once, decoded on demand with any :class:`DecodeParams`.
+    """Files (or objects in memory) opened once, decoded on demand with any :class:`DecodeParams`.
 
     Parameters
     ----------
     paths
-        One path or several (several files form a batch of elements).
+        One path or several (several files form a batch of elements); an open
+        :class:`~core.files.sources.Source` (the pipeline closes it); or an object in memory
+        (bytes, a list of bytes, a numpy array, a tensor: :mod:`core.files.memory`).
 
     Raises
     ------
     SourceError
-        A file cannot be used (see :func:`core.files.sources.open_source`).
+        A file or object cannot be used (see :func:`core.files.sources.open_source` and
+        :func:`core.files.memory.open_memory`).
     """
 
-    def __init__(self, paths: Sequence[str | os.PathLike] | str | os.PathLike) -> None:
-        self._source = open_source(paths)
+    def __init__(self, paths: Sequence[str | os.PathLike] | str | os.PathLike | Source | object) -> None:
+        if isinstance(paths, Source):
+            self._source = paths
+        elif is_in_memory(paths):
+            self._source = open_memory(paths)
+        else:
+            self._source = open_source(paths)  # type: ignore[arg-type]
 
     @property
-    def source(self) -> FileSource:
-        """The opened files."""
+    def source(self) -> Source:
+        """The opened files (or buffers in memory)."""
         return self._source
 
     def close(self) -> None:
@@ -297,7 +306,8 @@ class Pipeline:
         reason = copy_reason(in_map, stacked, layout, fixed_length, dtype)
         steps.append(decode_step(layout, dtype, bool(little), fixed_length, decoded, reason))
 
-        target, note, shape_from_header = self._target_shape(params, decoded, npy, len(layout.arrays))
+        target, note, shape_from_header = self._target_shape(params, decoded, npy, len(layout.arrays),
+                                                             source.header_kind)
         try:
             tensor = decoded.reshape(target, copy=False)
             steps.append(f"reshape: {decoded.shape} -> {tensor.shape} (view){note}")
@@ -427,8 +437,8 @@ class Pipeline:
         return gathered
 
     @staticmethod
-    def _target_shape(params: DecodeParams, decoded: np.ndarray, npy: object,
-                      n_files: int) -> tuple[tuple[int, ...], str, bool]:
+    def _target_shape(params: DecodeParams, decoded: np.ndarray, npy: object, n_files: int,
+                      header_kind: str = ".npy header") -> tuple[tuple[int, ...], str, bool]:
         """The target shape, a note for the reshape step, and whether the shape is the header's."""
         if params.shape is not None:
             return resolve_shape(params.shape, decoded.size), "", False
@@ -438,7 +448,7 @@ class Pipeline:
                 header_shape = header_shape[::-1]
             target = ((n_files,) if n_files > 1 else ()) + header_shape
             if math.prod(target) == decoded.size:
-                note = " from the .npy header"
+                note = f" from the {header_kind}"
                 if npy.fortran_order:
                     note += " (Fortran order: axes reversed, the transpose of np.load's array)"
                 return target, note, True
@@ -464,7 +474,7 @@ class Pipeline:
                        element_bytes=max(element_bytes, 1), file_sizes=sizes)
 
 
-def _check_npy_headers(source: FileSource, params: DecodeParams) -> None:
+def _check_npy_headers(source: Source, params: DecodeParams) -> None:
     """Raise a ``.npy`` header's problem when a default would come from that header.
 
     A file that starts with the ``.npy`` magic but whose header is unusable (structured,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.dtypes.table import engine_name, tf_name
-from core.files.sources import FileSource, SourceLayout
+from core.files.sources import Source, SourceLayout
 from core.text.names import printable_name
 
 __all__ = ["copy_reason", "source_step", "decode_step"]
@@ -33,18 +33,18 @@ def copy_reason(in_map: bool, stacked: bool, layout: SourceLayout, fixed_length:
     return "copied"
 
 
-def source_step(source: FileSource, layout: SourceLayout, offset: int | None) -> str:
+def source_step(source: Source, layout: SourceLayout, offset: int | None) -> str:
     """``source: 'a.bin' (99 bytes), data from byte 0, records of 16 bytes -> input shape (6,)``."""
     files = source.files
     if len(files) == 1:
         what = f"'{printable_name(files[0].path)}' ({files[0].size} bytes)"
     else:
-        what = f"{len(files)} files ({', '.join(repr(printable_name(f.path)) for f in files)})"
+        what = f"{len(files)} {'files' if source.on_disk else 'buffers'} ({', '.join(repr(printable_name(f.path)) for f in files)})"
     starts = sorted(set(layout.starts))
     start_text = f"data from byte {starts[0]}" if len(starts) == 1 else "data from bytes " + \
         ", ".join(str(s) for s in layout.starts)
     if offset is None and any(f.npy is not None for f in files):
-        start_text += " (.npy header)"
+        start_text += f" ({source.header_kind})"
     if layout.elements is not None:
         n = len(layout.elements)
         spacing = "a strided view" if layout.arrays[0].ndim == 2 else "gathered"
@@ -54,7 +54,8 @@ def source_step(source: FileSource, layout: SourceLayout, offset: int | None) ->
                 f"bytes at their own offsets (first from byte {layout.starts[0]}; {spacing}) "
                 f"-> input shape {layout.input_shape}")
     if layout.record_size is None:
-        split = "each file is one element" if len(files) > 1 else "the data is one element"
+        unit = "file" if source.on_disk else "buffer"
+        split = f"each {unit} is one element" if len(files) > 1 else "the data is one element"
         split += f" of {_lengths(layout.element_lengths)} bytes"
     else:
         split = f"records of {layout.record_size} bytes"

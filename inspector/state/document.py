@@ -21,13 +21,14 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from PySide6.QtCore import QObject, Signal
 
 from core.errors import DEBUG_VARIABLE, CoreError, ErrorReport, SourceError, describe_error
 from core.files.file_change import ChangeReport
+from core.files.memory import open_memory
 from core.formats.entry import ContainerListing, TensorEntry, find_entry
 from core.formats.reader import HeaderReader
 from core.formats.registry import list_container
@@ -110,6 +111,12 @@ class Document(QObject):
     @property
     def pipeline(self) -> Pipeline | None:
         return self._pipeline
+
+    @property
+    def on_disk(self) -> bool:
+        """Whether the open source is files (False: objects in memory, or nothing open); only
+        files are remembered in the settings."""
+        return self._pipeline is not None and self._pipeline.source.on_disk
 
     @property
     def file_monitor(self) -> FileMonitor:
@@ -232,23 +239,40 @@ class Document(QObject):
         :attr:`unparsed_slice_text`; nothing is decoded until a valid spec is set. The edit
         history is cleared.
         """
+        names = [os.fspath(p) for p in paths]
+        return self._open_new(lambda: Pipeline(names), params, slice_text)
+
+    def open_object(self, target: object, params: DecodeParams | None = None,
+                    slice_text: str = "") -> bool:
+        """Show an object in memory (bytes, a list of bytes, a numpy array, a tensor: see
+        :mod:`core.files.memory`) as :meth:`open_files` shows files; False if it cannot be shown.
+
+        :attr:`paths` are then the shown names (``<bytes>``, ``<numpy float32 (3, 4)>``...) and
+        :attr:`on_disk` is False. Errors are reported as for files, through :attr:`errorChanged`.
+        """
+        return self._open_new(lambda: Pipeline(open_memory(target)), params, slice_text)
+
+    def _open_new(self, make_pipeline: Callable[[], Pipeline], params: DecodeParams | None,
+                  slice_text: str) -> bool:
+        """What :meth:`open_files` and :meth:`open_object` share: parse the slice, open, clear
+        the history."""
         spec, unparsed, slice_error = SliceSpec.full(), None, None
         if slice_text.strip():
             try:
                 spec = parse_slice(slice_text)
             except Exception as error:  # the boundary: report, keep the text for the editor
                 unparsed, slice_error = slice_text, error
-        if not self._open(paths, params if params is not None else DecodeParams(), spec, unparsed):
+        if not self._open(make_pipeline, params if params is not None else DecodeParams(), spec, unparsed):
             return False
         self._history.clear()
         if slice_error is not None:
             self._set_error(slice_error)
         return True
 
-    def _open(self, paths: Sequence[str | os.PathLike], params: DecodeParams, spec: SliceSpec,
+    def _open(self, make_pipeline: Callable[[], Pipeline], params: DecodeParams, spec: SliceSpec,
               unparsed_slice: str | None) -> bool:
         try:
-            pipeline = Pipeline([os.fspath(p) for p in paths])
+            pipeline = make_pipeline()
         except Exception as error:  # the boundary: whatever failed, report it, keep the old view
             self._set_error(error)
             return False
@@ -256,7 +280,7 @@ class Document(QObject):
             self._pipeline.close()
         self._pipeline = pipeline
         self._file_monitor.watch(pipeline.source)
-        self._paths = tuple(os.fspath(p) for p in paths)
+        self._paths = pipeline.source.paths
         self._container, self._container_error = _listing(pipeline)
         if self._container is not None and params == DecodeParams():
             first = next((e for e in self._container.entries if e.mappable), None)
@@ -347,12 +371,15 @@ class Document(QObject):
         self._history.redo()
 
     def reload(self) -> None:
-        """Re-map the same files (after they changed on disk) with the current settings.
+        """Re-map the same files (after they changed on disk) with the current settings; an
+        object in memory is read again (a ``bytearray`` changed in place shows its new bytes).
 
         The history is kept: the edits still describe these files.
         """
-        if self._paths:
-            self._open(self._paths, self._params, self._spec, self._unparsed_slice)
+        if self._pipeline is not None:
+            source = self._pipeline.source
+            self._open(lambda: Pipeline(source.reopen()), self._params, self._spec,
+                       self._unparsed_slice)
 
     def select(self, index: tuple[int, ...] | None) -> None:
         """Select an element of ``result.view`` (``None`` clears the selection)."""

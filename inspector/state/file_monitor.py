@@ -34,7 +34,7 @@ import weakref
 from PySide6.QtCore import QCoreApplication, QEvent, QFileSystemWatcher, QObject, QTimer, Signal
 
 from core.files.file_change import ChangeReport, path_identity
-from core.files.sources import FileSource
+from core.files.sources import Source
 
 __all__ = ["FileMonitor", "POLL_MS"]
 
@@ -63,7 +63,7 @@ class FileMonitor(QObject):
     def __init__(self, parent: QObject | None = None, *, poll_ms: int = POLL_MS,
                  debounce_ms: int = 100) -> None:
         super().__init__(parent)
-        self._source: FileSource | None = None
+        self._source: Source | None = None
         self._report: ChangeReport | None = None
         self._file_event = False
         self._watched: dict[str, tuple[int, int]] = {}  # path -> (device, inode) watched
@@ -79,7 +79,7 @@ class FileMonitor(QObject):
         self._poll.timeout.connect(self.check_now)
 
     # ------------------------------------------------------------------ public API
-    def watch(self, source: FileSource | None) -> None:
+    def watch(self, source: Source | None) -> None:
         """Watch ``source``'s files from now on (None: stop watching); forgets the last report."""
         self._source = source
         self._report = None
@@ -163,7 +163,8 @@ class FileMonitor(QObject):
 
     def _rewatch(self) -> None:
         """Watch every file of ours that exists (on its *current* inode) and their folders."""
-        paths = self._source.paths if self._source is not None else ()
+        source = self._source
+        paths = source.paths if source is not None and source.on_disk else ()  # memory: none
         folders = {os.path.dirname(os.path.abspath(path)) for path in paths}
         current_folders = self._watcher.directories()
         add = [d for d in folders if d not in current_folders and path_identity(d) is not None]

@@ -1,0 +1,170 @@
+"""The engine as a library: thin functions over the pipeline, containers, compare, guess,
+statistics and export (the page is docs/api.md; its examples run in the tests).
+
+Nothing here computes anything of its own: each function opens, runs or forwards to the one
+implementation (:class:`core.pipeline.pipeline.Pipeline`, :mod:`core.formats.registry`,
+:mod:`core.compare.scanner`, :mod:`core.guess.ranking`, :mod:`core.scan.statistics`,
+:mod:`core.export.arrays`). A *target* is what :class:`~core.pipeline.pipeline.Pipeline` opens:
+a path, several paths (a batch), or an object in memory (bytes, a list of bytes, a numpy array,
+a tensor; :mod:`core.files.memory`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any
+
+import numpy as np
+
+from core.compare.result import CompareResult
+from core.compare.scanner import Side, compare_sides
+from core.errors import ContainerError
+from core.export.arrays import export_view
+from core.formats.entry import find_entry
+from core.formats.registry import list_file
+from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
+from core.scan.statistics import Statistics, compute_statistics
+from core.slicing.expr import parse_slice
+
+__all__ = ["compare_values", "export_values", "read_values", "open_pipeline", "run", "slice_array", "statistics",
+           "tensor"]
+
+
+def open_pipeline(target: object) -> Pipeline:
+    """Open a target (paths, or an object in memory) once, to :func:`run` it with any options.
+
+    Use it as a context manager (``with open_pipeline(path) as pipe:``) to release the files.
+
+    Raises
+    ------
+    SourceError
+        The files or the object cannot be used (the message names the problem and the fix).
+    """
+    return Pipeline(target)
+
+
+def run(pipeline: Pipeline, slice: str = "", params: DecodeParams | None = None,
+        **options: Any) -> PipelineResult:
+    """Decode, reshape and slice an open pipeline: :meth:`Pipeline.run
+    <core.pipeline.pipeline.Pipeline.run>` with ``params`` (or defaults) changed by ``options``
+    (:class:`~core.pipeline.pipeline.DecodeParams` fields) and a slice expression.
+
+    The result keeps byte provenance (``result.byte_offset(index)``) and views the source.
+
+    Raises
+    ------
+    TypeError
+        An option that is not a ``DecodeParams`` field.
+    CoreError
+        As :meth:`Pipeline.run <core.pipeline.pipeline.Pipeline.run>`, and ``SliceError`` for a
+        slice that does not parse.
+    """
+    params = dataclasses.replace(params if params is not None else DecodeParams(), **options)
+    return pipeline.run(params, parse_slice(slice) if slice.strip() else None)
+
+
+def read_values(target: object, slice: str = "", params: DecodeParams | None = None,
+           **options: Any) -> np.ndarray:
+    """The values a target shows with these options: :func:`run`'s view, as a new array.
+
+    ``target`` may be an open :class:`~core.pipeline.pipeline.Pipeline` (left open); anything
+    else is opened and closed again. Files are read with ``pread`` (never through the map), so
+    the array stays valid after they are closed.
+
+    Raises
+    ------
+    CoreError
+        As :func:`open_pipeline` and :func:`run`.
+    """
+    pipeline = target if isinstance(target, Pipeline) else Pipeline(target)
+    try:
+        result = run(pipeline, slice, params, **options)
+        return np.array(result.block_reader().read(result.view), copy=True)
+    finally:
+        if pipeline is not target:
+            pipeline.close()
+
+
+def tensor(path: str | os.PathLike, name: str, slice: str = "", **options: Any) -> np.ndarray:
+    """The values of the tensor called ``name`` in a container file (safetensors, npz, TFLite,
+    GGUF, HDF5, TFRecord...; :func:`core.formats.registry.list_file` lists them).
+
+    Raises
+    ------
+    ContainerError
+        No tensor of that name, or one that cannot be shown (the message lists the names).
+    CoreError
+        As :func:`read_values`.
+    """
+    listing = list_file(os.fspath(path))
+    if listing is None:
+        raise ContainerError(f"'{os.fspath(path)}' is not a container file this tool lists "
+                             "(open it with read_values() and explicit options)", field="files")
+    return read_values(os.fspath(path), slice, find_entry(listing, name).params(), **options)
+
+
+def slice_array(array: Any, expression: str) -> np.ndarray:
+    """``tf.strided_slice`` of any array by a slice expression such as ``"[1:, ::2, tf.newaxis]"``
+    (a view when numpy can give one).
+
+    Raises
+    ------
+    SliceError
+        The expression does not parse, or the array refuses it (TensorFlow's message).
+    """
+    return np.asarray(parse_slice(expression).apply(np.asarray(array)))
+
+
+def statistics(values: PipelineResult | Any, bins: int = 64) -> Statistics:
+    """:func:`core.scan.statistics.compute_statistics` of a result's view (read in blocks with
+    its block reader) or of any numeric array.
+
+    Raises
+    ------
+    CoreError
+        As :func:`~core.scan.statistics.compute_statistics` (e.g. a file that changed).
+    """
+    if isinstance(values, PipelineResult):
+        return compute_statistics(values.view, bins=bins, reader=values.block_reader())
+    return compute_statistics(np.asarray(values), bins=bins)
+
+
+def compare_values(a: PipelineResult | Any, b: PipelineResult | Any, **options: Any) -> CompareResult:
+    """:func:`core.compare.scanner.compare_sides` of two results or arrays (B is the reference).
+
+    ``options``: ``rtol``, ``atol``, ``ulp``, ``bitwise``, ``nan_policy``, ``shift``,
+    ``list_limit`` (docs/compare.md).
+
+    Raises
+    ------
+    CoreError
+        Shapes that do not broadcast, types that cannot be compared, bad tolerances.
+    """
+    return compare_sides(_side(a), _side(b), **options)
+
+
+def export_values(values: PipelineResult | Any, path: str | os.PathLike, fmt: str | None = None,
+           **options: Any) -> int:
+    """:func:`core.export.arrays.export_view` of a result's view or of an array, to ``path``.
+
+    ``fmt`` is ``"npy"``, ``"bin"`` or ``"csv"`` (None: from the file name's suffix); other
+    ``options`` (``dtype``, ``little_endian``, ``csv_decimals``, ``source_paths``) go to
+    ``export_view``. Returns what it returns (the bytes written).
+
+    Raises
+    ------
+    CoreError
+        An unknown format, a destination that is an input file, a failed write.
+    """
+    if fmt is None:
+        fmt = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
+    if isinstance(values, PipelineResult):
+        return export_view(values.view, path, fmt, reader=values.block_reader(), **options)
+    return export_view(np.asarray(values), path, fmt, **options)
+
+
+def _side(values: PipelineResult | Any) -> Side:
+    if isinstance(values, PipelineResult):
+        return Side.of(values)
+    return Side(np.asarray(values))

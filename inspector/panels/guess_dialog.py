@@ -110,6 +110,11 @@ class GuessDialog(QDialog):
             self.status_label.setText("Open a file first: there is nothing to guess.")
             self._task = None
             return
+        if not self._document.on_disk:
+            self.status_label.setText("Guessing reads files: the bytes shown come from a Python object. "
+                                      "Write them to a file and open it to guess their layout.")
+            self._task = None
+            return
         self.status_label.setText(f"Guessing the layout of {display_name(paths[0])}…")
         task = BackgroundTask(lambda _progress, _cancelled: guess_report(list(paths)), self)
         task.succeeded.connect(lambda report, t=task: self._on_guessed(t, report))

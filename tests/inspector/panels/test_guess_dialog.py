@@ -130,3 +130,17 @@ def test_double_click_applies(window, qtbot, image_file):
     chosen = dialog.current_candidate()
     candidates.itemDoubleClicked.emit(candidates.item(1))
     assert window.document.params == chosen.params
+
+
+def test_an_object_in_memory_says_guessing_needs_a_file(qtbot, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    from inspector.main_window import MainWindow
+    from inspector.state.settings_store import SettingsStore
+
+    window = MainWindow(SettingsStore(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat)))
+    qtbot.addWidget(window)
+    assert window.document.open_object(b"\x00\x01\x02\x03" * 64)
+    dialog = window.show_guess_dialog()
+    assert dialog.status_label.text().startswith("Guessing reads files: the bytes shown come from a Python object.")
+    assert dialog.candidate_list.count() == 0

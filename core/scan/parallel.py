@@ -12,10 +12,11 @@ Rules
   release the GIL, so two cores are used). ``state`` is made once per thread by ``new_state()``
   (typically that thread's :class:`~core.scan.blocks.BlockReader` and scratch buffers), so no
   two threads share a reader buffer. The work reads its blocks itself (:func:`read_whole`).
-- ``merge(summary)`` runs in the calling thread, in completion order (not block order): the
-  summaries must merge to the same figures in any order.
-- Before each block is submitted, ``cancelled()`` is checked (:class:`~core.errors.Cancelled`)
-  and ``before_block()`` runs (e.g. the check that the files did not change, which raises
+- ``merge(summary)`` runs in the calling thread, in block order (so figures that depend on the
+  order of a floating-point merge do not depend on the number of threads), while later blocks
+  are being worked on.
+- Before each block is submitted, ``cancelled()`` is checked (:class:`~core.errors.Cancelled`,
+  raised once the blocks in flight are merged, so ``progress`` has reported them) and ``before_block()`` runs (e.g. the check that the files did not change, which raises
   ``SourceError``). At most ``2 * workers`` blocks are in flight, so memory stays a few blocks
   per worker whatever the view size.
 - ``progress(done, total)`` after each merged block, ``done`` growing by the block's size times
@@ -27,8 +28,9 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -121,17 +123,14 @@ def scan_blocks(
             local.state = new_state() if new_state is not None else None
         return work(start, blocks, local.state), blocks[0].size
 
-    pending: set[Future] = set()
+    pending: deque[Future] = deque()
 
     def collect(done: int) -> int:
-        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-        for future in finished:
-            pending.discard(future)
-            summary, size = future.result()  # re-raises a worker's exception
-            merge(summary)
-            done += size * weight
-            if progress is not None:
-                progress(done, total)
+        summary, size = pending.popleft().result()  # re-raises a worker's exception
+        merge(summary)
+        done += size * weight
+        if progress is not None:
+            progress(done, total)
         return done
 
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="scan") as pool:
@@ -139,10 +138,12 @@ def scan_blocks(
             start = 0
             for blocks in zip(*(iter_blocks(view, chunk_elements) for view in views)):
                 if cancelled is not None and cancelled():
+                    while pending:  # the blocks in flight finish: progress tells what was done
+                        done = collect(done)
                     raise Cancelled(cancel_message)
                 if before_block is not None:
                     before_block()
-                pending.add(pool.submit(run, start, blocks))
+                pending.append(pool.submit(run, start, blocks))
                 start += blocks[0].size
                 while len(pending) >= 2 * workers:
                     done = collect(done)

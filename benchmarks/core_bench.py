@@ -99,7 +99,7 @@ def padding_rows(nbytes: int, repeats: int, memcpys: tuple[float, float]) -> lis
     label = f"padded decode (fixed_length {fixed} > record {record}), {_size(out_bytes)} out"
     return [
         Row(label, seconds, fresh, "memcpy into a new buffer", "<= 1.5x memcpy", seconds <= 1.5 * fresh),
-        Row(label, seconds, reused, "memcpy into a reused buffer", "<= 1.5x memcpy", seconds <= 1.5 * reused,
+        Row(label, seconds, reused, "memcpy into a reused buffer", "<= 1.3x memcpy", seconds <= 1.3 * reused,
             note="(stricter: the baseline skips allocation)"),
     ]
 
@@ -132,15 +132,23 @@ def tensorflow_rows(nbytes: int, repeats: int) -> list[Row]:
     try:
         import tensorflow as tf
     except ImportError:
-        return [Row("tf.io.decode_raw / tf.strided_slice", None, None, "", "baseline", None,
+        return [Row("tf.io.decode_raw (plain and padded) / tf.strided_slice", None, None, "", "baseline", None,
                     note="skipped, TensorFlow not installed")]
     data = np.random.default_rng(2).integers(0, 255, nbytes, dtype=np.uint8).tobytes()
     decode_tf = median_time(lambda: tf.io.decode_raw(data, tf.float32, little_endian=False), repeats=repeats)
     from core import decode_raw
 
     ours = median_time(lambda: decode_raw(data, "float32", little_endian=False), repeats=repeats)
-    return [Row(f"decode_raw {_size(nbytes)} bytes object", ours, decode_tf, "tf.io.decode_raw", "<= tf",
+    rows = [Row(f"decode_raw {_size(nbytes)} bytes object", ours, decode_tf, "tf.io.decode_raw", "<= tf",
                 ours <= decode_tf)]
+    # Padded decode: records of 4,000 bytes to fixed_length 4,096, both sides on prepared inputs.
+    records = np.frombuffer(data[: (nbytes // 4096) * 4000], np.uint8).reshape(-1, 4000)
+    tensor = tf.constant([row.tobytes() for row in records])
+    padded_tf = median_time(lambda: tf.io.decode_raw(tensor, tf.float32, fixed_length=4096), repeats=repeats)
+    padded = median_time(lambda: decode_raw(records, "float32", fixed_length=4096), repeats=repeats)
+    rows.append(Row(f"padded decode_raw ({len(records):,} records of 4000 bytes to 4096)", padded, padded_tf,
+                    "tf.io.decode_raw", "<= 0.8x tf", padded <= 0.8 * padded_tf))
+    return rows
 
 
 def _size(nbytes: int) -> str:

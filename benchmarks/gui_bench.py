@@ -43,19 +43,21 @@ def first_paint_rows(big: int) -> list[Row]:
         small_path = sparse_file(tmp, "small.bin", 1024, header=b"\1" * 1024)
         big_path = sparse_file(tmp, "big.bin", big)
         ini = f"{tmp}/settings.ini"
-        runs = {}
-        for name, path, record in (("small", small_path, 256), ("big", big_path, 4096)):
-            probes = [run_probe(_FIRST_PAINT.format(ini=ini, path=str(path), record=record)) for _ in range(3)]
-            walls = sorted(p["wall"] for p in probes)
-            rss = sorted(p["peak_rss"] for p in probes)
-            runs[name] = (walls[1], rss[1])
+        probes: dict[str, list[dict]] = {"small": [], "big": []}
+        for _ in range(3):  # interleaved: the machine's load hits both alike
+            for name, path, record in (("small", small_path, 256), ("big", big_path, 4096)):
+                probes[name].append(run_probe(_FIRST_PAINT.format(ini=ini, path=str(path), record=record)))
+        runs = {name: (sorted(p["wall"] for p in runs_of)[1], sorted(p["peak_rss"] for p in runs_of)[1])
+                for name, runs_of in probes.items()}
     label = f"{big / GiB:g} GiB" if big >= GiB else f"{big // MiB} MiB"
     wall_big, rss_big = runs["big"]
     wall_small, rss_small = runs["small"]
     added = rss_big - rss_small
     return [
+        Row("GUI time to first paint, 1 KiB file (process start to painted window)", wall_small, None, "",
+            "<= 0.6 s", wall_small <= 0.6),
         Row(f"GUI time to first paint, {label} sparse (process start to painted window)", wall_big,
-            wall_small, "same for a 1 KiB file", "< 1.5 s", wall_big < 1.5),
+            wall_small, "same for a 1 KiB file", "<= 1.2x the 1 KiB file", wall_big <= 1.2 * wall_small),
         Row(f"GUI added peak memory, {label} vs 1 KiB", added, None, "", "< 50 MiB", added < 50 * MiB, unit="B"),
     ]
 

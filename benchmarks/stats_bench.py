@@ -11,6 +11,9 @@ MiB = 1 << 20
 
 def numpy_equivalent(x: np.ndarray) -> None:
     """What compute_statistics reports, the numpy way: one call (one pass) per figure."""
+    if x.dtype.kind in "iu":
+        np.min(x), np.max(x), np.count_nonzero(x == 0), x.mean(), x.std(), np.histogram(x, bins=64)
+        return
     finite = x[np.isfinite(x)]
     np.nanmin(x), np.nanmax(x), np.isnan(x).sum(), np.isposinf(x).sum(), np.isneginf(x).sum()
     np.count_nonzero(x == 0)
@@ -22,23 +25,38 @@ def rows(*, tiny: bool, quick: bool, repeats: int) -> list[Row]:
     from core.scan.statistics import compute_statistics
 
     nbytes = 4 * MiB if tiny else (256 * MiB if quick else 1024 * MiB)
+    out = []
     with temp_dir() as tmp:
-        path = f"{tmp}/stats.bin"
-        rng = np.random.default_rng(3)
-        n = nbytes // 4
-        chunk = 1 << 24
-        with open(path, "wb") as f:
-            for start in range(0, n, chunk):
-                block = rng.standard_normal(min(chunk, n - start), dtype=np.float32)
+        for dtype in ("float32", "int16"):
+            path = f"{tmp}/stats-{dtype}.bin"
+            _write(path, dtype, nbytes)
+            view = np.memmap(path, dtype=dtype, mode="r")
+            reps = max(1, repeats // 2)
+            ours = baseline = None
+            for _ in range(2):  # interleaved: the machine's load hits both alike
+                ours_s = median_time(lambda v=view: compute_statistics(v), repeats=reps)
+                base_s = median_time(lambda v=view: numpy_equivalent(v), repeats=reps)
+                ours = ours_s if ours is None else min(ours, ours_s)
+                baseline = base_s if baseline is None else min(baseline, base_s)
+            del view
+            ours_tp, base_tp = nbytes / ours, nbytes / baseline
+            out.append(Row(f"statistics throughput, {nbytes // MiB} MiB {dtype} map", ours_tp, base_tp,
+                           "numpy: nanmin, nanmax, counts, mean, std, histogram", ">= 4x numpy",
+                           ours_tp >= 4 * base_tp, unit="B/s"))
+    return out
+
+
+def _write(path: str, dtype: str, nbytes: int) -> None:
+    """Normal values (float32: a NaN every 1000; int16: scaled by 3000) in 64 MiB writes."""
+    rng = np.random.default_rng(3)
+    n = nbytes // np.dtype(dtype).itemsize
+    chunk = 1 << 24
+    with open(path, "wb") as f:
+        for start in range(0, n, chunk):
+            count = min(chunk, n - start)
+            if dtype == "float32":
+                block = rng.standard_normal(count, dtype=np.float32)
                 block[::1000] = np.nan
-                f.write(block.tobytes())
-        view = np.memmap(path, dtype=np.float32, mode="r")
-        reps = max(1, repeats // 2)
-        ours = median_time(lambda: compute_statistics(view), repeats=reps)
-        baseline = median_time(lambda: numpy_equivalent(view), repeats=reps)
-        del view
-    label = f"{nbytes // MiB} MiB"
-    ours_tp, base_tp = nbytes / ours, nbytes / baseline
-    return [Row(f"statistics throughput, {label} float32 map", ours_tp, base_tp,
-                "numpy: nanmin, nanmax, counts, mean, std, histogram", ">= 0.8x numpy",
-                ours_tp >= 0.8 * base_tp, unit="B/s")]
+            else:
+                block = (rng.standard_normal(count) * 3000).astype(np.int16)
+            f.write(block.tobytes())

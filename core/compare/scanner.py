@@ -12,7 +12,8 @@ Rules
   (one per worker thread), so a file that shrinks during the comparison raises
   :class:`~core.errors.SourceError` and never faults. Memory: a few copies of one block per
   worker, whatever the file sizes.
-- Work: blocks run on a small thread pool (numpy and ``pread`` release the GIL); partial results
+- Work: blocks run on a small thread pool (:func:`core.scan.parallel.scan_blocks`, the scheduler
+  statistics use too; numpy and ``pread`` release the GIL); partial results
   are merged in any order, and ties (equal maxima, equal errors in the worst list) go to the
   lower C-order index, so the result does not depend on the number of workers or the block size.
 - A fast path covers two sides of the same float32 or float64 type with the tolerance test and
@@ -26,10 +27,7 @@ Rules
 from __future__ import annotations
 
 import math
-import os
-import threading
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,8 +37,9 @@ from core.compare.blockstats import BlockSummary, Scratch, Shared, summarise_blo
 from core.compare.elementwise import ElementDifferences, element_differences, native_values
 from core.compare.result import Categories, CompareResult, ErrorHistogram, Extreme, Mismatch
 from core.compare.rules import CompareRules, resolve_rules
-from core.errors import Cancelled, CoreError
-from core.scan.blocks import BlockReader, iter_blocks
+from core.errors import CoreError
+from core.scan.blocks import BlockReader
+from core.scan.parallel import default_workers, read_whole, scan_blocks
 
 __all__ = ["Pairing", "Side", "flat_view", "Window", "compare_results", "compare_sides", "read_window", "window_differences"]
 
@@ -156,15 +155,7 @@ def _broadcast_index(index: tuple[int, ...], shape: tuple[int, ...]) -> tuple[in
 
 def _read(reader: BlockReader | None, block: np.ndarray) -> np.ndarray:
     """``block``'s values, flat, native, read with ``reader`` (valid until its next read)."""
-    if reader is None:
-        values = block
-    else:
-        parts = reader.blocks(block, block.size)
-        first = next(parts)
-        parts.close()
-        # A very sparse block is split by the reader; read it into one array instead.
-        values = first if first.size == block.size else reader.read(block)
-    return native_values(values.reshape(-1))
+    return native_values(read_whole(reader, block).reshape(-1))
 
 
 # ----------------------------------------------------------------------------- merging
@@ -301,54 +292,30 @@ def compare_sides(side_a: Side, side_b: Side, rules: CompareRules | None = None,
     notes = ()
     if not shift and (pairing.shape != pairing.shape_a or pairing.shape != pairing.shape_b):
         notes = (f"broadcast: A {pairing.shape_a} and B {pairing.shape_b} compared as {pairing.shape} (numpy's rule)",)
-    workers = max(1, min(workers or min(2, os.cpu_count() or 1), 8))
+    workers = max(1, min(workers or default_workers(), 8))
     chunk = elements_per_chunk(chunk_elements, _BYTES_PER_VALUE * workers)
     shared = Shared(list_limit)
     merged = _Merged(pairing, rules, list_limit, shared)
-    total = pairing.size
-    local = threading.local()
 
-    def run(start: int, block_a: np.ndarray, block_b: np.ndarray) -> BlockSummary:
-        if not hasattr(local, "readers"):
-            local.readers = tuple(s.new_reader() if s.new_reader is not None else None for s in (side_a, side_b))
-            local.scratch = Scratch()
-        a = _read(local.readers[0], block_a)  # in reader A's buffer, untouched by reader B
-        b = _read(local.readers[1], block_b)
-        return summarise_block(start, a, b, rules, shared, local.scratch)
+    def new_state():
+        readers = tuple(s.new_reader() if s.new_reader is not None else None for s in (side_a, side_b))
+        return readers, Scratch()
 
-    done = 0
-    pending: set[Future] = set()
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="compare") as pool:
-        try:
-            start = 0
-            for block_a, block_b in zip(iter_blocks(pairing.a, chunk), iter_blocks(pairing.b, chunk)):
-                if cancelled is not None and cancelled():
-                    raise Cancelled("comparison cancelled")
-                for side in (side_a, side_b):
-                    if side.check is not None:
-                        side.check()
-                pending.add(pool.submit(run, start, block_a, block_b))
-                start += block_a.size
-                while len(pending) >= 2 * workers:
-                    done = _collect(pending, merged, done, total, progress, FIRST_COMPLETED)
-            while pending:
-                done = _collect(pending, merged, done, total, progress, FIRST_COMPLETED)
-        finally:
-            for future in pending:
-                future.cancel()
+    def run(start: int, blocks: tuple[np.ndarray, np.ndarray], state) -> BlockSummary:
+        (reader_a, reader_b), scratch = state
+        a = _read(reader_a, blocks[0])  # in reader A's buffer, untouched by reader B
+        b = _read(reader_b, blocks[1])
+        return summarise_block(start, a, b, rules, shared, scratch)
+
+    def before_block() -> None:
+        for side in (side_a, side_b):
+            if side.check is not None:
+                side.check()
+
+    scan_blocks((pairing.a, pairing.b), chunk, run, merged.add, new_state=new_state,
+                before_block=before_block, cancelled=cancelled, cancel_message="comparison cancelled",
+                progress=progress, total=pairing.size, workers=workers)
     return merged.result(notes)
-
-
-def _collect(pending, merged, done, total, progress, how) -> int:
-    finished, _ = wait(pending, return_when=how)
-    for future in finished:
-        pending.discard(future)
-        summary = future.result()  # re-raises a worker's SourceError
-        merged.add(summary)
-        done += summary.size
-        if progress is not None:
-            progress(done, total)
-    return done
 
 
 def compare_results(result_a, result_b, **options) -> CompareResult:

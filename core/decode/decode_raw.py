@@ -34,6 +34,7 @@ correctly (``astype``, arithmetic, ``float(x)``), but ml_dtypes prints it as ``'
 from __future__ import annotations
 
 import numbers
+import threading
 
 import numpy as np
 
@@ -233,15 +234,69 @@ def _decode_padded(elements: Elements, out_dtype: np.dtype, fixed_length: int) -
         count * fixed_length, f"padding to fixed_length {fixed_length}",
         "choose a smaller fixed_length", field="fixed_length",
     )
-    padded = np.zeros(elements.shape + (fixed_length,), dtype=np.uint8)
     if raw is not None:
-        padded[..., : raw.shape[-1]] = raw
+        padded = np.empty(elements.shape + (fixed_length,), dtype=np.uint8)
+        _copy_padded(raw, padded)
     else:
+        padded = np.zeros(elements.shape + (fixed_length,), dtype=np.uint8)
         rows = padded.reshape(count, fixed_length)
         for row, item in zip(rows, elements.items or ()):
             chunk = item[:fixed_length]
             row[: len(chunk)] = np.frombuffer(chunk, dtype=np.uint8)
     return _view_bytes(padded, out_dtype)
+
+
+#: Rows copied per step of :func:`_copy_padded` (about 4 MiB of output: the written pages are
+#: still in the caches when their padding is zeroed).
+_PAD_STEP_BYTES = 4 << 20
+#: Outputs at least this large are filled by two threads.
+_PAD_PARALLEL_BYTES = 16 << 20
+
+
+def _copy_padded(raw: np.ndarray, padded: np.ndarray) -> None:
+    """Fill the fresh (uninitialised) ``padded`` with ``raw`` followed by zero bytes.
+
+    Only the padding columns are zeroed, and a large output is filled by two threads: most of
+    the cost is the first touch of the new pages (page faults), which runs in parallel; numpy
+    releases the GIL while copying.
+    """
+    width, fixed_length = raw.shape[-1], padded.shape[-1]
+    count = padded.size // fixed_length
+    try:
+        rows_in = np.reshape(raw, (count, width), copy=False)
+    except ValueError:  # a raw view that cannot be flattened to rows: one copy, one thread
+        padded[..., :width] = raw
+        padded[..., width:] = 0
+        return
+    rows_out = padded.reshape(count, fixed_length)
+    step = max(1, _PAD_STEP_BYTES // fixed_length)
+
+    def fill(start: int, stop: int) -> None:
+        for low in range(start, stop, step):
+            high = min(stop, low + step)
+            rows_out[low:high, :width] = rows_in[low:high]
+            rows_out[low:high, width:] = 0
+
+    if padded.nbytes < _PAD_PARALLEL_BYTES:
+        fill(0, count)
+        return
+    half = count // 2
+    errors: list[BaseException] = []
+
+    def fill_second_half() -> None:
+        try:
+            fill(half, count)
+        except BaseException as error:  # re-raised in the caller's thread below
+            errors.append(error)
+
+    helper = threading.Thread(target=fill_second_half, name="decode-pad")
+    helper.start()
+    try:
+        fill(0, half)
+    finally:
+        helper.join()
+    if errors:
+        raise errors[0]
 
 
 def _empty(elements: Elements, out_dtype: np.dtype) -> np.ndarray:

@@ -1,6 +1,8 @@
 """Whole-view scans in bounded memory: views cut into blocks and read with ``pread`` (so a file
-that shrinks mid-scan is reported, not a crash), statistics over them, and the search for the next
-matching element (``search``).
+that shrinks mid-scan is reported, not a crash), the one block scheduler that runs work over those
+blocks on a small thread pool (``parallel``, used by statistics and by ``core.compare``),
+statistics over them (``statistics``, ``block_summaries``, ``histogram``), and the search for the
+next matching element (``search``).
 
 May import: ``core.errors``, ``core.budget``, ``core.files``, ``core.dtypes``, ``core.text``.
 """

@@ -1,9 +1,11 @@
 """Statistics of the current view, computed in bounded memory.
 
 :func:`compute_statistics` scans a view of any size (typically a strided view of a read-only
-memory map larger than RAM) in *blocks*: :func:`core.scan.blocks.iter_blocks` cuts the array into views of at most
-``chunk_elements`` elements without copying, and each block is converted to float64 (or read in
-its native type) one at a time, so the memory used is a few blocks' worth whatever the view size.
+memory map larger than RAM) in *blocks* of at most ``chunk_elements`` elements, on the thread pool
+of :func:`core.scan.parallel.scan_blocks` (two threads: numpy releases the GIL). Each block is
+worked on in sub-blocks of :data:`SUB_BLOCK` values whose float64 copies stay in the CPU caches,
+so the memory used is a few blocks' worth whatever the view size, and the data is read at close
+to memory speed.
 
 Rules
 -----
@@ -20,17 +22,23 @@ Rules
   ``0 < |x| < smallest_normal`` of *its own* type (``ml_dtypes.finfo`` for bfloat16); ``-0.0``
   counts as a zero.
 * Complex: every statistic is of one real quantity of ``z`` (computed in float64), chosen with
-  ``quantity`` (:data:`COMPLEX_QUANTITIES`) and reported as ``Statistics.quantity``:
-  ``"magnitude"`` (the default; ``np.abs``, C99 rules: an infinite component gives +Inf, else a
-  NaN component gives NaN), ``"real"``, ``"imaginary"``, ``"phase"`` (``np.angle``, radians in
-  ``[-pi, pi]``) or ``"dB"`` (``20*log10|z|``; ``z == 0`` gives -Inf, counted in
-  ``neginf_count``). The subnormal threshold is that of the component type. Real data ignores
-  ``quantity`` and reports ``"value"``.
+  ``quantity`` (:data:`COMPLEX_QUANTITIES`) and reported as ``Statistics.quantity``: the
+  magnitude ``|z|`` by default (``np.abs``, C99 rules: an infinite component gives +Inf, else a
+  NaN component gives NaN), the real or imaginary part, the phase ``np.angle(z)`` in radians, or
+  ``20*log10|z|`` in dB (``-inf`` for 0). The subnormal threshold is that of the component type.
+  Real data ignores ``quantity`` and reports ``"value"``.
 * Empty view: counts 0, ``min`` / ``max`` / ``mean`` / ``std`` ``None``, empty histogram.
-* Two passes (pass 1: counts and extremes; pass 2: moments and histogram), so ``progress(done,
-  total)`` runs up to ``total = 2 * view.size``. Memory: a few float64 blocks (about three, i.e.
-  ~100 MiB at the default ``chunk_elements``), whatever the view size; blocks shrink to stay
-  within the copy budget of :mod:`core.budget`, and a histogram too big for it is refused.
+* Pass 1 gives the counts, the extremes and the moments (each block's mean and sum of squared
+  deviations, merged in block order, so the figures do not depend on the number of threads);
+  pass 2 the histogram, whose bin indices are numpy's (:class:`core.scan.histogram.BinIndexer`).
+  ``partial(statistics)``, when given, receives the figures of pass 1 (``complete=False``,
+  empty histogram) as soon as they are known, so a window can show them while the histogram is
+  computed. Integers of one or two bytes (and bool) take one pass: the exact count of every
+  possible value, from which every figure follows (histogram included, as numpy bins those
+  values). ``progress(done, total)`` runs up to ``total = 2 * view.size`` either way. Memory: a
+  block read per thread plus scratch buffers of a sub-block, whatever the view size; blocks shrink
+  to stay within the copy budget of :mod:`core.budget`, and a histogram too big for it is
+  refused.
 * Cancellation raises :class:`Cancelled` (deliberately *not* a :class:`~core.errors.CoreError`:
   nothing is wrong with the data). ``check()``, when given, is called before each block is read
   (the pipeline's ``FileSource.check_unchanged``), so a file that changed raises its
@@ -40,16 +48,26 @@ Rules
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
 
 from core.budget import check_copy_budget, elements_per_chunk
-from core.errors import Cancelled, CoreError
+from core.errors import CoreError
 from core.files.safe_open import sequential_access
-from core.scan.blocks import BlockReader, iter_blocks, memory_order
+from core.scan.block_summaries import (
+    Part,
+    Scratch,
+    histogram_of_block,
+    scale_exponent,
+    summarise_block,
+    table_values,
+)
+from core.scan.blocks import BlockReader, memory_order
+from core.scan.histogram import BinIndexer
+from core.scan.parallel import scan_blocks
 
 __all__ = ["COMPLEX_QUANTITIES", "Statistics", "compute_statistics"]
 
@@ -57,7 +75,8 @@ __all__ = ["COMPLEX_QUANTITIES", "Statistics", "compute_statistics"]
 COMPLEX_QUANTITIES = ("magnitude", "real", "imaginary", "phase", "dB")
 
 Progress = Callable[[int, int], None]
-#: Memory one value of a block costs at most while scanned (float64 copies, masks, selections).
+#: Memory one value of a block costs at most while scanned (the block read by each thread, the
+#: bincount copy of a small-integer block; the sub-block buffers are a constant on top).
 _BYTES_PER_VALUE = 40
 
 
@@ -68,7 +87,8 @@ class Statistics:
     ``min`` / ``max`` are Python ints for integer and bool views, floats otherwise, ``None``
     when there is no non-NaN value; ``mean`` / ``std`` are floats, ``None`` without finite values.
     ``histogram_edges`` has ``len(histogram_counts) + 1`` entries (both empty without finite
-    values).
+    values). ``complete`` is False only for the figures given to ``partial`` before the
+    histogram is computed (then both histogram tuples are empty).
     """
 
     dtype: str
@@ -86,6 +106,7 @@ class Statistics:
     std: float | None
     histogram_edges: tuple[float, ...]
     histogram_counts: tuple[int, ...]
+    complete: bool = True
 
 
 # ----------------------------------------------------------------------------- kinds
@@ -122,50 +143,7 @@ def _smallest_normal(dtype: np.dtype) -> float:
     return float(info.smallest_normal if info is not None else np.finfo(dtype).smallest_normal)
 
 
-# ----------------------------------------------------------------------------- passes
-class _Scan:
-    """Drives the blocks of one pass, with progress, cancellation and the source check."""
-
-    def __init__(self, view, chunk, progress, cancelled, check, total, reader=None):
-        self.view, self.chunk, self.total, self.reader = view, chunk, total, reader
-        self.progress, self.cancelled, self.check = progress, cancelled, check
-        self.done = 0
-
-    def blocks(self) -> Iterator[np.ndarray]:
-        if self.reader is not None:
-            blocks = self.reader.blocks(self.view, self.chunk)
-        else:
-            blocks = iter_blocks(self.view, self.chunk)
-        with sequential_access(self.view):  # a pass reads the view whole: read ahead
-            for block in blocks:
-                if self.cancelled is not None and self.cancelled():
-                    raise Cancelled("statistics cancelled")
-                if self.check is not None:
-                    self.check()
-                yield block
-                self.done += block.size
-                if self.progress is not None:
-                    self.progress(self.done, self.total)
-
-
-def _as_values(block: np.ndarray, kind: str, quantity: str = "magnitude") -> np.ndarray:
-    """Float64 values of a block (at most one copy of it); ``quantity`` of complex values."""
-    # Widening a signalling NaN raises numpy's "invalid value" warning: NaN is counted anyway.
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        if kind == "complex":
-            z = block.astype(np.complex128, copy=False)
-            if quantity == "real":
-                return np.array(z.real, dtype=np.float64).ravel()
-            if quantity == "imaginary":
-                return np.array(z.imag, dtype=np.float64).ravel()
-            if quantity == "phase":
-                return np.angle(z).ravel()
-            if quantity == "dB":
-                return (20 * np.log10(np.abs(z))).ravel()
-            return np.abs(z).ravel()
-        return np.asarray(block, dtype=np.float64).ravel()
-
-
+# ----------------------------------------------------------------------------- the scan
 def compute_statistics(
     view: np.ndarray,
     *,
@@ -175,6 +153,8 @@ def compute_statistics(
     cancelled: Callable[[], bool] | None = None,
     check: Callable[[], None] | None = None,
     reader: BlockReader | None = None,
+    partial: Callable[[Statistics], None] | None = None,
+    workers: int | None = None,
     quantity: str = "magnitude",
 ) -> Statistics:
     """Compute :class:`Statistics` of ``view`` in bounded memory (rules: module docstring).
@@ -183,7 +163,7 @@ def compute_statistics(
     ----------
     view
         Any numeric array, typically a strided view of a memory map; it is never copied whole:
-        each block copies at most ``chunk_elements`` elements (converted to float64 where needed).
+        each block copies at most ``chunk_elements`` elements.
     bins
         Number of histogram bins (>= 1).
     chunk_elements
@@ -199,6 +179,12 @@ def compute_statistics(
         Reads the blocks of a memory-mapped view with ``pread`` (:mod:`core.scan.blocks`), so a
         file truncated during the scan raises ``SourceError`` instead of faulting. Give one
         whenever the view comes from files (:meth:`core.pipeline.pipeline.PipelineResult.block_reader`).
+        Each thread reads with a twin of it (:meth:`BlockReader.twin`).
+    partial
+        Called (in the calling thread) with the figures of pass 1, ``complete=False`` and no
+        histogram, before the histogram pass starts; not called when one pass gives everything.
+    workers
+        Threads (default: 2, or 1 on a single-core machine).
     quantity
         For complex data, what the statistics are of: one of :data:`COMPLEX_QUANTITIES`
         (module rules). Ignored for real data.
@@ -214,6 +200,8 @@ def compute_statistics(
         is not one of :data:`COMPLEX_QUANTITIES`.
     Cancelled
         ``cancelled()`` returned True.
+    SourceError
+        ``check()`` or the reader found that the file changed.
     """
     view = np.asarray(view)
     kind = _kind(view.dtype)
@@ -224,140 +212,92 @@ def compute_statistics(
     chunk_elements = elements_per_chunk(chunk_elements, _BYTES_PER_VALUE)
     if quantity not in COMPLEX_QUANTITIES:
         raise CoreError(f"quantity must be one of {', '.join(COMPLEX_QUANTITIES)}, got {quantity!r}")
+    part_of = quantity  # the complex quantity the blocks compute
     quantity = quantity if kind == "complex" else "value"
     scan_view = memory_order(view)
     n = int(view.size)
+    one_pass = kind == "bool" or (kind == "int" and view.dtype.itemsize <= 2)
+    block_kind = "table" if one_pass else kind
+    smallest_normal = _smallest_normal(view.dtype) if kind in ("float", "complex") else 0.0
 
-    def scan() -> _Scan:
-        return _Scan(scan_view, chunk_elements, progress, cancelled, check, 2 * n, reader)
+    def scan(work, merge, done: int, weight: int) -> int:
+        with sequential_access(scan_view):  # a pass reads the view whole: read ahead
+            return scan_blocks(
+                (scan_view,), chunk_elements, lambda start, blocks, scratch: work(start, blocks[0], scratch),
+                merge, new_state=lambda: Scratch(reader.twin() if reader is not None else None),
+                before_block=check, cancelled=cancelled, cancel_message="statistics cancelled",
+                progress=progress, total=2 * n, done=done, weight=weight, workers=workers)
 
-    if kind in ("bool", "int"):
-        first = _pass_integers(scan(), view.dtype, n)
-    else:
-        first = _pass_floats(scan(), kind, _smallest_normal(view.dtype), n, quantity)
-    lo, hi = first["finite_min"], first["finite_max"]
-    mean = std = None
-    edges: tuple[float, ...] = ()
-    counts: tuple[int, ...] = ()
-    if first["finite_count"]:
-        runner = scan()
-        runner.done = n
-        mean, std, edges, counts = _pass_moments(runner, kind, float(lo), float(hi), bins, quantity)
-    elif n and progress is not None:
-        progress(2 * n, 2 * n)  # nothing finite: the second pass has nothing to read
-    return Statistics(
-        dtype=view.dtype.name,
-        quantity=quantity,
-        count=n,
-        finite_count=first["finite_count"],
-        nan_count=first["nan"],
-        posinf_count=first["posinf"],
-        neginf_count=first["neginf"],
-        zero_count=first["zero"],
-        subnormal_count=first["subnormal"],
-        min=first["min"],
-        max=first["max"],
-        mean=mean,
-        std=std,
-        histogram_edges=edges,
-        histogram_counts=counts,
-    )
+    first = Part()
+    scan(lambda start, block, scratch: summarise_block(start, block, block_kind, smallest_normal, scratch, part_of),
+         first.merge, 0, 2 if one_pass else 1)
 
+    def statistics(mean, std, edges=(), counts=(), complete=True) -> Statistics:
+        finite_count = n - first.nan - first.posinf - first.neginf
+        return Statistics(
+            dtype=view.dtype.name, quantity=quantity, count=n, finite_count=finite_count,
+            nan_count=first.nan, posinf_count=first.posinf, neginf_count=first.neginf,
+            zero_count=first.zero, subnormal_count=first.subnormal, min=first.lo, max=first.hi,
+            mean=mean, std=std, histogram_edges=edges, histogram_counts=counts, complete=complete,
+        )
 
-def _pass_integers(runner: _Scan, dtype: np.dtype, n: int) -> dict:
-    lo = hi = None
-    zero = 0
-    for block in runner.blocks():
-        if dtype.kind == "b":
-            block = block.view(np.uint8) != 0  # any nonzero byte is True (TF's bool rule)
-        block_lo, block_hi = int(block.min()), int(block.max())
-        lo = block_lo if lo is None else min(lo, block_lo)
-        hi = block_hi if hi is None else max(hi, block_hi)
-        zero += block.size - int(np.count_nonzero(block))
-    return dict(min=lo, max=hi, finite_min=lo, finite_max=hi, finite_count=n, nan=0, posinf=0,
-                neginf=0, zero=zero, subnormal=0)
+    if first.table is not None:
+        return _from_value_counts(first, table_values(view.dtype), bins, statistics)
+    if first.finite_lo is None:
+        if n and progress is not None:
+            progress(2 * n, 2 * n)  # nothing finite: the second pass has nothing to read
+        return statistics(None, None)
+    mean, std = first.mean_std()
+    if partial is not None:
+        partial(statistics(mean, std, complete=False))
+    indexer, exponent = _bins(float(first.finite_lo), float(first.finite_hi), bins)
+    has_non_finite = bool(first.nan or first.posinf or first.neginf)
+    hist = np.zeros(bins, np.int64)
+
+    def add(counts: np.ndarray) -> None:
+        hist.__iadd__(counts)
+
+    scan(lambda start, block, scratch: histogram_of_block(block, kind, exponent, indexer, has_non_finite, scratch,
+                                                          part_of),
+         add, n, 1)
+    return statistics(mean, std, _edges(indexer, exponent), tuple(int(c) for c in hist))
 
 
-def _pass_floats(runner: _Scan, kind: str, smallest_normal: float, n: int, quantity: str) -> dict:
-    lo = hi = finite_lo = finite_hi = None
-    nan = posinf = neginf = zero = subnormal = 0
-    with np.errstate(invalid="ignore", over="ignore"):
-        for block in runner.blocks():
-            x = _as_values(block, kind, quantity)
-            block_nan = int(np.count_nonzero(np.isnan(x)))
-            nan += block_nan
-            if block_nan == x.size:
-                continue
-            if block_nan:
-                # fmin/fmax skip quiet NaNs but return NaN for a *signalling* one (raw bytes
-                # decoded as float16/float64 keep them), which made the histogram range NaN.
-                x = x[~np.isnan(x)]
-            block_posinf = int(np.count_nonzero(x == np.inf))
-            block_neginf = int(np.count_nonzero(x == -np.inf))
-            posinf, neginf = posinf + block_posinf, neginf + block_neginf
-            # fmin/fmax reductions skip NaN without a masked copy.
-            block_lo, block_hi = float(np.fmin.reduce(x)), float(np.fmax.reduce(x))
-            lo = block_lo if lo is None else min(lo, block_lo)
-            hi = block_hi if hi is None else max(hi, block_hi)
-            # The near-zero values are few: select them instead of taking |x| of the block.
-            small = x[(x > -smallest_normal) & (x < smallest_normal)]
-            block_zero = int(np.count_nonzero(small == 0))
-            zero, subnormal = zero + block_zero, subnormal + small.size - block_zero
-            if block_posinf or block_neginf:
-                x = x[np.isfinite(x)]
-                if x.size == 0:
-                    continue
-                block_lo, block_hi = float(np.fmin.reduce(x)), float(np.fmax.reduce(x))
-            finite_lo = block_lo if finite_lo is None else min(finite_lo, block_lo)
-            finite_hi = block_hi if finite_hi is None else max(finite_hi, block_hi)
-    return dict(min=lo, max=hi, finite_min=finite_lo, finite_max=finite_hi,
-                finite_count=n - nan - posinf - neginf, nan=nan, posinf=posinf, neginf=neginf,
-                zero=zero, subnormal=subnormal)
-
-
-def _pass_moments(runner: _Scan, kind: str, lo: float, hi: float, bins: int, quantity: str):
+def _bins(lo: float, hi: float, bins: int) -> tuple[BinIndexer, int]:
+    """The bins over ``[lo, hi]`` of values scaled by ``2**-exponent``, and that exponent."""
     if lo == hi:
         # numpy's rule for a zero-width range (value +- 0.5), widened where 0.5 is below the
         # resolution of the value.
         half = max(0.5, abs(lo) * 2.0**-20)
         lo, hi = lo - half, hi + half
-    # Work on values scaled by a power of two (exact) that brings the largest magnitude near 1:
-    # squared deviations then never overflow (data near 1e308) and the histogram range never
-    # becomes infinite (hi - lo > float max).
-    exponent = math.frexp(max(abs(lo), abs(hi)))[1]
+    # Extreme values are scaled by a power of two (exact) that brings the largest magnitude near
+    # 1: the histogram range never becomes infinite (hi - lo > float max). Scaling commutes with
+    # every rounding of the bin computation, so unscaled values elsewhere bin identically.
+    exponent = scale_exponent(lo, hi)
     scale = math.ldexp(1.0, -exponent)
-    scaled_range = (lo * scale, hi * scale)
-    count, mean, m2 = 0, 0.0, 0.0
-    hist = np.zeros(bins, dtype=np.int64)
-    for block in runner.blocks():
-        if block.dtype.kind == "b":
-            block = block.view(np.uint8) != 0
-        if kind in ("bool", "int"):
-            x = np.array(block, dtype=np.float64).ravel()  # a copy: scaled in place below
-        else:
-            x = _as_values(block, kind, quantity)
-            x = x[np.isfinite(x)]  # a copy, of the finite values only
-        if x.size == 0:
-            continue
-        x *= scale
-        hist += np.histogram(x, bins=bins, range=scaled_range)[0]
-        block_mean = float(x.mean())
-        x -= block_mean
-        np.square(x, out=x)
-        count, mean, m2 = _chan_merge(count, mean, m2, x.size, block_mean, float(x.sum()))
-    edges = np.linspace(scaled_range[0], scaled_range[1], bins + 1)
-    return (
-        math.ldexp(mean, exponent),
-        math.ldexp(math.sqrt(m2 / count), exponent),
-        tuple(math.ldexp(float(edge), exponent) for edge in edges),
-        tuple(int(c) for c in hist),
-    )
+    return BinIndexer(lo * scale, hi * scale, bins), exponent
 
 
-def _chan_merge(n_a: int, mean_a: float, m2_a: float, n_b: int, mean_b: float, m2_b: float):
-    """Merge two (count, mean, sum of squared deviations) summaries (Chan, Golub, LeVeque)."""
-    n = n_a + n_b
-    delta = mean_b - mean_a
-    mean = mean_a + delta * (n_b / n)
-    m2 = m2_a + m2_b + delta * delta * (n_a * n_b / n)
-    return n, mean, m2
+def _edges(indexer: BinIndexer, exponent: int) -> tuple[float, ...]:
+    return tuple(math.ldexp(float(edge), exponent) for edge in indexer.edges)
+
+
+def _from_value_counts(first: Part, values: np.ndarray, bins: int, statistics) -> Statistics:
+    """Every figure of a bool or small-integer view from the count of each of its values."""
+    present = np.flatnonzero(first.table)
+    if not present.size:
+        return statistics(None, None)
+    counts, values = first.table[present], values[present]
+    first.lo, first.hi = int(values.min()), int(values.max())
+    zero = np.flatnonzero(values == 0)
+    first.zero = int(counts[zero[0]]) if zero.size else 0
+    count = int(counts.sum())
+    total = sum(int(v) * int(c) for v, c in zip(values.tolist(), counts.tolist()))
+    mean = total / count  # exact integers, one rounding
+    deviations = values - mean
+    std = math.sqrt(float(np.dot(counts.astype(np.float64), deviations * deviations)) / count)
+    indexer, exponent = _bins(float(first.lo), float(first.hi), bins)
+    scaled = values.astype(np.float64) * math.ldexp(1.0, -exponent)
+    hist = np.zeros(bins, np.int64)
+    np.add.at(hist, indexer.indices(scaled), counts)
+    return statistics(mean, std, _edges(indexer, exponent), tuple(int(c) for c in hist))

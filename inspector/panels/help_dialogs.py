@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import platform
 import re
-from importlib import metadata
 from pathlib import Path
 
 from PySide6 import __version__ as pyside_version
@@ -106,6 +105,8 @@ def readme_location() -> Path | None:
 
 def app_version() -> str:
     """The installed distribution's version, else the one in the source tree's pyproject.toml."""
+    from importlib import metadata  # ~0.1 s to import: only when the About box asks
+
     try:
         return metadata.version("tensor-inspector")
     except metadata.PackageNotFoundError:

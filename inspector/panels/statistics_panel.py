@@ -36,7 +36,7 @@ from collections import OrderedDict
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -82,6 +82,13 @@ _FIELDS = (  # (key, label) in display order: two columns of label/value pairs
     ("std", "Std (pop.)"), ("neginf", "−Inf"),
     ("zeros", "Zeros"), ("subnormal", "Subnormal"),
 )
+
+
+class _Interim(QObject):
+    """Carries the figures known before the histogram from the worker to the GUI thread (a
+    queued signal of an object living in the GUI thread; the worker touches no widget)."""
+
+    figures = Signal(object, object)  # (cache key of the task, Statistics with complete=False)
 
 
 class StatisticsPanel(QWidget):
@@ -133,6 +140,8 @@ class StatisticsPanel(QWidget):
         self._generation = 0  # bumped on reload / change on disk: older entries never match
         self._stale_note = ""  # why the numbers shown may no longer match the file on disk
         self._build()
+        self._interim = _Interim(self)
+        self._interim.figures.connect(self._on_interim_figures, Qt.QueuedConnection)
         document.resultChanged.connect(self._on_result_changed)
         document.filesChanged.connect(self._on_files_changed)
         document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
@@ -189,10 +198,15 @@ class StatisticsPanel(QWidget):
         check = pipeline.source.check_unchanged
         chunk, bins, quantity = self._chunk_elements, self._bins, self.quantity
 
+        interim = self._interim
+
         def work(progress, cancelled):
+            # The cheap figures (counts, extremes, moments) are shown as soon as they are known,
+            # the histogram when its pass ends.
             return compute_statistics(view, bins=bins, chunk_elements=chunk, progress=progress,
                                       cancelled=cancelled, check=check, reader=result.block_reader(),
-                                      quantity=quantity)
+                                      quantity=quantity,
+                                      partial=lambda figures: interim.figures.emit(key, figures))
 
         task = BackgroundTask(work)
         task.setProperty("cache_key", key)  # kept by Qt: no Python cycle through a lambda
@@ -430,6 +444,15 @@ class StatisticsPanel(QWidget):
         self.progress_bar.setValue(permille)
         if not task.cancel_requested():
             self._set_status(f"Computing {total // 2:,} values… {permille // 10}%")
+
+    def _on_interim_figures(self, key: tuple, stats: Statistics) -> None:
+        """Show the figures of a running computation before its histogram (labels only: the
+        statistics shown, and the signal saying so, change when the whole result is in)."""
+        if not self.is_running() or key != self._task_key:
+            return
+        result = self._document.result
+        for name, text in _texts(stats, result.view.dtype if result is not None else None).items():
+            self.value_labels[name].setText(text)
 
     def _on_task_succeeded(self, stats: Statistics) -> None:
         task = self.sender()

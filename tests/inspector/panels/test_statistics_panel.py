@@ -395,3 +395,25 @@ def test_a_narrow_panel_shows_its_fields_in_one_column(qtbot, tmp_path):
     assert labels["max"].text() == "9"
     area.resize(700, 600)
     qtbot.waitUntil(lambda: panel.field_columns == 2)
+
+
+def test_figures_before_the_histogram_reach_the_labels_first(qtbot, tmp_path):
+    x = sample_values()
+    path = tmp_path / "data.bin"
+    x.tofile(path)
+    document = open_document(qtbot, path, dtype="float32")
+    panel = make_panel(qtbot, document, auto_limit=0)  # nothing computed until asked
+    shown = []
+    panel._interim.figures.connect(lambda key, figures: shown.append(
+        (figures.complete, figures.histogram_counts, panel.value_labels["count"].text())))
+    task = panel.compute()
+    with qtbot.waitSignal(task.finished, timeout=10_000):
+        pass
+    assert len(shown) == 1
+    complete, histogram, count_label = shown[0]
+    assert complete is False and histogram == ()  # the cheap figures, before the histogram
+    assert count_label == "5,000"  # already on the label when they arrived
+    # the interim figures were written to the labels; the final ones are the same numbers
+    assert panel.value_labels["count"].text() == "5,000"
+    assert panel.value_labels["mean"].text() == f"{x[np.isfinite(x)].astype(np.float64).mean():.7g}"
+    assert panel.statistics.complete and len(panel.statistics.histogram_counts) == 64

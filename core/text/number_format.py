@@ -233,10 +233,16 @@ def format_value(value, dtype, fmt: str = "auto", decimals: int = 6) -> str:
     return _element_formatter(np.dtype(dtype), fmt, int(decimals))(value)
 
 
-def value_formatter(dtype, fmt: str = "auto", decimals: int = 6) -> Callable[[object], str]:
+def value_formatter(dtype, fmt: str = "auto", decimals: int = 6,
+                    stored_bits: int | None = None) -> Callable[[object], str]:
     """:func:`format_value` with the dtype and format resolved once, for many elements.
 
     ``value_formatter(dtype, fmt, decimals)(value) == format_value(value, dtype, fmt, decimals)``.
+
+    ``stored_bits`` (4 for int4/uint4, 24 for int24/uint24: the packed types of
+    docs/semantics.md §2a, decoded into wider ints) makes ``"hex"`` and ``"raw bits"`` show the
+    value's stored bits instead of the wider type's: int4 -8 is ``0x8`` and ``1000``, int24 -1
+    ``0xffffff``. The decimal formats are unchanged.
 
     Raises
     ------
@@ -244,7 +250,22 @@ def value_formatter(dtype, fmt: str = "auto", decimals: int = 6) -> Callable[[ob
         As :func:`format_value`.
     """
     _check_format(fmt, decimals)
+    if stored_bits is not None and fmt in ("hex", "raw bits") and np.dtype(dtype).kind in "iu":
+        return _stored_bit_formatter(fmt, int(stored_bits))
     return _element_formatter(np.dtype(dtype), fmt, int(decimals))
+
+
+def _stored_bit_formatter(fmt: str, nbits: int) -> Callable[[object], str]:
+    """The hex / binary text of an integer's low ``nbits`` (two's complement), grouped by byte."""
+    mask = (1 << nbits) - 1
+    if fmt == "hex":
+        digits = -(-nbits // 4)
+        return lambda x: f"0x{int(x) & mask:0{digits}x}"
+
+    def binary(x) -> str:
+        text = f"{int(x) & mask:0{nbits}b}"
+        return " ".join(text[i:i + 8] for i in range(0, nbits, 8))
+    return binary
 
 
 def csv_formatter(dtype, decimals: int | None = None) -> Callable[[object], str]:

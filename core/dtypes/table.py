@@ -34,7 +34,8 @@ uint24     uint24     no      no         —     beyond TF; 3 bytes, decoded to 
 
 The float8 rows are every variant the installed ``ml_dtypes`` has: ``float8_e4m3fn``,
 ``float8_e5m2``, ``float8_e4m3fnuz``, ``float8_e5m2fnuz``, ``float8_e4m3b11fnuz`` and, with
-ml_dtypes >= 0.5, ``float8_e3m4`` and ``float8_e4m3``. The *packed* rows (``stored_bits`` not a
+ml_dtypes >= 0.5, ``float8_e3m4``, ``float8_e4m3`` and ``float8_e8m0fnu`` (an exponent only: a
+power of two or NaN, no sign, no zero). The *packed* rows (``stored_bits`` not a
 whole number of bytes of their ``dtype``) store values narrower than the numpy type that holds them
 once decoded: int4/uint4 two per byte, **low nibble first** (value ``2k`` is the low 4 bits of
 byte ``k``, value ``2k + 1`` its high 4 bits, as ml_dtypes and ONNX pack them, whatever the byte
@@ -170,7 +171,7 @@ def _row(name: str, dtype: Any, tf: str, position: int | None, padded: bool, kin
 #: ml_dtypes lacks are left out).
 FLOAT8_NAMES: tuple[str, ...] = tuple(
     name for name in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
-                      "float8_e4m3b11fnuz", "float8_e3m4", "float8_e4m3")
+                      "float8_e4m3b11fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu")
     if hasattr(ml_dtypes, name)
 )
 
@@ -214,7 +215,8 @@ _BY_NAME: dict[str, TypeRow] = {row.name: row for row in TYPE_ROWS}
 _BY_NPY_CODE: dict[str, TypeRow] = {row.npy_code: row for row in TYPE_ROWS if row.npy_code}
 _BY_NUMPY_KIND: dict[tuple[str, int], TypeRow] = {
     (row.dtype.kind, row.itemsize): row for row in TYPE_ROWS
-    if row.dtype.kind in "biufc" and not row.packed
+    # not the beyond-TFLite rows: int4's dtype is int8's, float8_e5m2's numpy kind is "f"
+    if row.dtype.kind in "biufc" and row.tensor_buffer
 }
 
 #: Canonical numpy-style names in the order a GUI should list them; those after bool are beyond TF.

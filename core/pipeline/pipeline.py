@@ -35,7 +35,12 @@ from core.budget import check_copy_budget
 from core.decode.decode_raw import check_fixed_length, decode_raw
 from core.decode.reshape import parse_shape, resolve_shape
 from core.dtypes.table import (
-    check_padded_type, engine_name, packed_row, resolve_dtype, tf_name, type_row,
+    check_padded_type,
+    engine_name,
+    packed_row,
+    resolve_dtype,
+    tf_name,
+    type_row,
 )
 from core.errors import CoreError, DecodeError, SourceError
 from core.files.npy_header import opaque_type_error

@@ -72,7 +72,10 @@ SPECIAL_KINDS: tuple[str, ...] = ("nan", "inf", "-inf", "subnormal", "-0")
 first one found in this order among their two parts)."""
 
 # The engine's float types all have the IEEE 754 layout (quiet bit on top of the mantissa).
-_IEEE_NAN_LAYOUT = frozenset(row.name for row in TYPE_ROWS if row.kind == "float")
+# The float8 "fn" / "fnuz" / "fnu" types (finite, no infinities) have one or two NaN bit patterns and no
+# quiet bit; the others (float8_e5m2, float8_e4m3, float8_e3m4) lay NaNs out as IEEE 754 does.
+_IEEE_NAN_LAYOUT = frozenset(row.name for row in TYPE_ROWS if row.kind == "float"
+                             and not row.name.endswith(("fn", "fnuz", "fnu")))
 
 
 @lru_cache(maxsize=64)
@@ -87,8 +90,9 @@ def _info(dtype: np.dtype) -> tuple[str, np.dtype, int, int, float]:
     if kind in "biu":
         return kind, native, 0, 0, 0.0
     if kind == "f":
-        fi = np.finfo(native)
-        return "f", native, fi.nexp, fi.nmant, float(fi.smallest_normal)
+        # ml_dtypes' float8_e5m2 has numpy kind "f" too, and only ml_dtypes.finfo knows it.
+        fi = np.finfo(native) if ml_dtypes is None else ml_dtypes.finfo(native)
+        return "f", native, int(fi.nexp), int(fi.nmant), float(fi.smallest_normal)
     if kind == "c":
         part = np.dtype(f"f{native.itemsize // 2}")
         fi = np.finfo(part)
@@ -149,7 +153,7 @@ def _real_formatter(kind: str, native: np.dtype, nexp: int, nmant: int, fmt: str
             return lambda x: f"{int(x):.{decimals}e}"
         return lambda x: str(int(x))
     if fmt == "auto":
-        if native.kind == "f":
+        if native.type in (np.float16, np.float32, np.float64):  # not float8_e5m2 (kind "f")
             scalar = native.type
             return lambda x: str(scalar(x))  # numpy's shortest round-trip text of that type
         return lambda x: _shortest(x, native)

@@ -15,6 +15,8 @@ after checking the copy against :mod:`core.budget`.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from core.budget import check_copy_budget
@@ -70,7 +72,7 @@ def unpack(u8: np.ndarray, row: TypeRow, little_endian: bool) -> np.ndarray:
     count = length * row.values_per_unit // row.stored_size
     shape = u8.shape[:-1] + (count,)
     check_copy_budget(
-        int(np.prod(shape, dtype=np.int64)) * row.itemsize,
+        math.prod(shape) * row.itemsize,
         f"unpacking {row.name} values into {row.dtype.name}",
         "decode fewer bytes, e.g. a record_size or a smaller length", field="dtype",
     )

@@ -16,7 +16,7 @@ Rules
   ``np.load`` gives back the view. ``bfloat16`` has no ``.npy`` type code (numpy would write an
   opaque ``'<V2'`` that loads as raw bytes), so it is refused: export with ``dtype="float32"``
   (exact for every bfloat16 value) or as raw ``bin``. The float8 types (beyond TF, no TFLite
-  type either) are written as ``np.save`` writes them: descr ``'<V1'``, one stored byte per value;
+  type either) are written as raw bytes: descr ``'|V1'``, one stored byte per value;
   ``np.load(path).view(ml_dtypes.float8_e4m3fn)`` gives the values back bit for bit. The only
   conversion offered for float8 is ``dtype="float32"`` (exact for every float8 value).
 * **bin**: the values only, C order, no header: ``view.astype(target).tobytes()`` (for float8
@@ -209,8 +209,9 @@ def _is_little(dtype: np.dtype) -> bool:
 
 
 def _is_float8(dtype: np.dtype) -> bool:
-    """A float8 type of ml_dtypes (kind ``"V"``, one byte, named ``float8_*``)."""
-    return dtype.kind == "V" and dtype.fields is None and dtype.name.startswith("float8_")
+    """A float8 type of ml_dtypes (one byte named ``float8_*``; numpy kind ``"V"``, or ``"f"``
+    for float8_e5m2)."""
+    return dtype.itemsize == 1 and dtype.fields is None and dtype.name.startswith("float8_")
 
 
 def _float8_target(dtype: np.dtype, target: object) -> tuple[None, DataType | None, np.dtype]:
@@ -246,7 +247,10 @@ def _convert(block: np.ndarray, source: DataType | None, target: DataType | None
 def _npy_header(shape: tuple[int, ...], dtype: np.dtype, little_endian: bool) -> bytes:
     if dtype.itemsize > 1:
         dtype = dtype.newbyteorder("<" if little_endian else ">")
-    header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
+    # float8: raw bytes ("|V1"); numpy would write "<V1", or for float8_e5m2 (kind "f") the
+    # unloadable "<f1".
+    descr = "|V1" if _is_float8(dtype) else np.lib.format.dtype_to_descr(dtype)
+    header = {"descr": descr, "fortran_order": False,
               "shape": tuple(int(n) for n in shape)}
     buffer = io.BytesIO()
     try:

@@ -7,8 +7,8 @@ import pytest
 from core.dtypes.data_type import DataType
 from core.dtypes.table import (
     ENGINE_TYPES,
-    FLOAT8_NAMES,
     EXTENDED_TYPES,
+    FLOAT8_NAMES,
     TF_DECODE_PADDED_RAW_TYPES,
     TF_DECODE_RAW_TYPES,
     TYPE_ROWS,

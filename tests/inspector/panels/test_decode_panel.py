@@ -274,3 +274,8 @@ def test_the_type_combo_lists_the_types_beyond_tf_marked(qtbot):
         assert labels[name] == name + BEYOND_TF
     assert all(labels[name].endswith(BEYOND_TF) for name in EXTENDED_TYPES)
     assert labels["float32"] == "float32"
+    from inspector.panels.decode_panel import _canonical_dtype
+
+    # a packed type keeps its name (its decoded dtype is int8 / int32)
+    assert [_canonical_dtype(n) for n in ("int4", "int24", "half", "float8_e5m2")] == [
+        "int4", "int24", "float16", "float8_e5m2"]

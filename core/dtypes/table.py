@@ -382,7 +382,8 @@ def resolve_dtype(
     if name is None:
         raise attr_error(
             quoted, allowed,
-            "choose one of the allowed types, or a type beyond TF: " + ", ".join(EXTENDED_TYPES),
+            "choose one of the allowed types, or a type beyond TF: uint32, uint64, float8_e4m3fn, "
+            "float8_e5m2 and the other float8 types, int4, uint4, int24, uint24",
         )
     if name in EXTENDED_TYPES and not extended_types:
         raise attr_error(

@@ -188,6 +188,20 @@ class PipelineResult:
         """
         return self._require_map().locate(self._located_view, view_index)
 
+    def nibble(self, view_index: tuple[int, ...] | int) -> str | None:
+        """Which half of the byte :meth:`byte_offset` names holds ``view[view_index]``: ``"low"``
+        or ``"high"`` for int4/uint4 (two values per byte, low nibble first, docs/semantics.md
+        §2a), None for every other type.
+
+        Raises
+        ------
+        IndexError
+            The index is out of range for ``view``.
+        CoreError
+            The slice spec returned a copy (``field="slice"``).
+        """
+        return self._require_map().nibble(self._located_view, view_index)
+
     def element_at_byte(self, file_index: int, byte_offset: int) -> tuple[int, ...] | None:
         """Index in ``view`` of the element containing a byte of a file, or None if no element
         of the view holds that byte (header, trailing bytes, truncated or sliced away).

@@ -37,6 +37,10 @@ def test_int4_provenance_names_the_byte_and_its_half(packed_file):
         assert sliced.view.tolist() == [4, 6, -8]
         assert sliced.byte_offset(2) == (0, 3, 1)
         assert sliced.byte_map.nibble(sliced.view, 2) == "high"
+        assert (sliced.nibble(0), sliced.nibble(-1)) == ("high", "high")
+        assert result.nibble(6) == "low"
+    with Pipeline(packed_file) as pipeline:
+        assert pipeline.run(DecodeParams(dtype="uint8")).nibble(0) is None
 
 
 def test_int24_provenance_is_three_bytes_in_records(packed_file):

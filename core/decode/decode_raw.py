@@ -25,6 +25,8 @@ Exactly one copy, checked against :mod:`core.budget` before it is allocated, is 
   (statistics, export, view as) count and write it as 1; only its raw bytes (``view(np.uint8)``,
   ``tobytes``) still show the file's byte;
 - a ``uint8`` input whose last axis is strided (items must be contiguous to be viewed).
+- ``out_type`` is a packed type beyond TF (int4/uint4, int24/uint24): the values are unpacked
+  into a new int8/uint8 or int32/uint32 array (:mod:`core.decode.packed`, docs/semantics.md §2a).
 
 ml_dtypes caveat: a big-endian ``bfloat16`` view has ``dtype.name == "bfloat16"`` and computes
 correctly (``astype``, arithmetic, ``float(x)``), but ml_dtypes prints it as ``'>V2'`` and its

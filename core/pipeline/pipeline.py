@@ -81,7 +81,8 @@ class DecodeParams:
         into that :class:`~core.dtypes.data_type.DataType` would give them (e.g. ``"uint8"`` to see
         what a TFLite model's UINT8 input receives). None: as decoded.
     extended_types
-        Offer uint32/uint64 (beyond TF).
+        Offer the types beyond TF (uint32/uint64, float8, int4/uint4, int24/uint24;
+        docs/semantics.md §2a).
     elements
         Explicit ``(offset, length)`` byte ranges in one file forming a batch of strings of
         input shape ``(n,)``, as ``tf.data`` hands a container's strings to ``decode_raw`` (a

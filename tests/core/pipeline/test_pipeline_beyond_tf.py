@@ -132,3 +132,4 @@ class _Slice:
 
     def __init__(self, function):
         self.apply = function
+

@@ -23,7 +23,7 @@ import numpy as np
 
 from core.budget import check_copy_budget
 from core.decode.reshape import parse_shape
-from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
+from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, packed_row, tf_name
 from core.errors import DEBUG_VARIABLE, ContainerError, CoreError, describe_error
 from core.files.sources import FileSource, open_source
 from core.formats.entry import ContainerListing, find_entry
@@ -32,7 +32,7 @@ from core.formats.registry import FORMATS, list_container
 from core.formats.report import listing_json, listing_table
 from core.guess.cli import run_guess
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
-from core.pipeline.view_as import view_as_target
+from core.pipeline.view_as import no_tensor_buffer_error, view_as_target
 from core.slicing.expr import parse_slice
 from core.text.array_layout import layout_pieces, printed_indices
 from core.text.names import printable_name
@@ -49,7 +49,7 @@ _DASH_VALUE_OPTIONS = ("--shape", "--slice")
 
 _EPILOG = f"""\
 types: {", ".join(f"{n} ({tf_name(n)})" if tf_name(n) != n else n for n in ENGINE_TYPES)};
-{" and ".join(EXTENDED_TYPES)} are beyond TF's decode_raw (refused with --tf-only).
+{", ".join(EXTENDED_TYPES)} are beyond TF's decode_raw (refused with --tf-only).
 
 output: "shape: (...)" and "dtype: NAME (byte order)" lines, then the values laid out by numpy,
 each written as the GUI's table writes it.
@@ -101,7 +101,7 @@ def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--fixed-length", metavar="N", type=int,
                        help="pad or truncate every element to N bytes (decode_raw's fixed_length)")
     group.add_argument("--tf-only", dest="extended_types", action="store_false", default=True,
-                       help="refuse the types beyond TF (uint32, uint64)")
+                       help="refuse the types beyond TF (uint32, uint64, float8, int4, int24...)")
     source = parser.add_argument_group("file layout")
     source.add_argument("--offset", metavar="N", type=int,
                         help="skip N header bytes in every file (default: .npy data offset, else 0)")
@@ -207,7 +207,10 @@ class _Printed:
     def __init__(self, result: PipelineResult, view_as: str | None = None) -> None:
         self.result = result
         self.view = result.view
-        self.source = result.buffer.data_type
+        # float8 has no TensorBuffer (docs/semantics.md §2a): nothing to "view as" from
+        self.source = result.buffer.data_type if result.buffer is not None else None
+        if view_as is not None and self.source is None:
+            raise no_tensor_buffer_error(engine_name(result.view.dtype), view_as)
         self.target = view_as_target(view_as) if view_as is not None else None
         self.reader = result.block_reader()
         self.dtype = self.convert(self.view[:0] if self.view.ndim else self.view.reshape(1)[:0]).dtype
@@ -322,6 +325,12 @@ def _nest(flat: list, shape: tuple[int, ...]) -> object:
 
 def _dtype_text(printed: _Printed) -> str:
     name = engine_name(printed.dtype)
+    stored = printed.result.params.dtype
+    packed = packed_row(stored) if printed.target is None else None
+    if packed is not None:  # int4 / int24: the decoded type, and what it was unpacked from
+        order = ("" if packed.stored_size == 1 else
+                 f", {'little' if printed.result.params.little_endian else 'big'}-endian")
+        return f"{name} (unpacked from {packed.name}{order})"
     if printed.dtype.itemsize == 1:
         return name
     return f"{name} ({'little' if printed.result.params.little_endian else 'big'}-endian)"
@@ -469,6 +478,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             # "view as" converts only the printed values: run without it, convert while printing.
             result = pipeline.run(dataclasses.replace(params, view_as=None), spec)
             steps = list(result.steps)
+            if view_as_name_given is not None and result.buffer is None:
+                raise no_tensor_buffer_error(engine_name(result.view.dtype), view_as_name_given)
             if view_as_name_given is not None:
                 target = view_as_target(view_as_name_given)
                 steps.append(f"view as {target}: TensorBuffer.create_from {result.buffer.data_type}"

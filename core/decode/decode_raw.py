@@ -25,6 +25,8 @@ Exactly one copy, checked against :mod:`core.budget` before it is allocated, is 
   (statistics, export, view as) count and write it as 1; only its raw bytes (``view(np.uint8)``,
   ``tobytes``) still show the file's byte;
 - a ``uint8`` input whose last axis is strided (items must be contiguous to be viewed).
+- ``out_type`` is a packed type beyond TF (int4/uint4, int24/uint24): the values are unpacked
+  into a new int8/uint8 or int32/uint32 array (:mod:`core.decode.packed`, docs/semantics.md §2a).
 
 ml_dtypes caveat: a big-endian ``bfloat16`` view has ``dtype.name == "bfloat16"`` and computes
 correctly (``astype``, arithmetic, ``float(x)``), but ml_dtypes prints it as ``'>V2'`` and its
@@ -40,7 +42,8 @@ import numpy as np
 
 from core.budget import check_copy_budget
 from core.decode.inputs import Elements, as_elements
-from core.dtypes.table import check_padded_type, resolve_dtype, tf_name
+from core.decode.packed import check_packed_length, unpack
+from core.dtypes.table import TypeRow, check_padded_type, packed_row, resolve_dtype, tf_name
 from core.errors import DecodeError
 
 __all__ = ["decode_raw", "byte_ordered", "check_fixed_length"]
@@ -70,7 +73,10 @@ def decode_raw(
         If given, every element is truncated to, or zero-padded at its end to, this many bytes
         before any byte swapping; elements may then differ in length.
     extended_types
-        Also accept ``uint32`` and ``uint64`` (beyond TF).
+        Also accept the types beyond TF: uint32, uint64, the float8 types (views, like
+        bfloat16), int4/uint4 and int24/uint24 (packed: unpacked into a budget-checked copy of
+        int8/uint8 or int32/uint32 values, :mod:`core.decode.packed`; ``fixed_length`` then
+        counts stored bytes and must be a multiple of 3 for the 24-bit types).
 
     Returns
     -------
@@ -111,6 +117,9 @@ def decode_raw(
             "(True for little-endian data, False for big-endian)",
             field="little_endian",
         )
+    packed = packed_row(out_type)
+    if packed is not None:
+        return _decode_packed(input_bytes, packed, bool(little_endian), fixed_length)
     if fixed_length is not None:
         check_padded_type(dtype)
         fixed_length = check_fixed_length(fixed_length, dtype)
@@ -119,6 +128,22 @@ def decode_raw(
     if fixed_length is None:
         return _decode_same_size(elements, out_dtype)
     return _decode_padded(elements, out_dtype, fixed_length)
+
+
+def _decode_packed(input_bytes: object, row: TypeRow, little_endian: bool,
+                   fixed_length: int | None) -> np.ndarray:
+    """int4/uint4/int24/uint24: the stored bytes (as uint8, TF's rules), then one unpacked copy."""
+    if fixed_length is not None:
+        fixed_length = check_fixed_length(fixed_length, np.dtype(f"V{row.stored_size}"))
+    elements = as_elements(input_bytes)
+    u8_type = np.dtype(np.uint8)
+    if fixed_length is None:
+        stored = _decode_same_size(elements, u8_type)
+    else:
+        stored = _decode_padded(elements, u8_type, fixed_length)
+    check_packed_length(stored.shape[-1], row,
+                        f"choose a record size or length that is a multiple of {row.stored_size}")
+    return unpack(stored, row, little_endian)
 
 
 def byte_ordered(dtype: np.dtype, little_endian: bool) -> np.dtype:

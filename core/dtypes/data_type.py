@@ -30,8 +30,9 @@ __all__ = ["DataType"]
 # TFLite's order: floats, signed ints, unsigned ints, complex, bool, each by size, then STRING
 # (a stable sort keeps float16 before bfloat16, as in the table).
 _KIND_ORDER = ("float", "int", "uint", "complex", "bool")
+# The rows beyond TFLite too (float8, int4, int24) are no members.
 _ROWS: tuple[TypeRow, ...] = tuple(
-    sorted(TYPE_ROWS, key=lambda row: (_KIND_ORDER.index(row.kind), row.itemsize)))
+    sorted((row for row in TYPE_ROWS if row.tensor_buffer), key=lambda row: (_KIND_ORDER.index(row.kind), row.itemsize)))
 _ROW_BY_MEMBER: dict[str, TypeRow] = {row.data_type: row for row in _ROWS}
 
 

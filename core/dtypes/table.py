@@ -25,7 +25,22 @@ bfloat16   bfloat16   yes     yes        —     ``ml_dtypes``; ``.npy`` has no 
 bool       bool       yes     no         b1
 uint32     uint32     no      no         u4    beyond TF (``extended_types``)
 uint64     uint64     no      no         u8    beyond TF (``extended_types``)
+float8_*   same       no      no         —     beyond TF; ``ml_dtypes`` (1 byte, a view)
+int4       int4       no      no         —     beyond TF; two per byte, decoded to int8
+uint4      uint4      no      no         —     beyond TF; two per byte, decoded to uint8
+int24      int24      no      no         —     beyond TF; 3 bytes, decoded to int32
+uint24     uint24     no      no         —     beyond TF; 3 bytes, decoded to uint32
 ========== ========== ======= ========== ===== ========================================
+
+The float8 rows are every variant the installed ``ml_dtypes`` has: ``float8_e4m3fn``,
+``float8_e5m2``, ``float8_e4m3fnuz``, ``float8_e5m2fnuz``, ``float8_e4m3b11fnuz`` and, with
+ml_dtypes >= 0.5, ``float8_e3m4``, ``float8_e4m3`` and ``float8_e8m0fnu`` (an exponent only: a
+power of two or NaN, no sign, no zero). The *packed* rows (``stored_bits`` not a
+whole number of bytes of their ``dtype``) store values narrower than the numpy type that holds them
+once decoded: int4/uint4 two per byte, **low nibble first** (value ``2k`` is the low 4 bits of
+byte ``k``, value ``2k + 1`` its high 4 bits, as ml_dtypes and ONNX pack them, whatever the byte
+order); int24/uint24 in 3 bytes, in either byte order. Decoding them unpacks into a copy
+(:mod:`core.decode.packed`). None of the beyond-TF rows is a TensorBuffer type (``tensor_buffer``).
 
 Either name, a ``numpy.dtype`` or a numpy scalar type is accepted. The byte order of a given
 dtype is ignored: ``decode_raw``'s ``little_endian`` says how the bytes are ordered, and
@@ -49,7 +64,9 @@ __all__ = [
     "TF_DECODE_RAW_TYPES",
     "TF_DECODE_PADDED_RAW_TYPES",
     "EXTENDED_TYPES",
+    "FLOAT8_NAMES",
     "type_row",
+    "packed_row",
     "row_for_npy_code",
     "row_for_numpy_kind",
     "resolve_dtype",
@@ -91,6 +108,11 @@ class TypeRow:
         How TensorFlow code snippets name the type (``"tf.float32"``).
     aliases
         Further spellings accepted from users, beyond the name and the TF name.
+    stored_bits
+        Bits one value occupies in the file: ``8 * dtype.itemsize`` except for the packed types
+        (4 for int4/uint4, 24 for int24/uint24), whose ``dtype`` is the wider decoded type.
+    tensor_buffer
+        TFLite's ``DataType`` has the type (False for float8, int4/uint4 and int24/uint24).
     """
 
     name: str
@@ -104,11 +126,32 @@ class TypeRow:
     numpy_code: str
     tf_code: str
     aliases: tuple[str, ...] = ()
+    stored_bits: int = 0
+    tensor_buffer: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.stored_bits:
+            object.__setattr__(self, "stored_bits", 8 * self.dtype.itemsize)
 
     @property
     def itemsize(self) -> int:
-        """Bytes per element."""
+        """Bytes per decoded element (the ``dtype``'s item size)."""
         return self.dtype.itemsize
+
+    @property
+    def packed(self) -> bool:
+        """Values are stored in fewer bits than ``dtype`` holds (int4/uint4, int24/uint24)."""
+        return self.stored_bits != 8 * self.dtype.itemsize
+
+    @property
+    def stored_size(self) -> int:
+        """Bytes of one stored unit: ``itemsize``; 1 for int4/uint4 (two values), 3 for int24."""
+        return max(1, self.stored_bits // 8)
+
+    @property
+    def values_per_unit(self) -> int:
+        """Values in one stored unit (2 for int4/uint4, else 1)."""
+        return max(1, 8 // self.stored_bits) if self.stored_bits < 8 else 1
 
     @property
     def in_tf_decode_raw(self) -> bool:
@@ -122,6 +165,24 @@ def _row(name: str, dtype: Any, tf: str, position: int | None, padded: bool, kin
     return TypeRow(name=name, dtype=np.dtype(dtype), tf_name=tf, decode_raw_position=position,
                    padded=padded, data_type=name.upper(), kind=kind, npy_code=npy_code,
                    numpy_code=numpy_code, tf_code=f"tf.{name}", aliases=aliases)
+
+
+#: The ml_dtypes float8 variants, in the order the GUI lists them (those the installed
+#: ml_dtypes lacks are left out).
+FLOAT8_NAMES: tuple[str, ...] = tuple(
+    name for name in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+                      "float8_e4m3b11fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu")
+    if hasattr(ml_dtypes, name)
+)
+
+
+def _beyond_tf_row(name: str, dtype: Any, kind: str, stored_bits: int = 0,
+                   numpy_code: str | None = None) -> TypeRow:
+    """A row beyond TF that TFLite's DataType lacks too (float8, int4/uint4, int24/uint24)."""
+    return TypeRow(name=name, dtype=np.dtype(dtype), tf_name=name, decode_raw_position=None,
+                   padded=False, data_type=name.upper(), kind=kind, npy_code=None,
+                   numpy_code=numpy_code or f"ml_dtypes.{name}", tf_code=f"tf.{name}",
+                   stored_bits=stored_bits, tensor_buffer=False)
 
 
 #: The table, in the order a GUI lists the types (the last two are beyond TF). TF's DecodeRaw
@@ -143,15 +204,22 @@ TYPE_ROWS: tuple[TypeRow, ...] = (
     _row("bool", np.bool_, "bool", 11, False, "bool", "b1", aliases=("bool_",)),
     _row("uint32", np.uint32, "uint32", None, False, "uint", "u4"),
     _row("uint64", np.uint64, "uint64", None, False, "uint", "u8"),
+    *(_beyond_tf_row(name, getattr(ml_dtypes, name), "float") for name in FLOAT8_NAMES),
+    _beyond_tf_row("int4", np.int8, "int", 4, "np.int8"),
+    _beyond_tf_row("uint4", np.uint8, "uint", 4, "np.uint8"),
+    _beyond_tf_row("int24", np.int32, "int", 24, "np.int32"),
+    _beyond_tf_row("uint24", np.uint32, "uint", 24, "np.uint32"),
 )
 
 _BY_NAME: dict[str, TypeRow] = {row.name: row for row in TYPE_ROWS}
 _BY_NPY_CODE: dict[str, TypeRow] = {row.npy_code: row for row in TYPE_ROWS if row.npy_code}
 _BY_NUMPY_KIND: dict[tuple[str, int], TypeRow] = {
-    (row.dtype.kind, row.itemsize): row for row in TYPE_ROWS if row.dtype.kind in "biufc"
+    (row.dtype.kind, row.itemsize): row for row in TYPE_ROWS
+    # not the beyond-TFLite rows: int4's dtype is int8's, float8_e5m2's numpy kind is "f"
+    if row.dtype.kind in "biufc" and row.tensor_buffer
 }
 
-#: Canonical numpy-style names in the order a GUI should list them; the last two are beyond TF.
+#: Canonical numpy-style names in the order a GUI should list them; those after bool are beyond TF.
 ENGINE_TYPES: tuple[str, ...] = tuple(row.name for row in TYPE_ROWS)
 _DECODE_RAW_ROWS = sorted((row for row in TYPE_ROWS if row.in_tf_decode_raw),
                           key=lambda row: row.decode_raw_position)
@@ -162,7 +230,7 @@ TF_DECODE_PADDED_RAW_TYPES: tuple[str, ...] = tuple(row.tf_name for row in _DECO
 #: Types the app offers beyond TF (only with ``extended_types=True``).
 EXTENDED_TYPES: tuple[str, ...] = tuple(row.name for row in TYPE_ROWS if not row.in_tf_decode_raw)
 
-# every accepted spelling -> engine name
+# every accepted spelling -> engine name (a packed row's name only: its dtype is another row's)
 _ALIASES: dict[str, str] = {}
 for _type in TYPE_ROWS:
     for _spelling in (_type.name, _type.tf_name, *_type.aliases):
@@ -179,6 +247,19 @@ def type_row(name: str) -> TypeRow:
         ``name`` is not an engine name (use :func:`engine_name` to normalise user input first).
     """
     return _BY_NAME[name]
+
+
+def packed_row(out_type: Any) -> TypeRow | None:
+    """The row of a packed type (int4, uint4, int24, uint24) named by ``out_type``, else None.
+
+    Only a name (or ml_dtypes' ``int4`` / ``uint4`` dtype) can ask for a packed type: the numpy
+    dtype that holds its decoded values (``int8``, ``int32``...) names that wider type.
+    """
+    name, _quoted = _lookup(out_type)
+    if name is None:
+        return None
+    row = _BY_NAME[name]
+    return row if row.packed else None
 
 
 def row_for_npy_code(code: str) -> TypeRow | None:
@@ -272,7 +353,8 @@ def resolve_dtype(
         ``numpy.dtype`` or numpy scalar type, or a ``tf.DType``. Names may carry a ``tf.`` /
         ``np.`` prefix and are case-insensitive. A dtype's byte order is ignored.
     extended_types
-        Also accept ``uint32`` and ``uint64`` ("beyond TF").
+        Also accept the types beyond TF (:data:`EXTENDED_TYPES`: uint32, uint64, float8,
+        int4/uint4, int24/uint24).
     padded
         The caller decodes with ``fixed_length``, i.e. TF's ``DecodePaddedRaw`` op: a refused
         type's message then quotes that op's list (:data:`TF_DECODE_PADDED_RAW_TYPES`), as TF
@@ -282,6 +364,8 @@ def resolve_dtype(
     -------
     numpy.dtype
         The native-order dtype (bfloat16 is ``ml_dtypes.bfloat16``, ``dtype.name == "bfloat16"``).
+        For a packed type it is the type of the decoded values (``int8`` for int4, ``int32``
+        for int24): use :func:`packed_row` to learn the stored size.
 
     Raises
     ------
@@ -298,7 +382,8 @@ def resolve_dtype(
     if name is None:
         raise attr_error(
             quoted, allowed,
-            "choose one of the allowed types, or uint32/uint64, which are beyond TF",
+            "choose one of the allowed types, or a type beyond TF: uint32, uint64, float8_e4m3fn, "
+            "float8_e5m2 and the other float8 types, int4, uint4, int24, uint24",
         )
     if name in EXTENDED_TYPES and not extended_types:
         raise attr_error(
@@ -337,7 +422,7 @@ def tf_name(dtype: Any) -> str:
 
 
 def is_tf_decode_type(name: Any) -> bool:
-    """Whether ``tf.io.decode_raw`` itself accepts this type (False for uint32/uint64 and unknowns).
+    """Whether ``tf.io.decode_raw`` itself accepts this type (False for the types beyond TF and unknowns).
 
     A GUI uses it to mark the extended entries of :data:`ENGINE_TYPES` as "beyond TF".
     """

@@ -15,8 +15,13 @@ Rules
 * **npy**: a version 1.0 header (2.0 when the shape needs more than 64 KiB of header), C order,
   ``np.load`` gives back the view. ``bfloat16`` has no ``.npy`` type code (numpy would write an
   opaque ``'<V2'`` that loads as raw bytes), so it is refused: export with ``dtype="float32"``
-  (exact for every bfloat16 value) or as raw ``bin``.
-* **bin**: the values only, C order, no header: ``view.astype(target).tobytes()``.
+  (exact for every bfloat16 value) or as raw ``bin``. The float8 types (beyond TF, no TFLite
+  type either) are written as raw bytes: descr ``'|V1'``, one stored byte per value;
+  ``np.load(path).view(ml_dtypes.float8_e4m3fn)`` gives the values back bit for bit. The only
+  conversion offered for float8 is ``dtype="float32"`` (exact for every float8 value).
+* **bin**: the values only, C order, no header: ``view.astype(target).tobytes()`` (for float8
+  the stored bytes themselves). An int4 or int24 view holds decoded int8 / int32 values
+  (docs/semantics.md §2a) and is written as those.
 * **csv**: 0-d and 1-d views give one value per line; 2-d views one row per line,
   comma-separated; N-d views (N >= 3) a first line ``# shape (a, b, c)`` then the view as
   ``prod(shape[:-1])`` rows of ``shape[-1]`` values. Each value is written by
@@ -148,9 +153,12 @@ def export_view(
     if csv_decimals is not None and csv_decimals < 0:
         raise ExportError(f"csv_decimals must be >= 0, got {csv_decimals} (use None or 0..17)")
     path = os.fspath(path)
-    source = DataType.parse(view.dtype)
-    target = source if dtype is None else DataType.parse(dtype)
-    target_dtype = target.numpy_dtype  # raises the clear error for STRING
+    if _is_float8(view.dtype):
+        source, target, target_dtype = _float8_target(view.dtype, dtype)
+    else:
+        source = DataType.parse(view.dtype)
+        target = source if dtype is None else DataType.parse(dtype)
+        target_dtype = target.numpy_dtype  # raises the clear error for STRING
     if fmt == "npy" and target is DataType.BFLOAT16:
         raise ExportError(
             "NumPy's .npy format has no bfloat16 type (export with dtype float32, which holds "
@@ -200,7 +208,35 @@ def _is_little(dtype: np.dtype) -> bool:
     return dtype.byteorder == "<"
 
 
-def _convert(block: np.ndarray, source: DataType, target: DataType) -> np.ndarray:
+def _is_float8(dtype: np.dtype) -> bool:
+    """A float8 type of ml_dtypes (one byte named ``float8_*``; numpy kind ``"V"``, or ``"f"``
+    for float8_e5m2)."""
+    return dtype.itemsize == 1 and dtype.fields is None and dtype.name.startswith("float8_")
+
+
+def _float8_target(dtype: np.dtype, target: object) -> tuple[None, DataType | None, np.dtype]:
+    """(source, target, target dtype) of a float8 export: kept as is, or widened to float32.
+
+    Raises
+    ------
+    ExportError
+        Another target type: TFLite's conversions have no float8 source (``field="dtype"``).
+    """
+    if target is None:
+        return None, None, dtype
+    parsed = DataType.parse(target)
+    if parsed is not DataType.FLOAT32:
+        raise ExportError(
+            f"{dtype.name} values can be exported as they are or as float32 (which holds every "
+            f"{dtype.name} value exactly), not as {parsed} (choose no type, or float32)",
+            field="dtype",
+        )
+    return None, parsed, parsed.numpy_dtype
+
+
+def _convert(block: np.ndarray, source: DataType | None, target: DataType | None) -> np.ndarray:
+    if source is None:  # float8: kept, or widened exactly to float32
+        return block if target is None else block.astype(target.numpy_dtype)
     if source is DataType.BOOL and target is DataType.BOOL:
         return (block.view(np.uint8) != 0).view(np.bool_)  # bytes 0/1, whatever the file held
     if source is target:
@@ -211,7 +247,10 @@ def _convert(block: np.ndarray, source: DataType, target: DataType) -> np.ndarra
 def _npy_header(shape: tuple[int, ...], dtype: np.dtype, little_endian: bool) -> bytes:
     if dtype.itemsize > 1:
         dtype = dtype.newbyteorder("<" if little_endian else ">")
-    header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
+    # float8: raw bytes ("|V1"); numpy would write "<V1", or for float8_e5m2 (kind "f") the
+    # unloadable "<f1".
+    descr = "|V1" if _is_float8(dtype) else np.lib.format.dtype_to_descr(dtype)
+    header = {"descr": descr, "fortran_order": False,
               "shape": tuple(int(n) for n in shape)}
     buffer = io.BytesIO()
     try:

@@ -34,10 +34,14 @@ DTYPES: dict[str, tuple[str, int]] = {
     "I64": ("int64", 8), "I32": ("int32", 4), "I16": ("int16", 2), "I8": ("int8", 1),
     "U64": ("uint64", 8), "U32": ("uint32", 4), "U16": ("uint16", 2), "U8": ("uint8", 1),
     "BOOL": ("bool", 1), "C64": ("complex64", 8),
+    # float8, beyond TF (docs/semantics.md §2a): safetensors' F8_E4M3 is PyTorch's
+    # float8_e4m3fn (no infinities), F8_E8M0 its float8_e8m0fnu.
+    "F8_E4M3": ("float8_e4m3fn", 1), "F8_E5M2": ("float8_e5m2", 1),
+    "F8_E4M3FNUZ": ("float8_e4m3fnuz", 1), "F8_E5M2FNUZ": ("float8_e5m2fnuz", 1),
+    "F8_E8M0": ("float8_e8m0fnu", 1),
 }
 #: safetensors dtypes the engine has no type for yet -> bits per element (for the byte count).
 UNDECODABLE: dict[str, int] = {
-    "F8_E4M3": 8, "F8_E5M2": 8, "F8_E4M3FNUZ": 8, "F8_E5M2FNUZ": 8, "F8_E8M0": 8,
     "F6_E2M3": 6, "F6_E3M2": 6, "F4": 4,
 }
 

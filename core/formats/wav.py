@@ -18,8 +18,8 @@ ints), ``sowt`` (little-endian ints), ``fl32``/``fl64`` (big-endian floats); oth
 a-law, IMA ADPCM...) are compressed and listed with a problem.
 
 Shape: ``(frames, channels)``, channels the last axis (frames are interleaved). The one entry
-is called ``"samples"``. 24-bit PCM needs a 3-byte integer type the engine does not have yet:
-it is listed with a problem saying how to look at its bytes.
+is called ``"samples"``. 24-bit PCM is decoded as ``int24`` (a type beyond TF, unpacked into an
+``int32`` copy: docs/semantics.md §2a).
 """
 
 from __future__ import annotations
@@ -186,10 +186,8 @@ def _sample_type(tag: int, bits: int, block_align: int, channels: int, little: b
             return ("uint8" if unsigned_bytes else "int8"), None
         if width in (2, 4):
             return ("int16" if width == 2 else "int32"), None
-        if width == 3:
-            return None, (f"{bits}-bit PCM needs a 3-byte integer type (not yet supported): "
-                          f"open as uint8 with record size {3 * channels} (3*channels) to see "
-                          "each frame's bytes")
+        if width == 3:  # int24, beyond TF: unpacked into int32 (docs/semantics.md §2a)
+            return "int24", None
     return None, (f"samples of format tag {tag} with {width} bytes each are not a type the "
                   "engine decodes (open the samples' bytes with --tensor samples --dtype uint8)")
 

@@ -11,7 +11,9 @@ Every array a pipeline yields is a numpy view of one buffer, so the address of `
   offset. Bytes beyond an element's real length are zero padding: they have no file bytes.
 
 This works for any view (reshape, slicing, negative steps, new axes) without knowing how it was
-made. The inverse, :meth:`ByteMap.index_of`, finds the view element covering an address by
+made. A packed type (int4/uint4, int24/uint24, docs/semantics.md §2a) is decoded into a copy of
+wider values; :attr:`ByteMap.packing` then maps a value back to its stored bytes: 3 bytes for
+int24, and for int4 the one byte holding it, :meth:`ByteMap.nibble` saying which half. The inverse, :meth:`ByteMap.index_of`, finds the view element covering an address by
 dividing by the view's strides from the largest down; that is exact for views produced by basic
 indexing and reshaping, whose dimensions nest (each stride spans the smaller dimensions).
 """
@@ -68,6 +70,10 @@ class ByteMap:
         ``E``: bytes per element in the copy (copy mode).
     file_sizes
         Per file, its size in bytes.
+    packing
+        ``(stored_bits, decoded_itemsize)`` for a packed type (``(4, 1)`` for int4, ``(24, 4)``
+        for int24): the copy holds decoded values, each standing for ``stored_bits`` of the
+        file. None for every other type.
     """
 
     mode: str
@@ -75,6 +81,37 @@ class ByteMap:
     layout: SourceLayout
     element_bytes: int
     file_sizes: tuple[int, ...]
+    packing: tuple[int, int] | None = None
+
+    @property
+    def _stored_element_bytes(self) -> int:
+        """Stored bytes per element (``element_bytes`` unless packed)."""
+        if self.packing is None:
+            return self.element_bytes
+        bits, itemsize = self.packing
+        return self.element_bytes // itemsize * bits // 8
+
+    def _stored_position(self, inner: int) -> tuple[int, int]:
+        """(first stored byte, stored bytes) of the packed value at byte ``inner`` of a copy
+        element (int4: the one byte holding the nibble)."""
+        bits, itemsize = self.packing or (8, 1)
+        return inner // itemsize * bits // 8, max(1, bits // 8)
+
+    def nibble(self, view: np.ndarray, index: tuple[int, ...] | int) -> str | None:
+        """``"low"`` or ``"high"``: the half of the byte :meth:`locate` names that holds
+        ``view[index]`` of a 4-bit type (low nibble first); None for every other type.
+
+        Raises
+        ------
+        IndexError
+            ``index`` is out of range for ``view``.
+        """
+        index = _normalise_index(index, view.shape)
+        if self.packing is None or self.packing[0] != 4:
+            return None
+        address = address_of(view) + sum(i * s for i, s in zip(index, view.strides))
+        inner = (address - self.base_address) % self.element_bytes
+        return "high" if (inner // self.packing[1]) % 2 else "low"
 
     # -- view element -> file bytes ---------------------------------------------------------
     def locate(self, view: np.ndarray, index: tuple[int, ...] | int) -> tuple[int, int, int]:
@@ -97,6 +134,8 @@ class ByteMap:
             return 0, address - self.base_address, itemsize
         position = address - self.base_address
         element, byte = divmod(position, self.element_bytes)
+        if self.packing is not None:
+            byte, itemsize = self._stored_position(byte)
         if self.layout.elements is not None:
             start, size = self.layout.elements[element]
             return 0, start + byte, max(0, min(itemsize, size - byte))
@@ -140,14 +179,22 @@ class ByteMap:
                 return None
         else:
             record, byte = 0, relative
-        if byte >= min(layout.element_lengths[file_index], self.element_bytes):
+        if byte >= min(layout.element_lengths[file_index], self._stored_element_bytes):
             return None  # trailing bytes, or truncated away by fixed_length
         several = len(layout.arrays) > 1
         multi = ((file_index,) if several else ()) + (
             (record,) if layout.record_size is not None else ()
         )
         element = int(np.ravel_multi_index(multi, layout.input_shape)) if multi else 0
-        return self.base_address + element * self.element_bytes + byte
+        return self.base_address + element * self.element_bytes + self._copy_offset(byte)
+
+    def _copy_offset(self, stored_byte: int) -> int:
+        """Offset in a copy element of the value holding a stored byte (its low nibble's value
+        for int4)."""
+        if self.packing is None:
+            return stored_byte
+        bits, itemsize = self.packing
+        return stored_byte * 8 // bits * itemsize
 
     @cached_property
     def _element_ranges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -155,7 +202,7 @@ class ByteMap:
         pairs = np.array(self.layout.elements or (), dtype=np.int64).reshape(-1, 2)
         order = np.argsort(pairs[:, 0], kind="stable")
         starts = pairs[order, 0]
-        ends = starts + np.minimum(pairs[order, 1], self.element_bytes)
+        ends = starts + np.minimum(pairs[order, 1], self._stored_element_bytes)
         return order, starts, ends
 
     def _element_address(self, byte_offset: int) -> int | None:
@@ -166,7 +213,8 @@ class ByteMap:
             return None
         first = candidates[0]
         element = int(order[first])
-        return self.base_address + element * self.element_bytes + byte_offset - int(starts[first])
+        return (self.base_address + element * self.element_bytes
+                + self._copy_offset(byte_offset - int(starts[first])))
 
     @staticmethod
     def index_of(view: np.ndarray, address: int) -> tuple[int, ...] | None:

@@ -34,14 +34,21 @@ import numpy as np
 from core.budget import check_copy_budget
 from core.decode.decode_raw import check_fixed_length, decode_raw
 from core.decode.reshape import parse_shape, resolve_shape
-from core.dtypes.table import check_padded_type, engine_name, resolve_dtype, tf_name
+from core.dtypes.table import (
+    check_padded_type,
+    engine_name,
+    packed_row,
+    resolve_dtype,
+    tf_name,
+    type_row,
+)
 from core.errors import CoreError, DecodeError, SourceError
 from core.files.memory import is_in_memory, open_memory
 from core.files.npy_header import opaque_type_error
 from core.files.sources import MappedRange, Source, SourceLayout, open_source
 from core.pipeline.byte_map import ByteMap, address_of, buffer_range_contains
 from core.pipeline.steps import copy_reason, decode_step, source_step
-from core.pipeline.view_as import view_as, view_as_name
+from core.pipeline.view_as import no_tensor_buffer_error, view_as, view_as_name
 from core.scan.blocks import DEFAULT_MAX_SPAN, BlockReader
 from core.tflite.tensor_buffer import TensorBuffer
 
@@ -75,7 +82,8 @@ class DecodeParams:
         into that :class:`~core.dtypes.data_type.DataType` would give them (e.g. ``"uint8"`` to see
         what a TFLite model's UINT8 input receives). None: as decoded.
     extended_types
-        Offer uint32/uint64 (beyond TF).
+        Offer the types beyond TF (uint32/uint64, float8, int4/uint4, int24/uint24;
+        docs/semantics.md §2a).
     elements
         Explicit ``(offset, length)`` byte ranges in one file forming a batch of strings of
         input shape ``(n,)``, as ``tf.data`` hands a container's strings to ``decode_raw`` (a
@@ -182,6 +190,20 @@ class PipelineResult:
         """
         return self._require_map().locate(self._located_view, view_index)
 
+    def nibble(self, view_index: tuple[int, ...] | int) -> str | None:
+        """Which half of the byte :meth:`byte_offset` names holds ``view[view_index]``: ``"low"``
+        or ``"high"`` for int4/uint4 (two values per byte, low nibble first, docs/semantics.md
+        §2a), None for every other type.
+
+        Raises
+        ------
+        IndexError
+            The index is out of range for ``view``.
+        CoreError
+            The slice spec returned a copy (``field="slice"``).
+        """
+        return self._require_map().nibble(self._located_view, view_index)
+
     def element_at_byte(self, file_index: int, byte_offset: int) -> tuple[int, ...] | None:
         """Index in ``view`` of the element containing a byte of a file, or None if no element
         of the view holds that byte (header, trailing bytes, truncated or sliced away).
@@ -286,25 +308,28 @@ class Pipeline:
             extended_types=params.extended_types,
             padded=params.fixed_length is not None,  # TF quotes DecodePaddedRaw's list then
         )
+        packed = packed_row(dtype_name)  # int4/int24...: dtype is then the decoded (wider) type
+        stored_size = packed.stored_size if packed is not None else dtype.itemsize
         fixed_length = params.fixed_length
         if fixed_length is not None:
-            check_padded_type(dtype)
-            fixed_length = check_fixed_length(fixed_length, dtype)
+            if packed is None:
+                check_padded_type(dtype)
+            fixed_length = check_fixed_length(fixed_length, np.dtype(f"V{stored_size}"))
         layout = source.layout(offset=params.offset, record_size=params.record_size,
                                length=params.length, elements=params.elements)
         steps = [source_step(source, layout, params.offset)]
 
-        batch, stacked = self._batch_input(layout, fixed_length, dtype.itemsize)
+        batch, stacked = self._batch_input(layout, fixed_length, stored_size)
         try:
-            decoded = decode_raw(batch, dtype, bool(little), fixed_length,
-                                 extended_types=params.extended_types)
+            decoded = decode_raw(batch, dtype_name if packed is not None else dtype, bool(little),
+                                 fixed_length, extended_types=params.extended_types)
         except DecodeError as error:
-            raise _blame_layout(error, layout, params.offset, dtype) from None
+            raise _blame_layout(error, layout, params.offset, dtype, packed is not None) from None
         element_bytes = decoded.shape[-1] * decoded.dtype.itemsize
         single = len(layout.arrays) == 1
         in_map = single and _derives_from(decoded, source.data(0))
-        reason = copy_reason(in_map, stacked, layout, fixed_length, dtype)
-        steps.append(decode_step(layout, dtype, bool(little), fixed_length, decoded, reason))
+        reason = copy_reason(in_map, stacked, layout, fixed_length, dtype, packed)
+        steps.append(decode_step(layout, dtype, bool(little), fixed_length, decoded, reason, packed))
 
         target, note, shape_from_header = self._target_shape(params, decoded, npy, len(layout.arrays),
                                                              source.header_kind)
@@ -330,10 +355,16 @@ class Pipeline:
         else:
             view = np.asarray(slice_spec.apply(tensor))  # a numpy scalar becomes a 0-d copy
             steps.append(f"slice: {tensor.shape} -> {tuple(view.shape)}")
-        buffer = TensorBuffer.wrap(tensor)  # by reference: no copy (docs/semantics.md §6 and §7)
-        byte_map = self._byte_map(in_map, decoded, layout, element_bytes, view)
+        # by reference: no copy (docs/semantics.md §6 and §7). float8 has no TFLite DataType: no
+        # buffer; a packed type's buffer holds its decoded int8/uint8/int32/uint32 values.
+        in_tflite = packed is not None or resolve_row_in_tflite(dtype)
+        buffer = TensorBuffer.wrap(tensor) if in_tflite else None
+        packing = None if packed is None else (packed.stored_bits, packed.itemsize)
+        byte_map = self._byte_map(in_map, decoded, layout, element_bytes, view, packing)
         mapped_ranges = self._source.mapped_ranges()
         sliced = view
+        if params.view_as is not None and buffer is None:
+            raise no_tensor_buffer_error(engine_name(dtype), params.view_as)
         if params.view_as is not None:
             view = view_as(view, buffer.data_type, params.view_as, BlockReader(mapped_ranges))
             steps.append(f"view as {view_as_name(params.view_as)}: TensorBuffer.create_from "
@@ -457,7 +488,8 @@ class Pipeline:
         return decoded.shape, "", False
 
     def _byte_map(self, in_map: bool, decoded: np.ndarray, layout: SourceLayout,
-                  element_bytes: int, view: np.ndarray) -> ByteMap | None:
+                  element_bytes: int, view: np.ndarray,
+                  packing: tuple[int, int] | None = None) -> ByteMap | None:
         sizes = tuple(info.size for info in self._source.files)
         if in_map:
             base = self._source.data(0)
@@ -471,7 +503,7 @@ class Pipeline:
         if not buffer_range_contains(view, start, nbytes):
             return None
         return ByteMap(mode=mode, base_address=start, layout=layout,
-                       element_bytes=max(element_bytes, 1), file_sizes=sizes)
+                       element_bytes=max(element_bytes, 1), file_sizes=sizes, packing=packing)
 
 
 def _check_npy_headers(source: Source, params: DecodeParams) -> None:
@@ -499,7 +531,7 @@ def _derives_from(array: np.ndarray, base: np.ndarray) -> bool:
 
 
 def _blame_layout(error: DecodeError, layout: SourceLayout, offset: int | None,
-                  dtype: np.dtype) -> DecodeError:
+                  dtype: np.dtype, packed: bool = False) -> DecodeError:
     """``error`` with ``field`` naming the setting that made the elements' length wrong.
 
     ``decode_raw`` sees only elements, so it names ``fixed_length``; here the layout is known.
@@ -518,6 +550,8 @@ def _blame_layout(error: DecodeError, layout: SourceLayout, offset: int | None,
     if layout.record_size is not None:
         error.field = "record_size"
         return error
+    if packed:  # the message already names the stored size (core/decode/packed.py)
+        return error
     length, size = lengths.pop(), dtype.itemsize
     remainder = length % size
     if not offset or not remainder or (length + offset) % size:
@@ -531,6 +565,11 @@ def _blame_layout(error: DecodeError, layout: SourceLayout, offset: int | None,
         f"bytes, e.g. {fitting})",
         field="offset",
     )
+
+
+def resolve_row_in_tflite(dtype: np.dtype) -> bool:
+    """Whether TFLite's DataType has ``dtype`` (False for the float8 types)."""
+    return type_row(engine_name(dtype)).tensor_buffer
 
 
 def _resolved_offset(layout: SourceLayout, offset: int | None) -> int | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.dtypes.table import engine_name, tf_name
+from core.dtypes.table import TypeRow, engine_name, tf_name
 from core.files.sources import Source, SourceLayout
 from core.text.names import printable_name
 
@@ -17,8 +17,12 @@ __all__ = ["copy_reason", "source_step", "decode_step"]
 
 
 def copy_reason(in_map: bool, stacked: bool, layout: SourceLayout, fixed_length: int | None,
-                dtype: np.dtype) -> str:
+                dtype: np.dtype, packed: TypeRow | None = None) -> str:
     """Why the decoded array is, or is not, a view of the file map."""
+    if packed is not None:
+        per = "two values per byte" if packed.stored_bits == 4 else "3 bytes per value"
+        return (f"copied once: {packed.name} ({per}) unpacked into one {dtype.name} per value"
+                + (" after stacking the files" if stacked else ""))
     if in_map:
         return "view of the file map (no copy)"
     if stacked and layout.elements is not None:
@@ -74,12 +78,19 @@ def _lengths(lengths: tuple[int, ...]) -> str:
 
 
 def decode_step(layout: SourceLayout, dtype: np.dtype, little: bool, fixed_length: int | None,
-                decoded: np.ndarray, reason: str) -> str:
-    """``decode: decode_raw(input shape (6,), float (float32), big-endian) -> (6, 4) float32; ...``."""
-    order = "" if dtype.itemsize == 1 else (", little-endian" if little else ", big-endian")
+                decoded: np.ndarray, reason: str, packed: TypeRow | None = None) -> str:
+    """``decode: decode_raw(input shape (6,), float (float32), big-endian) -> (6, 4) float32; ...``.
+
+    A packed type reads ``decode_raw(..., int24, big-endian) -> (6, 2) int32``: the decoded type.
+    """
+    size = dtype.itemsize if packed is None else packed.stored_size
+    order = "" if size == 1 else (", little-endian" if little else ", big-endian")
     fixed = "" if fixed_length is None else f", fixed_length={fixed_length}"
     name = engine_name(dtype)
-    tf = tf_name(dtype)
+    tf = tf_name(dtype) if packed is None else packed.name
+    if packed is not None:
+        return (f"decode: decode_raw(input shape {layout.input_shape}, {tf}{order}{fixed}) -> "
+                f"{decoded.shape} {name}; {reason}")
     type_text = name if tf == name else f"{tf} ({name})"
     return (f"decode: decode_raw(input shape {layout.input_shape}, {type_text}{order}{fixed}) -> "
             f"{decoded.shape} {name}; {reason}")

@@ -27,6 +27,19 @@ def view_as_name(name: str) -> str:
         return str(name)
 
 
+def no_tensor_buffer_error(type_name: str, target_name: str) -> TensorBufferError:
+    """The refusal of "view as" for a type TFLite's DataType lacks (the float8 types).
+
+    TensorBuffer can only be created from its own DataTypes, so there is nothing to convert from.
+    """
+    return TensorBufferError(
+        f"view as {view_as_name(target_name)}: TFLite's TensorBuffer has no {type_name} type, so "
+        f"there is no create_from to reproduce (clear view as, or decode the bytes as uint8 to "
+        f"view them as another type)",
+        field="view_as",
+    )
+
+
 def view_as_target(target_name: str) -> DataType:
     """The DataType a "view as" name stands for.
 

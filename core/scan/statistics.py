@@ -126,7 +126,8 @@ def _kind(dtype: np.dtype) -> str:
 
 
 def _ml_finfo(dtype: np.dtype):
-    if dtype.kind != "V" or dtype.fields is not None:
+    # ml_dtypes types are kind "V", except float8_e5m2 which is kind "f" (np.finfo refuses it).
+    if dtype.kind not in "Vf" or dtype.fields is not None:
         return None
     try:
         # A big-endian bfloat16 (what decode_raw gives for little_endian=False) prints as '>V2'

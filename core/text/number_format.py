@@ -72,7 +72,10 @@ SPECIAL_KINDS: tuple[str, ...] = ("nan", "inf", "-inf", "subnormal", "-0")
 first one found in this order among their two parts)."""
 
 # The engine's float types all have the IEEE 754 layout (quiet bit on top of the mantissa).
-_IEEE_NAN_LAYOUT = frozenset(row.name for row in TYPE_ROWS if row.kind == "float")
+# The float8 "fn" / "fnuz" / "fnu" types (finite, no infinities) have one or two NaN bit patterns and no
+# quiet bit; the others (float8_e5m2, float8_e4m3, float8_e3m4) lay NaNs out as IEEE 754 does.
+_IEEE_NAN_LAYOUT = frozenset(row.name for row in TYPE_ROWS if row.kind == "float"
+                             and not row.name.endswith(("fn", "fnuz", "fnu")))
 
 
 @lru_cache(maxsize=64)
@@ -87,8 +90,9 @@ def _info(dtype: np.dtype) -> tuple[str, np.dtype, int, int, float]:
     if kind in "biu":
         return kind, native, 0, 0, 0.0
     if kind == "f":
-        fi = np.finfo(native)
-        return "f", native, fi.nexp, fi.nmant, float(fi.smallest_normal)
+        # ml_dtypes' float8_e5m2 has numpy kind "f" too, and only ml_dtypes.finfo knows it.
+        fi = np.finfo(native) if ml_dtypes is None else ml_dtypes.finfo(native)
+        return "f", native, int(fi.nexp), int(fi.nmant), float(fi.smallest_normal)
     if kind == "c":
         part = np.dtype(f"f{native.itemsize // 2}")
         fi = np.finfo(part)
@@ -149,7 +153,7 @@ def _real_formatter(kind: str, native: np.dtype, nexp: int, nmant: int, fmt: str
             return lambda x: f"{int(x):.{decimals}e}"
         return lambda x: str(int(x))
     if fmt == "auto":
-        if native.kind == "f":
+        if native.type in (np.float16, np.float32, np.float64):  # not float8_e5m2 (kind "f")
             scalar = native.type
             return lambda x: str(scalar(x))  # numpy's shortest round-trip text of that type
         return lambda x: _shortest(x, native)
@@ -233,10 +237,16 @@ def format_value(value, dtype, fmt: str = "auto", decimals: int = 6) -> str:
     return _element_formatter(np.dtype(dtype), fmt, int(decimals))(value)
 
 
-def value_formatter(dtype, fmt: str = "auto", decimals: int = 6) -> Callable[[object], str]:
+def value_formatter(dtype, fmt: str = "auto", decimals: int = 6,
+                    stored_bits: int | None = None) -> Callable[[object], str]:
     """:func:`format_value` with the dtype and format resolved once, for many elements.
 
     ``value_formatter(dtype, fmt, decimals)(value) == format_value(value, dtype, fmt, decimals)``.
+
+    ``stored_bits`` (4 for int4/uint4, 24 for int24/uint24: the packed types of
+    docs/semantics.md §2a, decoded into wider ints) makes ``"hex"`` and ``"raw bits"`` show the
+    value's stored bits instead of the wider type's: int4 -8 is ``0x8`` and ``1000``, int24 -1
+    ``0xffffff``. The decimal formats are unchanged.
 
     Raises
     ------
@@ -244,7 +254,22 @@ def value_formatter(dtype, fmt: str = "auto", decimals: int = 6) -> Callable[[ob
         As :func:`format_value`.
     """
     _check_format(fmt, decimals)
+    if stored_bits is not None and fmt in ("hex", "raw bits") and np.dtype(dtype).kind in "iu":
+        return _stored_bit_formatter(fmt, int(stored_bits))
     return _element_formatter(np.dtype(dtype), fmt, int(decimals))
+
+
+def _stored_bit_formatter(fmt: str, nbits: int) -> Callable[[object], str]:
+    """The hex / binary text of an integer's low ``nbits`` (two's complement), grouped by byte."""
+    mask = (1 << nbits) - 1
+    if fmt == "hex":
+        digits = -(-nbits // 4)
+        return lambda x: f"0x{int(x) & mask:0{digits}x}"
+
+    def binary(x) -> str:
+        text = f"{int(x) & mask:0{nbits}b}"
+        return " ".join(text[i:i + 8] for i in range(0, nbits, 8))
+    return binary
 
 
 def csv_formatter(dtype, decimals: int | None = None) -> Callable[[object], str]:

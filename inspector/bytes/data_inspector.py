@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.decode.decode_raw import decode_raw
-from core.dtypes.table import ENGINE_TYPES, is_tf_decode_type, resolve_dtype, tf_name
+from core.dtypes.table import ENGINE_TYPES, is_tf_decode_type, packed_row, resolve_dtype, tf_name
 from core.errors import CoreError, describe_error
 from core.text.number_format import classify_value, describe_special, format_value
 from inspector.widgets import palette
@@ -108,7 +108,7 @@ class DataInspector(QWidget):
         tf = tf_name(name)
         label = name if tf == name else f"{name} ({tf})"
         type_item = QTableWidgetItem(label)
-        size_item = QTableWidgetItem(str(resolve_dtype(name, extended_types=True).itemsize))
+        size_item = QTableWidgetItem(_stored_size_text(name))
         size_item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
         if is_tf_decode_type(name):
             type_item.setToolTip(f"tf.io.decode_raw out_type {tf}")
@@ -189,12 +189,14 @@ class DataInspector(QWidget):
 
     def _fill_cell(self, item: QTableWidgetItem, name: str, little_endian: bool) -> None:
         native = resolve_dtype(name, extended_types=True)
+        packed = packed_row(name)  # int4: the first byte's low nibble; int24: 3 bytes
+        size = native.itemsize if packed is None else packed.stored_size
         item.setForeground(QBrush())
-        if len(self._data) < native.itemsize:
+        if len(self._data) < size:
             item.setText(MISSING)
-            item.setToolTip(f"needs {native.itemsize} bytes")
+            item.setToolTip(f"needs {size} bytes")
             return
-        raw = self._data[:native.itemsize]
+        raw = self._data[:size]
         try:
             values = decode_raw(raw, name, little_endian=little_endian, extended_types=True)
         except CoreError as exc:  # not expected for whole items; shown rather than raised
@@ -207,6 +209,8 @@ class DataInspector(QWidget):
         item.setText(text)
         order = "little-endian" if little_endian else "big-endian"
         tip = f"{text}\n{name}, {order}, from bytes {_hex(raw)}"  # full text if elided
+        if packed is not None and packed.stored_bits == 4:
+            tip += " (its low nibble: two values per byte, low nibble first)"
         special = describe_special(value, native)
         if special is not None:
             tip += f"\n{special}"
@@ -217,3 +221,11 @@ class DataInspector(QWidget):
     def _on_cell_clicked(self, row: int, col: int) -> None:
         if col in (_LE_COL, _BE_COL):
             self.typeChosen.emit(ENGINE_TYPES[row], col == _LE_COL)
+
+
+def _stored_size_text(name: str) -> str:
+    """Bytes one value occupies in the file: ``"½"`` for int4/uint4 (low nibble first)."""
+    packed = packed_row(name)
+    if packed is None:
+        return str(resolve_dtype(name, extended_types=True).itemsize)
+    return "½" if packed.stored_bits == 4 else str(packed.stored_size)

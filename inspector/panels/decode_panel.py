@@ -368,10 +368,10 @@ class DecodePanel(QWidget):
 
 
 def _canonical_dtype(name: str) -> str:
-    from core.dtypes.table import resolve_dtype
+    from core.dtypes.table import engine_name
 
-    try:
-        return resolve_dtype(name, extended_types=True).name
+    try:  # the engine name, not the dtype's: int4 is decoded into int8 but stays int4
+        return engine_name(name)
     except CoreError:
         return name
 

@@ -112,4 +112,7 @@ def selection_text(result: PipelineResult, index: tuple[int, ...], paths: tuple[
     name = display_name(paths[file_index]) if file_index < len(paths) else f"file {file_index}"
     text = format_value(value, result.view.dtype, "auto")
     where = f"bytes {offset}..{offset + nbytes - 1}" if nbytes > 1 else f"byte {offset}"
+    nibble = result.nibble(index) if result.byte_map is not None else None
+    if nibble is not None:  # int4: two values per byte (docs/semantics.md §2a)
+        where += f" {nibble} nibble"
     return f"[{', '.join(map(str, index))}] = {text}   {where} (0x{offset:x}) of {name}"

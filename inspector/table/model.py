@@ -117,6 +117,7 @@ class ArrayTableModel(QAbstractTableModel):
         self._key: tuple = ()
         self._row_offset = self._col_offset = 0
         self._fmt, self._decimals = "auto", 6
+        self._stored_bits: int | None = None  # int4 / int24: the hex of their stored bits
         self._heat = False
         self._levels: tuple[float, float] | None = None
         self._lut: list[QColor] | None = None
@@ -178,15 +179,18 @@ class ArrayTableModel(QAbstractTableModel):
         return self._levels if self._heat else None
 
     # ------------------------------------------------------------------------ setters
-    def set_array(self, array: np.ndarray) -> None:
+    def set_array(self, array: np.ndarray, stored_bits: int | None = None) -> None:
         """Show ``array`` (kept by reference) through the display axes.
 
         Resets the display axes to the new shape when they describe another one (they keep
         their choices when ndim is unchanged). Same plane shape and axes as before -> ``dataChanged``; else a reset.
+        ``stored_bits`` (4 for int4, 24 for int24: docs/semantics.md §2a) makes the hex and raw
+        bits formats show the values' stored bits rather than those of their decoded type.
         """
         array = array if isinstance(array, np.ndarray) else np.asarray(array)
         self._cell_key = None
         self._array = array
+        self._stored_bits = stored_bits
         if self._axes.shape != array.shape:  # a document resets shared axes before we hear of it
             self._setting_array = True
             try:
@@ -302,7 +306,8 @@ class ArrayTableModel(QAbstractTableModel):
                 f"selection has {cells:,} cells; copying is limited to "
                 f"{self.TSV_MAX_CELLS:,}: select fewer rows or columns"
             )
-        text_of = value_formatter(self._array.dtype, self._fmt, self._decimals)
+        text_of = value_formatter(self._array.dtype, self._fmt, self._decimals,
+                                  self._stored_bits)
         return "\n".join(
             "\t".join(text_of(self.value_at(r, c)) for c in range(left, right + 1))
             for r in range(top, bottom + 1)
@@ -334,6 +339,13 @@ class ArrayTableModel(QAbstractTableModel):
     def flags(self, index):
         return _CELL_FLAGS if index.isValid() else _NO_FLAGS
 
+    def _text(self, value, dtype: np.dtype) -> str:
+        """One cell's text in the current format (stored bits for int4/int24 in hex / bits)."""
+        stored_bits = self._stored_bits
+        if stored_bits is None:
+            return format_value(value, dtype, self._fmt, self._decimals)
+        return value_formatter(dtype, self._fmt, self._decimals, stored_bits)(value)
+
     def data(self, index, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
@@ -357,7 +369,7 @@ class ArrayTableModel(QAbstractTableModel):
             self._cell_key, self._cell_cache = (row, col), (value, special, None)
         if role == _DISPLAY:
             if text is None:
-                text = format_value(value, dtype, self._fmt, self._decimals)
+                text = self._text(value, dtype)
                 self._cell_cache = (value, special, text)
             return text
         if role == self.ValueRole:
@@ -365,7 +377,7 @@ class ArrayTableModel(QAbstractTableModel):
         if role == self.SpecialRole:
             return special
         if role == _TOOLTIP:
-            text = format_value(value, dtype, self._fmt, self._decimals)
+            text = self._text(value, dtype)
             tip = f"{self._index_text(row, col)} = {text}  ({_dtype_label(dtype)})"
             sentence = describe_special(value, dtype) if special else None
             return f"{tip}\n{sentence}" if sentence else tip

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.dtypes.table import packed_row
 from core.text.number_format import FORMATS
 from inspector.state.display_axes import DisplayAxes, normalize_index
 from inspector.state.document import Document
@@ -165,9 +166,9 @@ class TablePanel(QWidget):
         if heat_map is not None:
             self._heat_check.setChecked(bool(heat_map))
 
-    def set_array(self, array: np.ndarray) -> None:
+    def set_array(self, array: np.ndarray, stored_bits: int | None = None) -> None:
         """Show ``array`` (by reference; see :meth:`ArrayTableModel.set_array`)."""
-        self._model.set_array(array)
+        self._model.set_array(array, stored_bits)
         self._fit_columns()
 
     def select_element(self, index: tuple) -> None:
@@ -233,7 +234,8 @@ class TablePanel(QWidget):
 
     # ------------------------------------------------------------------------ handlers
     def _on_result_changed(self, result) -> None:
-        self.set_array(result.view)
+        packed = packed_row(result.params.dtype) if result.params.view_as is None else None
+        self.set_array(result.view, packed.stored_bits if packed is not None else None)
 
     def _on_files_changed_on_disk(self, report) -> None:
         """The mapped bytes changed under the view: show nothing until a reload (never a mix)."""

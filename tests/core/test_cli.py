@@ -217,3 +217,21 @@ def test_option_set_can_be_added_to_another_parser(capsys):
         parser.parse_args(["--offset", "x"])
     assert stop.value.code == 2
     assert capsys.readouterr().err == "error: argument --offset: invalid int value: 'x' (see --help)\n"
+
+
+def test_types_beyond_tf_print_and_view_as_float8_is_refused(tmp_path, capsys):
+    path = tmp_path / "b.bin"
+    path.write_bytes(b"\x38\x7f\xff\x21")
+    assert main([str(path), "--dtype", "float8_e4m3fn", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["dtype"], out["values"]) == ("float8_e4m3fn", [1.0, "nan", "nan", 0.14])
+    assert main([str(path), "--dtype", "int4"]) == 0  # low nibble first: 0x38 -> -8, 3
+    assert capsys.readouterr().out == (
+        "shape: (8,)\ndtype: int8 (unpacked from int4)\n[-8  3 -1  7 -1 -1  1  2]\n")
+    assert main([str(path), "--dtype", "int24", "--length", "3", "--big-endian", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["values"] == [0x387FFF]
+    assert main([str(path), "--dtype", "float8_e5m2", "--view-as", "float32"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "error: view as FLOAT32: TFLite's TensorBuffer has no float8_e5m2 type")
+    assert main([str(path), "--dtype", "int4", "--tf-only"]) == 2
+    assert "int4 is beyond TF's decode_raw" in capsys.readouterr().err

@@ -18,7 +18,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "semantics.md"
 SETUP_SECTION = "Conventions"
-NUMBERED_SECTIONS = ("§1 Types", "§2 decode_raw", "§3 File sources", "§4 strided_slice",
+NUMBERED_SECTIONS = ("§1 Types", "§2 decode_raw", "§2a Types beyond TF: float8, int4, int24",
+                     "§3 File sources", "§4 strided_slice",
                      "§5 Slice expressions", "§6 TensorBuffer", "§7 Pipeline")
 # ELLIPSIS: an error's fix, appended in parentheses after TensorFlow's text, may be shown as
 # "(...)"; NORMALIZE_WHITESPACE lets long outputs wrap.

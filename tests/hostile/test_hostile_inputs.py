@@ -244,8 +244,9 @@ CATALOGUE = [
     BadInput("unknown dtype", raw("twelve.bin", bytes(12)), {"dtype": "float33"},
              error=DecodeError, field="dtype",
              message=f"Value for attr 'out_type' of float33 is not in the list of allowed values: "
-                     f"{ALLOWED} (choose one of the allowed types, or uint32/uint64, which are "
-                     "beyond TF)"),
+                     f"{ALLOWED} (choose one of the allowed types, or a type beyond TF: uint32, "
+                     "uint64, float8_e4m3fn, float8_e5m2 and the other float8 types, int4, uint4, "
+                     "int24, uint24)"),
     BadInput("shape that does not fit", raw("twelve.bin", bytes(12)), {"shape": "5,-1"},
              error=ShapeError, field="shape",
              message="Input to reshape is a tensor with 12 values, but the requested shape "

@@ -201,10 +201,12 @@ def test_statistics_and_export_of_any_bytes_never_fail(tmp_path_factory, data, d
                                                        fmt, target):
     """Any bytes decoded as any type (signalling NaNs, infinities, subnormals included)."""
     from core import decode_raw, resolve_dtype
+    from core.dtypes.table import packed_row
     from core.export.arrays import export_view
     from core.scan.statistics import compute_statistics
 
-    itemsize = resolve_dtype(dtype, extended_types=True).itemsize
+    packed = packed_row(dtype)  # int24 is stored in 3 bytes, decoded into 4
+    itemsize = packed.stored_size if packed else resolve_dtype(dtype, extended_types=True).itemsize
     view = decode_raw(data[: len(data) // itemsize * itemsize], dtype, little_endian,
                       extended_types=True)
     stats = compute_statistics(view, chunk_elements=3)

@@ -58,7 +58,7 @@ def test_extended_types_need_the_flag(name):
     assert tf_name(name) == name
 
 
-@pytest.mark.parametrize("bad", ["string", "float8", "int4", "nonsense", np.dtype("U4"),
+@pytest.mark.parametrize("bad", ["string", "float8", "int2", "nonsense", np.dtype("U4"),
                                  np.dtype("datetime64[s]"), float, object()])
 def test_unknown_types_raise_the_attr_message(bad):
     with pytest.raises(DecodeError, match=r"^Value for attr 'out_type' of .+ is not in the list"):
@@ -68,11 +68,12 @@ def test_unknown_types_raise_the_attr_message(bad):
 
 def test_engine_types_order_for_a_gui():
     assert ENGINE_TYPES[0] == "float32"
-    assert ENGINE_TYPES[-3:] == ("bool", "uint32", "uint64")
-    assert ENGINE_TYPES.index("bfloat16") == len(ENGINE_TYPES) - 4
-    assert len(ENGINE_TYPES) == 15 and len(set(ENGINE_TYPES)) == 15
+    assert ENGINE_TYPES[12:15] == ("bool", "uint32", "uint64")
+    assert ENGINE_TYPES.index("bfloat16") == 11
+    assert ENGINE_TYPES[-4:] == ("int4", "uint4", "int24", "uint24")
+    assert len(ENGINE_TYPES) == 27 and len(set(ENGINE_TYPES)) == 27
     assert [engine_name(n) for n in ENGINE_TYPES] == list(ENGINE_TYPES)
-    assert [n for n in ENGINE_TYPES if not is_tf_decode_type(n)] == ["uint32", "uint64"]
+    assert [n for n in ENGINE_TYPES if not is_tf_decode_type(n)] == list(ENGINE_TYPES[13:])
 
 
 def test_padded_type_check_allows_extended_types():

@@ -8,16 +8,19 @@ from core.dtypes.data_type import DataType
 from core.dtypes.table import (
     ENGINE_TYPES,
     EXTENDED_TYPES,
+    FLOAT8_NAMES,
     TF_DECODE_PADDED_RAW_TYPES,
     TF_DECODE_RAW_TYPES,
     TYPE_ROWS,
     is_tf_decode_type,
+    packed_row,
     resolve_dtype,
     row_for_npy_code,
     row_for_numpy_kind,
     tf_name,
     type_row,
 )
+from core.errors import IllegalArgumentError
 
 
 def test_tf_attr_lists_are_tfs_own_order():
@@ -27,13 +30,15 @@ def test_tf_attr_lists_are_tfs_own_order():
         "complex64", "complex128", "bool", "bfloat16")
     assert TF_DECODE_PADDED_RAW_TYPES == (
         "half", "float", "double", "int32", "uint16", "uint8", "int16", "int8", "int64", "bfloat16")
-    assert EXTENDED_TYPES == ("uint32", "uint64")
+    assert EXTENDED_TYPES == ("uint32", "uint64", *FLOAT8_NAMES, "int4", "uint4", "int24", "uint24")
 
 
 def test_engine_types_in_gui_order():
     assert ENGINE_TYPES == (
         "float32", "float64", "float16", "int8", "int16", "int32", "int64", "uint8", "uint16",
-        "complex64", "complex128", "bfloat16", "bool", "uint32", "uint64")
+        "complex64", "complex128", "bfloat16", "bool", "uint32", "uint64", "float8_e4m3fn",
+        "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e3m4",
+        "float8_e4m3", "float8_e8m0fnu", "int4", "uint4", "int24", "uint24")
 
 
 @pytest.mark.parametrize("name, itemsize, npy, numpy_code, tf_code", [
@@ -53,8 +58,16 @@ def test_row_columns(name, itemsize, npy, numpy_code, tf_code):
 def test_every_spelling_of_a_row_resolves_to_its_dtype(row):
     for spelling in (row.name, row.tf_name, *row.aliases, row.name.upper(), f"tf.{row.tf_name}"):
         assert resolve_dtype(spelling, extended_types=True) == row.dtype
-    assert tf_name(row.dtype) == row.tf_name
     assert is_tf_decode_type(row.name) is (row.name not in EXTENDED_TYPES)
+    if not row.tensor_buffer:  # float8, int4, int24: beyond TFLite's DataType too
+        with pytest.raises(IllegalArgumentError, match="Unknown data type"):
+            DataType.parse(row.name)
+        # a packed type's dtype is the wider type of its decoded values (int4 -> int8)
+        assert (packed_row(row.name) is row) is row.packed
+        if not row.packed:
+            assert tf_name(row.dtype) == row.tf_name
+        return
+    assert tf_name(row.dtype) == row.tf_name
     member = DataType.parse(row.name)
     assert member.name == row.data_type and member.numpy_dtype == row.dtype
     assert member.tf_name == row.tf_name and member.type_size == row.itemsize

@@ -96,18 +96,18 @@ def test_bfloat16_written_by_safetensors(tmp_path, shown):
 
 @pytest.mark.parametrize(("dtype", "stored"), [("float8_e4m3fn", "F8_E4M3"),
                                                ("float8_e5m2", "F8_E5M2")])
-def test_float8_is_listed_as_not_decodable_and_its_bytes_open_as_uint8(tmp_path, shown, dtype,
-                                                                      stored):
+def test_float8_tensors_decode_bit_for_bit_as_views(tmp_path, shown, dtype, stored):
     path = tmp_path / "f8.safetensors"
-    data = np.array([0.5, -1.0, 2.0], dtype=getattr(ml_dtypes, dtype))
-    _serialized(path, "q", dtype, [3], data)
+    data = np.array([0.5, -1.0, 2.0, float("nan")], dtype=getattr(ml_dtypes, dtype))
+    _serialized(path, "q", dtype, [4], data)
     [entry] = list_file(str(path)).entries
-    assert entry.stored_type == stored and not entry.mappable and entry.nbytes == 3
-    assert entry.problem == (f"safetensors tensor 'q': {stored} is not decodable yet (no engine "
-                             "type for it); look at its bytes with --tensor 'q' --dtype uint8")
-    with pytest.raises(ContainerError, match="is not decodable yet"):
-        entry.params()
-    values, _ = shown(path, "q", DecodeParams(dtype="uint8"))
+    assert (entry.stored_type, entry.dtype, entry.nbytes) == (stored, dtype, 4)
+    assert entry.mappable and entry.problem is None
+    values, result = shown(path, "q")
+    assert values.dtype == np.dtype(getattr(ml_dtypes, dtype))
+    np.testing.assert_array_equal(values.view(np.uint8), data.view(np.uint8))
+    assert result.zero_copy
+    values, _ = shown(path, "q", DecodeParams(dtype="uint8"))  # its bytes, as before
     np.testing.assert_array_equal(values, data.view(np.uint8))
 
 

@@ -84,21 +84,31 @@ def test_libsndfile_formats(tmp_path, shown, fmt, subtype, dtype):
     assert result.zero_copy
 
 
-def test_24_bit_pcm_says_what_to_do_and_its_bytes_open(tmp_path, shown):
+def test_24_bit_pcm_decodes_as_int24_into_int32(tmp_path, shown):
     soundfile = pytest.importorskip("soundfile")
     path = tmp_path / "24.wav"
     soundfile.write(path, FRAMES, 8000, format="WAV", subtype="PCM_24")
     [entry] = list_file(str(path)).entries
-    assert not entry.mappable
-    assert entry.problem == ("WAV samples: 24-bit PCM needs a 3-byte integer type (not yet "
-                             "supported): open as uint8 with record size 6 (3*channels) to see "
-                             "each frame's bytes")
-    values, _ = shown(path, "samples", DecodeParams(dtype="uint8", record_size=6))
-    assert values.shape == (5, 6)
-    triples = values.reshape(5, 2, 3).astype(np.int32)
-    samples = triples[..., 0] | triples[..., 1] << 8 | triples[..., 2] << 16
-    samples = np.where(samples >= 1 << 23, samples - (1 << 24), samples)  # sign of 24 bits
-    np.testing.assert_array_equal(samples, soundfile.read(path, dtype="int32")[0] >> 8)
+    assert entry.mappable and entry.problem is None
+    assert (entry.dtype, entry.shape, entry.little_endian) == ("int24", (5, 2), True)
+    values, result = shown(path, "samples")
+    assert values.dtype == np.int32 and values.shape == (5, 2)
+    # libsndfile reads 24-bit samples as int32 scaled by 2**8
+    np.testing.assert_array_equal(values, soundfile.read(path, dtype="int32")[0] >> 8)
+    assert not result.zero_copy
+    assert "int24 (3 bytes per value) unpacked into one int32 per value" in result.steps[1]
+    bytes_of_frames, _ = shown(path, "samples", DecodeParams(dtype="uint8", record_size=6))
+    assert bytes_of_frames.shape == (5, 6)
+
+
+def test_24_bit_aiff_is_big_endian_int24(tmp_path, shown):
+    soundfile = pytest.importorskip("soundfile")
+    path = tmp_path / "24.aiff"
+    soundfile.write(path, FRAMES, 8000, format="AIFF", subtype="PCM_24")
+    [entry] = list_file(str(path)).entries
+    assert (entry.dtype, entry.little_endian, entry.problem) == ("int24", False, None)
+    values, _ = shown(path, "samples")
+    np.testing.assert_array_equal(values, soundfile.read(path, dtype="int32")[0] >> 8)
 
 
 def test_stdlib_aifc(tmp_path, shown):

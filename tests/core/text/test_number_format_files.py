@@ -24,8 +24,27 @@ from core.text.number_format import (
 BF16 = np.dtype(ml_dtypes.bfloat16)
 NAN = float("nan")
 
+
+
+def _f8(name):
+    return np.dtype(getattr(ml_dtypes, name))
+
+
 # (value, dtype, screen "auto" text, CSV text, JSON value)
 AWKWARD = [
+    # float8 (beyond TF): the shortest text that reads back as the same float8 value.
+    # e4m3fn 1/3 is 0.34375 = 1.375 * 2**-2; "0.3" would read back as 0.3125.
+    (1 / 3, _f8("float8_e4m3fn"), "0.34", "0.34", 0.34),
+    (NAN, _f8("float8_e4m3fn"), "nan", "nan", "nan"),
+    # the smallest e5m2 subnormal is 2**-16 = 1.52587890625e-05 (e5m2 has numpy kind "f")
+    (1e-5, _f8("float8_e5m2"), "2e-05", "2e-05", 2e-05),
+    (-np.inf, _f8("float8_e5m2"), "-inf", "-inf", "-inf"),
+    (-0.0, _f8("float8_e4m3fnuz"), "0.0", "0.0", 0.0),  # fnuz: no negative zero
+    (100, _f8("float8_e5m2fnuz"), "100.0", "100.0", 100.0),  # stored 96; the next value is 112
+    (0.1, _f8("float8_e4m3b11fnuz"), "0.1", "0.1", 0.1),  # stored 0.1015625 = 1.625 * 2**-4
+    (1 / 3, _f8("float8_e3m4"), "0.33", "0.33", 0.33),  # 0.328125; "0.3" reads as 0.296875
+    (240, _f8("float8_e4m3"), "240.0", "240.0", 240.0),  # its largest finite value
+    (0.25, _f8("float8_e8m0fnu"), "0.2", "0.2", 0.2),  # 2**-2; 0.2 is nearer 0.25 than 0.125
     (1 / 3, BF16, "0.334", "0.334", 0.334),
     (-0.0, BF16, "-0.0", "-0.0", -0.0),
     (NAN, BF16, "nan", "nan", "nan"),
@@ -76,7 +95,20 @@ def test_screen_csv_and_json_texts(value, dtype, screen, csv, js):
 
 
 def test_every_engine_type_is_covered():
-    assert {np.dtype(dtype).name for _v, dtype, *_ in AWKWARD} == set(ENGINE_TYPES)
+    # int4/uint4/int24/uint24 decode into int8/uint8/int32/uint32, which are covered
+    packed = {"int4", "uint4", "int24", "uint24"}
+    assert {np.dtype(dtype).name for _v, dtype, *_ in AWKWARD} == set(ENGINE_TYPES) - packed
+
+
+def test_packed_types_show_their_stored_bits_in_hex_and_binary():
+    assert value_formatter(np.int8, "hex", stored_bits=4)(-8) == "0x8"
+    assert value_formatter(np.int8, "raw bits", stored_bits=4)(-1) == "1111"
+    assert value_formatter(np.uint8, "hex", stored_bits=4)(15) == "0xf"
+    assert value_formatter(np.int32, "hex", stored_bits=24)(-1) == "0xffffff"
+    assert value_formatter(np.int32, "raw bits", stored_bits=24)(-8388608) == (
+        "10000000 00000000 00000000")
+    assert value_formatter(np.int32, "auto", stored_bits=24)(-8388608) == "-8388608"
+    assert value_formatter(np.int32, "hex")(-1) == "0xffffffff"  # without: the int32's bits
 
 
 def test_csv_decimals_use_the_fixed_format():

@@ -23,7 +23,7 @@ def inspector(qtbot):
 
 def test_every_engine_type_has_a_row_and_beyond_tf_types_are_marked(inspector):
     table = inspector.table
-    assert table.rowCount() == len(ENGINE_TYPES) == 15
+    assert table.rowCount() == len(ENGINE_TYPES) == 27
     labels = [table.item(row, 0).text() for row in range(table.rowCount())]
     assert "float16 (half)" in labels and "float32 (float)" in labels
     assert "float64 (double)" in labels and "bfloat16" in labels
@@ -31,6 +31,23 @@ def test_every_engine_type_has_a_row_and_beyond_tf_types_are_marked(inspector):
     beyond = table.item(ENGINE_TYPES.index("uint64"), 0)
     assert beyond.font().italic() and "TensorFlow would refuse it" in beyond.toolTip()
     assert not table.item(ENGINE_TYPES.index("int32"), 0).font().italic()
+
+
+def test_float8_int4_and_int24_rows(inspector):
+    inspector.set_bytes(b"\xf8\x00\x80\x3f", offset=0)
+    sizes = {inspector.table.item(ENGINE_TYPES.index(n), 1).text() for n in ("int4", "uint4")}
+    assert sizes == {"½"} and inspector.table.item(ENGINE_TYPES.index("int24"), 1).text() == "3"
+    assert inspector.table.item(ENGINE_TYPES.index("int24"), 0).text() == "int24 (beyond TF)"
+    # 0xf8: low nibble 8 first (int4 -8, uint4 8); 0xf8 as e4m3fn is -1.0 * 2**8 = -256, shown
+    # as the shortest text that reads back as it: "-260.0" (the next e4m3fn value is -288)
+    assert inspector.value_text("int4", True) == "-8"
+    assert inspector.value_text("uint4", True) == "8"
+    assert "low nibble first" in inspector.value_item("int4", True).toolTip()
+    assert inspector.value_text("float8_e4m3fn", True) == "-260.0"
+    # f8 00 80: little-endian 0x8000f8 is negative, big-endian 0xf80080 too
+    assert inspector.value_text("int24", True) == str(0x8000F8 - (1 << 24))
+    assert inspector.value_text("int24", False) == str(0xF80080 - (1 << 24))
+    assert inspector.value_text("uint24", False) == str(0xF80080)
 
 
 def test_little_endian_values_of_known_bytes(inspector):

@@ -260,3 +260,22 @@ def test_every_control_has_its_documented_name(qtbot, raw_file):
     named = {w.objectName() for w in panel.findChildren(QWidget) if w.objectName().startswith("decode.")}
     documented = set(re.findall(r"^\| `(decode\.[\w.]+)` \|", UI_NAMES.read_text(), re.MULTILINE))
     assert named == documented
+
+
+def test_the_type_combo_lists_the_types_beyond_tf_marked(qtbot):
+    from core.dtypes.table import EXTENDED_TYPES
+    from inspector.panels.decode_panel import BEYOND_TF
+
+    panel = DecodePanel(Document())
+    qtbot.addWidget(panel)
+    combo = panel.findChild(QComboBox, "decode.dtype")
+    labels = {combo.itemData(i): combo.itemText(i) for i in range(combo.count())}
+    for name in ("float8_e4m3fn", "float8_e5m2", "int4", "uint4", "int24", "uint24"):
+        assert labels[name] == name + BEYOND_TF
+    assert all(labels[name].endswith(BEYOND_TF) for name in EXTENDED_TYPES)
+    assert labels["float32"] == "float32"
+    from inspector.panels.decode_panel import _canonical_dtype
+
+    # a packed type keeps its name (its decoded dtype is int8 / int32)
+    assert [_canonical_dtype(n) for n in ("int4", "int24", "half", "float8_e5m2")] == [
+        "int4", "int24", "float16", "float8_e5m2"]

@@ -161,6 +161,29 @@ def test_number_formats_reach_the_display(make_model, qtbot, fmt, decimals, expe
     assert model.number_format == (fmt, decimals)
 
 
+def test_packed_values_show_their_stored_bits_in_hex(make_model):
+    model = make_model(np.array([-8, 7, -1], dtype=np.int8))
+    model.set_array(model._array, stored_bits=4)  # int4 decoded into int8 (docs/semantics.md §2a)
+    model.set_number_format("hex")
+    assert [model.data(model.index(r, 0)) for r in range(3)] == ["0x8", "0x7", "0xf"]
+    model.set_number_format("auto")
+    assert [model.data(model.index(r, 0)) for r in range(3)] == ["-8", "7", "-1"]
+    model.set_array(np.array([-8388608, -1], dtype=np.int32), stored_bits=24)
+    model.set_number_format("hex")
+    assert [model.data(model.index(r, 0)) for r in range(2)] == ["0x800000", "0xffffff"]
+    model.set_array(np.array([-1], dtype=np.int32))  # a plain int32 again
+    assert model.data(model.index(0, 0)) == "0xffffffff"
+
+
+def test_float8_cells(make_model):
+    a = np.frombuffer(bytes([0x38, 0x7F, 0x01]), ml_dtypes.float8_e4m3fn)
+    model = make_model(a)
+    assert [model.data(model.index(r, 0)) for r in range(3)] == ["1.0", "nan", "0.002"]
+    assert model.data(model.index(2, 0), model.SpecialRole) == "subnormal"  # 2**-9
+    model.set_number_format("raw bits")
+    assert model.data(model.index(0, 0)) == "0 0111 000"
+
+
 def test_complex_and_bool_cells(make_model):
     model = make_model(np.array([1.5 - 2j, 0.25j], dtype="c8"))
     assert [model.data(model.index(r, 0)) for r in range(2)] == ["1.5-2.0j", "0.0+0.25j"]

@@ -16,40 +16,55 @@ API, what this package exports, is documented with examples in docs/api.md:
   (:func:`export_view`).
 """
 
-from core.api import (
-    compare_values,
-    export_values,
-    open_pipeline,
-    read_values,
-    run,
-    slice_array,
-    statistics,
-    tensor,
-)
-from core.compare.result import CompareResult
-from core.decode.decode_raw import decode_raw
-from core.dtypes.data_type import DataType
-from core.dtypes.table import ENGINE_TYPES, is_tf_decode_type, resolve_dtype
-from core.errors import (
-    BudgetError,
-    CoreError,
-    DecodeError,
-    ShapeError,
-    SliceError,
-    SourceError,
-    TensorBufferError,
-)
-from core.export.arrays import export_view
-from core.files.memory import MemorySource, open_memory
-from core.files.sources import FileSource, Source, open_source
-from core.formats.entry import ContainerListing, TensorEntry, find_entry
-from core.formats.registry import list_file
-from core.guess.ranking import Candidate, guess_layout
-from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
-from core.scan.statistics import Statistics, compute_statistics
-from core.slicing.expr import format_slice, parse_slice
-from core.slicing.spec import SliceSpec, strided_slice
-from core.tflite.tensor_buffer import TensorBuffer
+import importlib
+
+#: Where each public name lives: imported on first use (PEP 562), so that importing one engine
+#: module, or the app, does not import the whole engine.
+_EXPORTS = {
+    "BudgetError": "core.errors",
+    "Candidate": "core.guess.ranking",
+    "CompareResult": "core.compare.result",
+    "ContainerListing": "core.formats.entry",
+    "CoreError": "core.errors",
+    "DataType": "core.dtypes.data_type",
+    "DecodeError": "core.errors",
+    "DecodeParams": "core.pipeline.pipeline",
+    "ENGINE_TYPES": "core.dtypes.table",
+    "FileSource": "core.files.sources",
+    "MemorySource": "core.files.memory",
+    "Pipeline": "core.pipeline.pipeline",
+    "PipelineResult": "core.pipeline.pipeline",
+    "ShapeError": "core.errors",
+    "SliceError": "core.errors",
+    "SliceSpec": "core.slicing.spec",
+    "Source": "core.files.sources",
+    "SourceError": "core.errors",
+    "Statistics": "core.scan.statistics",
+    "TensorBuffer": "core.tflite.tensor_buffer",
+    "TensorBufferError": "core.errors",
+    "TensorEntry": "core.formats.entry",
+    "compare_values": "core.api",
+    "compute_statistics": "core.scan.statistics",
+    "decode_raw": "core.decode.decode_raw",
+    "export_values": "core.api",
+    "export_view": "core.export.arrays",
+    "find_entry": "core.formats.entry",
+    "format_slice": "core.slicing.expr",
+    "guess_layout": "core.guess.ranking",
+    "is_tf_decode_type": "core.dtypes.table",
+    "list_file": "core.formats.registry",
+    "open_memory": "core.files.memory",
+    "open_pipeline": "core.api",
+    "open_source": "core.files.sources",
+    "parse_slice": "core.slicing.expr",
+    "read_values": "core.api",
+    "resolve_dtype": "core.dtypes.table",
+    "run": "core.api",
+    "slice_array": "core.api",
+    "statistics": "core.api",
+    "strided_slice": "core.slicing.spec",
+    "tensor": "core.api",
+}
 
 __all__ = [
     "BudgetError", "Candidate", "CompareResult", "ContainerListing", "CoreError", "DataType", "DecodeError",
@@ -60,3 +75,16 @@ __all__ = [
     "open_pipeline", "open_source", "parse_slice", "read_values", "resolve_dtype", "run", "slice_array", "statistics",
     "strided_slice", "tensor",
 ]
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # the next access is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -135,7 +135,8 @@ def test_the_path_pattern_skips_other_repositories():
 
 @cache
 def _module_names(path: Path) -> frozenset[str]:
-    """Names a module defines or imports at its top level (classes, functions, assignments)."""
+    """Names a module defines or imports at its top level (classes, functions, assignments), and
+    the names its ``__all__`` exports (``core`` loads them on first use, PEP 562)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names: set[str] = set()
     for node in tree.body:
@@ -145,6 +146,9 @@ def _module_names(path: Path) -> frozenset[str]:
             names.update((a.asname or a.name).split(".")[0] for a in node.names)
         elif isinstance(node, ast.Assign):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets) and \
+                    isinstance(node.value, (ast.List, ast.Tuple)):
+                names.update(e.value for e in node.value.elts if isinstance(e, ast.Constant))
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             names.add(node.target.id)
     return frozenset(names)

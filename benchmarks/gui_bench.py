@@ -205,11 +205,40 @@ def plot_rows(points: int, repeats: int) -> list[Row]:
     ]
 
 
-def event_loop_rows(nbytes: int) -> list[Row]:
-    """Worst GUI event-loop delay (a 10 ms timer's lateness) while statistics run in the worker."""
+def _worst_lateness(app, start, running) -> tuple[float | None, float]:
+    """Run ``start()`` and pump the event loop while ``running()``; the worst lateness (s) of a
+    10 ms timer meanwhile, and the elapsed time (s)."""
     import time
 
     from PySide6.QtCore import QElapsedTimer, QTimer
+
+    clock = QElapsedTimer()
+    lateness: list[float] = []
+    state = {"last": 0}
+
+    def tick():
+        now = clock.elapsed()
+        lateness.append(max(0, now - state["last"] - 10) / 1000)
+        state["last"] = now
+
+    timer = QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(tick)
+    clock.start()
+    timer.start()
+    started = time.perf_counter()
+    start()
+    while running() and time.perf_counter() - started < 300:
+        app.processEvents()
+        time.sleep(0.001)
+    elapsed = time.perf_counter() - started
+    timer.stop()
+    return (max(lateness) if lateness else None), elapsed
+
+
+def event_loop_rows(nbytes: int) -> list[Row]:
+    """Worst GUI event-loop delay (a 10 ms timer's lateness) while statistics run in the worker."""
+
     from PySide6.QtWidgets import QApplication
 
     from core.pipeline.pipeline import DecodeParams
@@ -227,31 +256,10 @@ def event_loop_rows(nbytes: int) -> list[Row]:
         document = Document()
         document.open_files([path], DecodeParams(dtype="float32"))
         panel = StatisticsPanel(document, auto_limit=0)
-        clock = QElapsedTimer()
-        lateness: list[float] = []
-        state = {"last": 0}
-
-        def tick():
-            now = clock.elapsed()
-            lateness.append(max(0, now - state["last"] - 10) / 1000)
-            state["last"] = now
-
-        timer = QTimer()
-        timer.setInterval(10)
-        timer.timeout.connect(tick)
-        clock.start()
-        timer.start()
-        started = time.perf_counter()
-        panel.compute()
-        while panel.is_running() and time.perf_counter() - started < 300:
-            app.processEvents()
-            time.sleep(0.001)
-        elapsed = time.perf_counter() - started
-        timer.stop()
+        worst, elapsed = _worst_lateness(app, panel.compute, panel.is_running)
         panel.deleteLater()
         document.close_files()
         app.processEvents()
-    worst = max(lateness) if lateness else None
     label = f"{nbytes // MiB} MiB"
     return [Row(f"GUI event-loop latency (worst) during statistics of {label}", worst, None, "", "< 50 ms",
                 worst is not None and worst < 0.05, note=f"(computed in {elapsed:.2f} s)")]
@@ -260,9 +268,7 @@ def event_loop_rows(nbytes: int) -> list[Row]:
 def compare_latency_rows(nbytes: int) -> list[Row]:
     """Worst lateness of a 10 ms timer while the window's comparison of two float32 files runs
     (the same measure as for statistics): the comparison must leave the GUI responsive."""
-    import time
 
-    from PySide6.QtCore import QElapsedTimer, QTimer
     from PySide6.QtWidgets import QApplication
 
     from core.pipeline.pipeline import DecodeParams
@@ -281,33 +287,12 @@ def compare_latency_rows(nbytes: int) -> list[Row]:
         document = Document()
         document.open_files([paths[0]], DecodeParams(dtype="float32"))
         comparison = Comparison(document)
-        clock = QElapsedTimer()
-        lateness: list[float] = []
-        state = {"last": 0}
-
-        def tick():
-            now = clock.elapsed()
-            lateness.append(max(0, now - state["last"] - 10) / 1000)
-            state["last"] = now
-
-        timer = QTimer()
-        timer.setInterval(10)
-        timer.timeout.connect(tick)
         comparison.open_b([paths[1]])  # opening B is not part of the run
         comparison.cancel()
-        clock.start()
-        timer.start()
-        started = time.perf_counter()
-        comparison.compare()
-        while comparison.is_running and time.perf_counter() - started < 300:
-            app.processEvents()
-            time.sleep(0.001)
-        elapsed = time.perf_counter() - started
-        timer.stop()
+        worst, elapsed = _worst_lateness(app, comparison.compare, lambda: comparison.is_running)
         comparison.close_b()
         document.close_files()
         app.processEvents()
-    worst = max(lateness) if lateness else None
     return [Row(f"GUI event-loop latency (worst) while comparing two {nbytes // MiB} MiB files", worst, None,
                 "", "< 50 ms", worst is not None and worst < 0.05, note=f"(compared in {elapsed:.2f} s)")]
 

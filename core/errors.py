@@ -29,7 +29,7 @@ from typing import Literal
 __all__ = [
     "CoreError", "DecodeError", "SourceError", "ShapeError", "SliceError", "SliceSyntaxError",
     "TensorBufferError", "IllegalArgumentError", "ContainerError", "BudgetError", "ExportError",
-    "Cancelled",
+    "SessionError", "Cancelled",
     "ErrorReport", "Severity", "describe_error", "DEBUG_VARIABLE",
 ]
 
@@ -120,6 +120,11 @@ class BudgetError(CoreError):
 class ExportError(CoreError):
     """An output (export, screenshot) cannot be written: bad format or destination, or the
     destination refused writes."""
+
+
+class SessionError(CoreError):
+    """A session file or a bookmark cannot be used: corrupt, hostile, from a newer version, or
+    naming files that cannot be found; the message names the file, the entry and the fix."""
 
 
 class Cancelled(Exception):  # noqa: N818 (a signal to stop, not an error)

@@ -35,6 +35,7 @@ from core.formats.registry import list_container
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.slicing.expr import format_slice, parse_slice
 from core.slicing.spec import SliceSpec
+from inspector.state.bookmarks import Bookmarks
 from inspector.state.commands import CommandStack, ValueCommand
 from inspector.state.display_axes import DisplayAxes
 from inspector.state.file_monitor import FileMonitor
@@ -99,6 +100,7 @@ class Document(QObject):
         self._container_error: ErrorReport | None = None
         self._display_axes = DisplayAxes(self)
         self._history = CommandStack(on_change=self.historyChanged.emit)
+        self._bookmarks = Bookmarks(self)  # follows filesChanged: connected before any view
         # The one change detector (and the per-event SIGBUS guard, core/files/shrink_guard.py).
         self._file_monitor = FileMonitor(self)
         self._file_monitor.changed.connect(self._on_files_changed_on_disk)
@@ -150,6 +152,11 @@ class Document(QObject):
     def display_axes(self) -> DisplayAxes:
         """Which plane of the view is shown; reset here (only) when the view's shape changes."""
         return self._display_axes
+
+    @property
+    def bookmarks(self) -> Bookmarks:
+        """The named elements, regions and byte ranges of the open files."""
+        return self._bookmarks
 
     @property
     def history(self) -> CommandStack:
@@ -358,6 +365,27 @@ class Document(QObject):
         self.set_slice_spec(spec)
         return True
 
+    def set_view(self, params: DecodeParams, slice_text: str, selection: tuple[int, ...] | None = None,
+                 *, label: str = "go to") -> bool:
+        """Adopt decode parameters, slice and selected element together as ONE undoable edit
+        (choosing a bookmark); undo restores all three. False (and the error reported) when
+        ``slice_text`` does not parse. A ``selection`` the new view does not hold selects the
+        first element, as after any new result."""
+        try:
+            spec = parse_slice(slice_text) if slice_text.strip() else SliceSpec.full()
+        except Exception as error:  # the boundary: report, keep the last good view
+            self._set_error(error)
+            return False
+        old = (self._params, self._spec, self._selection)
+        new = (params, spec, None if selection is None else tuple(int(i) for i in selection))
+        if new != old or self._unparsed_slice is not None:
+            self._history.push(ValueCommand(label, old, new, self._apply_view))
+        return True
+
+    def report_error(self, error: BaseException) -> None:
+        """Report ``error`` as any invalid edit is reported (:attr:`errorChanged`); the view stays."""
+        self._set_error(error)
+
     def end_typing(self) -> None:
         """The typing session in a field ended (Enter, focus left): the next edit is a new step."""
         self._history.end_merge()
@@ -447,6 +475,15 @@ class Document(QObject):
         self._unparsed_slice = None
         self.sliceChanged.emit(spec)
         self._rerun()
+
+    def _apply_view(self, view: tuple, _redoing: bool) -> None:
+        params, spec, selection = view
+        self._params, self._spec, self._unparsed_slice = params, spec, None
+        self.paramsChanged.emit(params)
+        self.sliceChanged.emit(spec)
+        self._rerun()
+        if selection is not None and self._result is not None and _index_in(selection, self._result.view.shape):
+            self.select(selection)
 
     def _rerun(self) -> None:
         if self._pipeline is None or self._unparsed_slice is not None:

@@ -1,0 +1,56 @@
+"""Where bookmarks lie in the view on screen (core.session.placement), hand-checked."""
+
+from __future__ import annotations
+
+from core.pipeline.pipeline import DecodeParams
+from core.session.bookmark import Bookmark
+from core.session.placement import place, region_box, spec_of, view_index
+from core.slicing.analysis import analyze
+
+SHAPE = (4, 6)
+
+
+def _analysis(text: str):
+    return analyze(spec_of(text), SHAPE)
+
+
+def test_view_index_maps_through_a_strided_slice():
+    current = _analysis("[1:3, ::2]")  # view (i, j) shows tensor (1 + i, 2 j)
+    assert view_index(current, (2, 4)) == (1, 2)
+    assert view_index(current, (2, 3)) is None  # off the stride
+    assert view_index(current, (0, 0)) is None  # row sliced away
+
+
+def test_view_index_of_a_taken_axis_and_a_new_axis():
+    assert view_index(_analysis("[1]"), (1, 5)) == (5,)
+    assert view_index(_analysis("[1]"), (2, 5)) is None
+    assert view_index(_analysis("[tf.newaxis, 2]"), (2, 3)) == (0, 3)
+
+
+def test_region_box_in_strided_and_reversed_views():
+    assert region_box(_analysis("[0:2, 1:5]"), _analysis("[1:3, ::2]")) == ((0, 1), (1, 3))
+    assert region_box(_analysis("[0:2]"), _analysis("[::-1]")) == ((2, 4), (0, 6))
+    assert region_box(_analysis("[0:2, 1:5]"), _analysis("[1]")) == ((1, 5),)
+    assert region_box(_analysis("[2:4]"), _analysis("[1]")) is None
+    assert region_box(_analysis("[0:10:2, 3]"), _analysis("")) == ((0, 3), (3, 4))  # hull rows 0..2
+
+
+def test_place_keeps_only_bookmarks_of_the_current_params():
+    params = DecodeParams(dtype="float32")
+    marks = [
+        Bookmark("a", "element", params=params, slice_text="[2]", index=(4,), colour="#ff0000"),
+        Bookmark("other dtype", "element", params=DecodeParams(dtype="int8"), index=(2, 4)),
+        Bookmark("any params", "element", index=(1, 0), colour="#00ff00"),
+        Bookmark("r", "region", slice_text="[0:2, 1:5]", colour="#0000ff"),
+        Bookmark("b", "bytes", file_index=0, byte_range=(8, 4), colour="#123456"),
+        Bookmark("bad", "element", slice_text="[9]", index=(0,)),
+    ]
+    offsets = {(1, 2): (0, 64, 4), (0, 0): (0, 24, 4)}
+    placed = place(marks, params, spec_of("[1:3, ::2]"), SHAPE, byte_offset=offsets.__getitem__)
+    assert placed.elements == (((1, 2), "#ff0000", "a"), ((0, 0), "#00ff00", "any params"))
+    assert placed.regions == ((((0, 1), (1, 3)), "#0000ff", "r"),)
+    assert placed.byte_ranges == ((0, 64, 68, "#ff0000", "a"), (0, 24, 28, "#00ff00", "any params"),
+                                  (0, 8, 12, "#123456", "b"))
+    assert placed.element_colour((1, 2)) == "#ff0000"
+    assert placed.element_colour((0, 2)) == "#0000ff"  # in the region's box
+    assert placed.element_colour((1, 0)) is None

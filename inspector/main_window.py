@@ -16,7 +16,7 @@ What the window says matches what it shows:
   cleared, the yellow file-change banner says it (with Reload) and the red one stays hidden
   while its error is that change.
 
-Keyboard: the View menu moves the focus to each panel (Alt+1 table ... Alt+7 statistics,
+Keyboard: the View menu moves the focus to each panel (Alt+1 table ... Alt+8 bookmarks,
 Ctrl+L the slice expression); a :class:`FocusFrame` shows where the focus is; Tab walks every
 panel (the table does not keep it). Help > Keyboard shortcuts lists every key.
 """
@@ -51,9 +51,11 @@ from inspector.bytes.data_inspector import DataInspector
 from inspector.bytes.hex_actions import HexActions
 from inspector.bytes.hex_view import HexView
 from inspector.bytes.link import BytesLink
+from inspector.bytes.marks import follow_bookmarks_in_hex
 from inspector.compare.panel import ComparePanel
 from inspector.compare.plot import ComparisonPlot
 from inspector.compare.table_values import follow_comparison
+from inspector.panels.bookmarks_panel import BookmarksPanel
 from inspector.panels.code_export import copy_snippet_message
 from inspector.panels.decode_panel import DecodePanel
 from inspector.panels.export_dialog import export_current_view
@@ -64,12 +66,14 @@ from inspector.panels.help_dialogs import ShortcutsDialog, open_readme, readme_l
 from inspector.panels.statistics_panel import StatisticsPanel
 from inspector.panels.status_bar import StatusBar
 from inspector.panels.tensors_panel import TensorsPanel
+from inspector.plot.bookmark_marks import follow_bookmarks_in_plot
 from inspector.plot.panel import PlotPanel
 from inspector.slice_editor.editor import SliceEditor
 from inspector.state.background_task import shutdown_tasks
 from inspector.state.comparison import Comparison
 from inspector.state.document import Document
 from inspector.state.settings_store import SettingsStore
+from inspector.table.bookmark_marks import follow_bookmarks_in_table
 from inspector.table.panel import TablePanel
 from inspector.widgets import palette
 from inspector.widgets.elided_label import let_long_words_overflow
@@ -96,6 +100,7 @@ FOCUS_KEYS = (
     ("hex", "&Bytes", "Alt+5"),
     ("inspector", "Data &inspector", "Alt+6"),
     ("statistics", "S&tatistics", "Alt+7"),
+    ("bookmarks", "Boo&kmarks", "Alt+8"),
 )
 
 
@@ -162,6 +167,7 @@ class MainWindow(QMainWindow):
         self._add_dock("tensors", "Tensors", self.tensors_panel, Qt.LeftDockWidgetArea)
         self.docks["tensors"].hide()  # shown while a container file is open
         self._build_compare()
+        self._build_bookmarks()
         self.docks["plot"].raise_()
         self.setStatusBar(StatusBar(self.document))
         self.hex_actions = HexActions(self.hex_view, self)
@@ -252,6 +258,10 @@ class MainWindow(QMainWindow):
         bytes_menu = edit_menu.addMenu("&Bytes")
         for action in self.hex_actions.actions:
             bytes_menu.addAction(action)
+        edit_menu.addSeparator()
+        for action in (self.bookmarks_panel.add_element_action, self.bookmarks_panel.add_region_action,
+                       self.bookmarks_panel.add_bytes_action):
+            edit_menu.addAction(action)
         edit_menu.addAction(QAction("Copy &comparison as numpy code", self, triggered=lambda _=False: self.compare_panel.copy_code()))
 
         self.view_menu = self.menuBar().addMenu("&View")
@@ -357,6 +367,23 @@ class MainWindow(QMainWindow):
         for action in (self.next_mismatch_action, self.previous_mismatch_action):
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             self.addAction(action)  # keys that work anywhere in the window, with or without the dock
+
+    def _build_bookmarks(self) -> None:
+        """The Bookmarks dock (a tab beside the data inspector) and the marks of the bookmarks in
+        the hex view, the table and the plot."""
+        self.bookmarks_panel = BookmarksPanel(self.document)
+        self.bookmarks_panel.set_byte_selection_source(self._hex_selection)
+        self.bookmarks_panel.message.connect(self._show_status_note)
+        self._add_dock("bookmarks", "Bookmarks", self.bookmarks_panel, Qt.BottomDockWidgetArea)
+        self.tabifyDockWidget(self.docks["inspector"], self.docks["bookmarks"])
+        self.docks["inspector"].raise_()
+        follow_bookmarks_in_table(self.table_panel, self.document)
+        self.plot_bookmarks = follow_bookmarks_in_plot(self.plot_panel, self.document)
+        follow_bookmarks_in_hex(self.hex_view, self.document)
+
+    def _hex_selection(self) -> tuple[int, int, int] | None:
+        selection = self.hex_view.selection()
+        return None if selection is None else (self.hex_view.file_index(), *selection)
 
     def _on_compare_triggered(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, "Compare the view with (B)", self.settings.last_directory())

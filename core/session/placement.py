@@ -1,7 +1,7 @@
 """Where a bookmark lies in the view on screen: its element, its region's box, its bytes.
 
 A bookmark names a place with the decode parameters and slice of its time; the view on screen
-may have other ones. The rule (docs/sessions.md, "Marks"):
+may have other ones. The rule (docs/bookmarks.md, "Marks"):
 
 - A bookmark is placed only when its ``params`` equal the current decode parameters (or are
   None: "whatever is in effect"), so that its indices mean the same elements. Byte-range
@@ -105,7 +105,7 @@ def region_box(region: SliceAnalysis, current: SliceAnalysis) -> Box | None:
     """The box of view ``current`` covering the whole-tensor hull of ``region``, or None when
     they do not overlap. Both analyses are of the same tensor shape."""
     hull: list[tuple[int, int]] = []  # per tensor axis, first and last index (inclusive)
-    for i, dim in enumerate(region.input_dims):
+    for dim in region.input_dims:
         if dim.role == "shrink":
             hull.append((dim.index, dim.index))
             continue
@@ -177,7 +177,7 @@ def place(bookmarks: Sequence[Bookmark], params: DecodeParams, slice_spec: Slice
         if byte_offset is not None:
             try:
                 file_index, offset, nbytes = byte_offset(index)
-            except Exception:  # noqa: BLE001 (a copy has no byte offsets: the element is still marked)
+            except Exception:
                 continue
             byte_ranges.append((file_index, offset, offset + max(nbytes, 1), bookmark.colour, bookmark.name))
     return Placements(tuple(elements), tuple(regions), tuple(byte_ranges))

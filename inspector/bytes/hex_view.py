@@ -16,6 +16,7 @@ the file's last offset needs (at least 8 hex digits).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
@@ -52,6 +53,11 @@ class ByteReader(Protocol):
         """Up to ``nbytes`` bytes of file ``index`` from ``offset``."""
 
 
+MarkSource = Callable[[int, int, int], Sequence[tuple[int, int, QColor]]]
+"""``marks(file_index, first, end)`` -> ``(first byte, end byte, colour)`` of the marked ranges
+(bookmarks) that overlap bytes ``first <= b < end`` of a file (``end`` exclusive)."""
+
+
 class HexView(QAbstractScrollArea):
     """Offset / hex / ASCII view of one of several files, with a highlighted byte range.
 
@@ -76,6 +82,7 @@ class HexView(QAbstractScrollArea):
         self._highlight: tuple[int, int, int] | None = None
         self._selection: tuple[int, int] | None = None  # first, last byte (inclusive)
         self._anchor: int | None = None
+        self._marks: MarkSource | None = None
         self._wheel_rest = 0
         self._char_width, self._row_height, self._ascent = 8.0, 16, 12.0  # set by the font
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
@@ -190,6 +197,20 @@ class HexView(QAbstractScrollArea):
         """Remove the highlight."""
         self._highlight = None
         self.viewport().update()
+
+    def set_mark_source(self, marks: MarkSource | None) -> None:
+        """Colour the byte ranges ``marks`` gives as backgrounds (under the highlight and the
+        selection); it is asked only for the rows on screen, at every paint."""
+        self._marks = marks
+        self.viewport().update()
+
+    def mark_colour(self, offset: int) -> QColor | None:
+        """The background colour a mark gives byte ``offset`` of the file on screen (the last
+        range that holds it, as painted), else None."""
+        if self._marks is None or self._index < 0:
+            return None
+        colours = [colour for lo, hi, colour in self._marks(self._index, offset, offset + 1) if lo <= offset < hi]
+        return colours[-1] if colours else None
 
     def selection(self) -> tuple[int, int] | None:
         """``(first, last)`` byte offsets (inclusive) the user selected, or ``None``."""
@@ -470,7 +491,9 @@ class HexView(QAbstractScrollArea):
         if nrows <= 0:
             return
         data = self._read(self._top_row * BYTES_PER_ROW, nrows * BYTES_PER_ROW)  # one read
-        marked = []  # (first, end exclusive, colour); the selection paints over the highlight
+        marked = []  # (first, end exclusive, colour); the selection paints over the highlight, over marks
+        if self._marks is not None:
+            marked.extend(self._marks(self._index, self._top_row * BYTES_PER_ROW, (self._top_row + nrows) * BYTES_PER_ROW))
         if self._highlight is not None and self._highlight[0] == self._index:
             marked.append((self._highlight[1], self._highlight[1] + self._highlight[2], _HIGHLIGHT))
         if self._selection is not None:

@@ -98,9 +98,12 @@ class PlotPanel(QWidget):
     elementSelected(object)
         Full N-d index tuple of the element the user clicked. Not emitted by
         :meth:`select_element`.
+    rendered()
+        The plot was drawn again (new data, mode, plane or selection): overlays follow it.
     """
 
     elementSelected = Signal(object)
+    rendered = Signal()
 
     def __init__(self, display_axes: DisplayAxes | None = None, parent: QWidget | None = None,
                  *, document: Document | None = None) -> None:
@@ -222,6 +225,12 @@ class PlotPanel(QWidget):
     def line_axis(self) -> int | None:
         """Axis the line runs along in N-d line mode; None in image mode."""
         return self._line_axis
+
+    @property
+    def line_anchor(self) -> tuple[int, ...]:
+        """In line mode, the full index of the line's element 0 (the line runs along
+        :attr:`line_axis`, or axis 0 of 1-d data)."""
+        return self._line_anchor
 
     @property
     def selected_index(self) -> tuple[int, ...] | None:
@@ -370,6 +379,7 @@ class PlotPanel(QWidget):
         self._colour_combo.setVisible(colour_offered)
         self._channel_combo.setVisible(colour_offered and self._colour is not None)
         self._update_readout()
+        self.rendered.emit()
 
     def _show_message(self, mode: str, text: str) -> None:
         self._mode = mode

@@ -35,10 +35,7 @@ from core.session.bookmark import DEFAULT_COLOUR, Bookmark
 from core.session.placement import Placements, place
 from inspector.state.commands import ValueCommand
 
-__all__ = ["BOOKMARK_COLOURS", "Bookmarks", "MAX_BYTE_PROBES"]
-
-#: Colours offered for new bookmarks, in turn (readable on light and dark backgrounds).
-BOOKMARK_COLOURS = (DEFAULT_COLOUR, "#d9480f", "#2f9e44", "#1c7ed6", "#ae3ec9", "#0c8599")
+__all__ = ["Bookmarks", "MAX_BYTE_PROBES"]
 
 MAX_BYTE_PROBES = 4096
 """Choosing a byte range looks for an element in at most this many of its first bytes."""
@@ -103,34 +100,34 @@ class Bookmarks(QObject):
             candidate = f"{base} ({n})"
         return candidate
 
-    def next_colour(self) -> str:
-        return BOOKMARK_COLOURS[len(self._items) % len(BOOKMARK_COLOURS)]
-
     # ------------------------------------------------------------------ new bookmarks
-    def _base(self, kind: str, name: str, **fields) -> Bookmark:
+    def _base(self, kind: str, name: str, colour: str | None, **fields) -> Bookmark:
         document = self._document
         return Bookmark(self.unique_name(name), kind, params=document.params,
                         tensor=None if document.current_entry is None else document.current_entry.name,
-                        colour=self.next_colour(), **fields)
+                        colour=colour or DEFAULT_COLOUR, **fields)
 
-    def element_bookmark(self, name: str | None = None) -> Bookmark | None:
-        """A new bookmark of the selected element (not added), or None without a selection."""
+    def element_bookmark(self, name: str | None = None, colour: str | None = None) -> Bookmark | None:
+        """A new bookmark of the selected element (not added), or None without a selection. The
+        new bookmarks have the current decode parameters and container tensor, and ``colour``
+        (else the default colour)."""
         index = self._document.selection
         if index is None or self._document.result is None:
             return None
         text = "element [" + ", ".join(str(i) for i in index) + "]"
-        return self._base("element", name or text, slice_text=self._document.slice_text, index=index)
+        return self._base("element", name or text, colour, slice_text=self._document.slice_text, index=index)
 
-    def region_bookmark(self, name: str | None = None) -> Bookmark | None:
+    def region_bookmark(self, name: str | None = None, colour: str | None = None) -> Bookmark | None:
         """A new bookmark of the current slice as a region (not added), or None with nothing open."""
         if self._document.result is None:
             return None
         text = self._document.slice_text
-        return self._base("region", name or f"region {text or '[all]'}", slice_text=text)
+        return self._base("region", name or f"region {text or '[all]'}", colour, slice_text=text)
 
-    def bytes_bookmark(self, file_index: int, first: int, last: int, name: str | None = None) -> Bookmark:
+    def bytes_bookmark(self, file_index: int, first: int, last: int, name: str | None = None,
+                       colour: str | None = None) -> Bookmark:
         """A new bookmark of bytes ``first..last`` (inclusive) of file ``file_index`` (not added)."""
-        return self._base("bytes", name or f"bytes {first:#x}..{last:#x}", file_index=file_index,
+        return self._base("bytes", name or f"bytes {first:#x}..{last:#x}", colour, file_index=file_index,
                           slice_text=self._document.slice_text, byte_range=(first, last - first + 1))
 
     # ------------------------------------------------------------------ undoable edits

@@ -93,6 +93,9 @@ class ArrayTableModel(QAbstractTableModel):
     """``classify_value`` of the element: ``"nan"``, ``"inf"``, ... or ``None``."""
     FullIndexRole = ValueRole + 2
     """The element's full N-d index tuple."""
+    BookmarkRole = ValueRole + 3
+    """The colour (``QColor``) of the bookmark that marks the element, or None (see
+    :meth:`set_mark_source`)."""
 
     MAX_ROWS = 1_000_000
     MAX_COLS = 100_000
@@ -125,6 +128,7 @@ class ArrayTableModel(QAbstractTableModel):
         self._cell_key: tuple[int, int] | None = None  # last cell read by data()
         self._cell_cache: tuple = ()
         self._value_source = None  # see set_value_source
+        self._mark_source = None  # see set_mark_source
         self._axes.changed.connect(self._on_axes_changed)
 
     # ------------------------------------------------------------------------ properties
@@ -245,6 +249,12 @@ class ArrayTableModel(QAbstractTableModel):
         """The source given to :meth:`set_value_source`, or None."""
         return self._value_source
 
+    def set_mark_source(self, marks) -> None:
+        """``marks(full index) -> QColor | None`` answers :attr:`BookmarkRole` (None: no marks);
+        it is asked only for the cells a view paints. Repaints the page."""
+        self._mark_source = marks
+        self._emit_page_changed([self.BookmarkRole])
+
     def set_offsets(self, row_offset: int, col_offset: int) -> None:
         """Move the page so that it starts at the page containing (row_offset, col_offset)."""
         n_rows, n_cols = self.plane_shape
@@ -355,6 +365,9 @@ class ArrayTableModel(QAbstractTableModel):
             return _RIGHT_ALIGNED
         if role == self.FullIndexRole:
             return self.element_index(index)
+        if role == self.BookmarkRole:
+            marks = self._mark_source
+            return None if marks is None else marks(self.element_index(index))
         if role not in self._VALUE_ROLES:
             return None
         # A view asks for several roles of one cell in a row: read and classify it once.

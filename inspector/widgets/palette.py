@@ -19,7 +19,7 @@ from core.errors import Severity
 __all__ = [
     "MESSAGE_COLORS", "ERROR", "WARNING", "INFO", "NOTE", "ERROR_SHADE", "MUTED", "SPECIAL_VALUES",
     "SPECIAL", "HIGHLIGHT", "PLOT_CURVE", "PLOT_HISTOGRAM", "PLOT_GRID", "PLOT_SELECTION",
-    "PLOT_OUTLINE", "PLOT_INF_MARKER", "MessageColors", "inline_style", "banner_style", "frame_style",
+    "PLOT_OUTLINE", "PLOT_INF_MARKER", "BOOKMARK_COLOURS", "MessageColors", "inline_style", "banner_style", "frame_style",
     "colored_html", "DIFF_ABOVE", "DIFF_BELOW", "DIFF_NONE", "PLOT_SIDE_A", "PLOT_SIDE_B",
 ]
 
@@ -60,6 +60,8 @@ SPECIAL_VALUES: dict[str, str] = {
 SPECIAL = "#bf5700"
 #: Background of the selected element's bytes (hex view).
 HIGHLIGHT = "#ffd666"
+#: Colours offered for new bookmarks, in turn (the first is core.session.bookmark.DEFAULT_COLOUR).
+BOOKMARK_COLOURS = ("#e6a700", "#d9480f", "#2f9e44", "#1c7ed6", "#ae3ec9", "#0c8599")
 #: The frame drawn around the widget that has the keyboard focus (focus frame).
 FOCUS = "#1a73e8"
 

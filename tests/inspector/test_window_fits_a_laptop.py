@@ -16,7 +16,7 @@ from inspector.state.settings_store import SettingsStore
 
 # The longest name a Linux file system takes is 255 bytes: 250 characters and ".bin".
 LONG_NAME = ("a_very_long_recording_name_" * 10)[:250] + ".bin"
-DOCKS = ("decode", "slice", "plot", "hex", "inspector", "statistics")
+DOCKS = ("decode", "slice", "plot", "hex", "inspector", "statistics", "bookmarks")
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ may have other ones. The rule (docs/bookmarks.md, "Marks"):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -27,7 +28,7 @@ from core.slicing.analysis import SliceAnalysis, analyze
 from core.slicing.expr import parse_slice
 from core.slicing.spec import SliceSpec
 
-__all__ = ["MAX_PLACED", "Placements", "in_box", "place", "region_box", "spec_of", "view_index"]
+__all__ = ["MAX_PLACED", "Placements", "in_box", "place", "plain_slice_text", "region_box", "spec_of", "view_index"]
 
 MAX_PLACED = 256
 """At most this many bookmarks are placed in a view (the first ones in the list)."""
@@ -66,15 +67,24 @@ class Placements:
         return None
 
 
+_NAMED_SLICE = re.compile(r"^\s*[A-Za-z_]\w*\s*(?=\[)")
+
+
+def plain_slice_text(slice_text: str) -> str:
+    """``slice_text`` without a tensor name before its brackets (bookmarks may be written
+    ``x[10:20, :]``): what :func:`core.slicing.expr.parse_slice` reads."""
+    return _NAMED_SLICE.sub("", slice_text, count=1)
+
+
 def spec_of(slice_text: str) -> SliceSpec:
-    """The :class:`SliceSpec` of ``slice_text`` (``""``: the whole tensor).
+    """The :class:`SliceSpec` of ``slice_text`` (``""``: the whole tensor; ``x[1:3]`` is ``[1:3]``).
 
     Raises
     ------
     SliceSyntaxError
         The text does not parse.
     """
-    return parse_slice(slice_text) if slice_text.strip() else SliceSpec.full()
+    return parse_slice(plain_slice_text(slice_text)) if slice_text.strip() else SliceSpec.full()
 
 
 def view_index(analysis: SliceAnalysis, tensor_index: Sequence[int]) -> tuple[int, ...] | None:

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.session.bookmark import Bookmark
+from core.session.placement import plain_slice_text
 from core.text.names import printable_name
 from inspector.state.document import Document
 from inspector.widgets import palette
@@ -47,14 +48,15 @@ COLUMNS = ("name", "kind", "where", "note")
 def where_text(bookmark: Bookmark) -> str:
     """What a bookmark points at, in a few words: ``"[1, 2] of x[0:3]"``, ``"x[1:3, :]"``,
     ``"file 1, bytes 0x10..0x1f (16)"``; prefixed by its container tensor's name."""
+    slice_text = plain_slice_text(bookmark.slice_text)
     if bookmark.kind == "bytes":
         start, length = bookmark.byte_range
         text = f"file {bookmark.file_index}, bytes {start:#x}..{start + length - 1:#x} ({length:,})"
     elif bookmark.kind == "element":
         where = "[" + ", ".join(str(i) for i in bookmark.index) + "]"
-        text = f"{where} of x{bookmark.slice_text}" if bookmark.slice_text else where
+        text = f"{where} of x{slice_text}" if slice_text else where
     else:
-        text = f"x{bookmark.slice_text}" if bookmark.slice_text else "the whole tensor"
+        text = f"x{slice_text}" if slice_text else "the whole tensor"
     return f"{printable_name(bookmark.tensor)}: {text}" if bookmark.tensor else text
 
 

@@ -32,7 +32,7 @@ from core.errors import CoreError, SessionError
 from core.formats.entry import find_entry
 from core.pipeline.pipeline import DecodeParams
 from core.session.bookmark import DEFAULT_COLOUR, Bookmark
-from core.session.placement import Placements, place
+from core.session.placement import Placements, place, plain_slice_text
 from inspector.state.commands import ValueCommand
 
 __all__ = ["Bookmarks", "MAX_BYTE_PROBES"]
@@ -219,7 +219,7 @@ class Bookmarks(QObject):
             document.report_error(error)
             return False
         selection = bookmark.index if bookmark.kind == "element" else None
-        if not document.set_view(params, bookmark.slice_text, selection, label=f"go to bookmark {name}"):
+        if not document.set_view(params, plain_slice_text(bookmark.slice_text), selection, label=f"go to bookmark {name}"):
             return False
         if bookmark.kind == "bytes":
             self._select_bytes(bookmark)

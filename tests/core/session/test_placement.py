@@ -54,3 +54,12 @@ def test_place_keeps_only_bookmarks_of_the_current_params():
     assert placed.element_colour((1, 2)) == "#ff0000"
     assert placed.element_colour((0, 2)) == "#0000ff"  # in the region's box
     assert placed.element_colour((1, 0)) is None
+
+
+def test_a_tensor_name_before_the_brackets_is_dropped():
+    from core.session.placement import plain_slice_text
+
+    assert plain_slice_text("x[10:20, :]") == "[10:20, :]"
+    assert plain_slice_text(" weights [1]") == "[1]"
+    assert plain_slice_text("[1:2]") == "[1:2]"
+    assert region_box(_analysis("x[0:2, 1:5]"), _analysis("")) == ((0, 2), (1, 5))

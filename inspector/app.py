@@ -4,7 +4,9 @@ Shares the option set of the headless command (:mod:`core.cli`); options given o
 line override the settings remembered for the files. With no FILE, the files open when the app
 last closed are reopened (setting "reopen last files", on by default); the embedded sample opens
 on the first launch only, with a hint saying how to open one's own file; otherwise the window
-opens empty (see :func:`open_startup_files`). ``--screenshot PNG`` renders the window exactly as the user would see it
+opens empty (see :func:`open_startup_files`). A FILE whose content is a session
+(``"format": "tensor-inspector-session"``, whatever its name) opens that session; the options
+then override its decode settings and slice. ``--screenshot PNG`` renders the window exactly as the user would see it
 (errors included), saves it and exits 0. Bad options print one ``error:`` line and exit 2; the
 parser runs before Qt is imported, so ``--help`` needs no display.
 """
@@ -104,6 +106,13 @@ def open_startup_files(window, files: list[str], cli_params, slice_text: str | N
     from inspector.main_window import sample_params
 
     settings = window.settings
+    if len(files) == 1 and _is_session(files[0]):
+        window.session_actions.open_session(files[0])  # problems are shown in its banner
+        if window.document.paths and (slice_text is not None or cli_params != DecodeParams()):
+            window.document.set_params(merge_params(window.document.params, cli_params))
+            if slice_text is not None:
+                window.document.set_slice_text(slice_text)
+        return list(window.document.paths)
     paths = list(files) or (settings.last_files() if settings.reopen_last_files() else [])
     if paths:
         remembered = settings.decode_settings(tuple(_abs(p) for p in paths))
@@ -199,6 +208,13 @@ def _check_option_values(params, slice_text: str | None) -> None:
             raise CoreError(f"--view-as: {error}", field="view_as") from None
     if slice_text:
         parse_slice(slice_text)
+
+
+def _is_session(path: str) -> bool:
+    """A session file, told by its content (``"format": "tensor-inspector-session"``)."""
+    from core.session.sniff import looks_like_session, read_head
+
+    return looks_like_session(read_head(path))
 
 
 def _abs(path: str) -> str:

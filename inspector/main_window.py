@@ -63,11 +63,13 @@ from inspector.panels.file_watch_banner import FileWatchBanner
 from inspector.panels.guess_banner import GuessBanner
 from inspector.panels.guess_dialog import GuessDialog
 from inspector.panels.help_dialogs import ShortcutsDialog, open_readme, readme_location, show_about
+from inspector.panels.session_banner import SessionBanner
 from inspector.panels.statistics_panel import StatisticsPanel
 from inspector.panels.status_bar import StatusBar
 from inspector.panels.tensors_panel import TensorsPanel
 from inspector.plot.bookmark_marks import follow_bookmarks_in_plot
 from inspector.plot.panel import PlotPanel
+from inspector.session_actions import SessionActions
 from inspector.slice_editor.editor import SliceEditor
 from inspector.state.background_task import shutdown_tasks
 from inspector.state.comparison import Comparison
@@ -132,6 +134,8 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         self.file_watch_banner = FileWatchBanner(self.document)
         layout.addWidget(self.file_watch_banner)
+        self.session_banner = SessionBanner(self.document)
+        layout.addWidget(self.session_banner)
         self.guess_banner = GuessBanner(self.document)
         self.guess_banner.guessRequested.connect(self.show_guess_dialog)
         self.guess_banner.turnedOff.connect(lambda: self.settings.set_guess_banner_enabled(False))
@@ -168,6 +172,7 @@ class MainWindow(QMainWindow):
         self.docks["tensors"].hide()  # shown while a container file is open
         self._build_compare()
         self._build_bookmarks()
+        self.session_actions = SessionActions(self, self.session_banner)
         self.docks["plot"].raise_()
         self.setStatusBar(StatusBar(self.document))
         self.hex_actions = HexActions(self.hex_view, self)
@@ -218,6 +223,10 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.open_action)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        file_menu.addSeparator()
+        for action in self.session_actions.actions:
+            file_menu.addAction(action)
+        file_menu.addSeparator()
         self.reload_action = QAction("Re&load", self, shortcut=QKeySequence.Refresh, triggered=self.document.reload)
         file_menu.addAction(self.reload_action)
         self.export_action = QAction("&Export view…", self, shortcut="Ctrl+E", triggered=self._on_export_triggered)

@@ -63,3 +63,15 @@ def test_a_tensor_name_before_the_brackets_is_dropped():
     assert plain_slice_text(" weights [1]") == "[1]"
     assert plain_slice_text("[1:2]") == "[1:2]"
     assert region_box(_analysis("x[0:2, 1:5]"), _analysis("")) == ((0, 2), (1, 5))
+
+
+def test_a_session_is_told_by_its_content(tmp_path):
+    from core.session.sniff import looks_like_session, read_head
+
+    assert looks_like_session(b'  {\n  "format": "tensor-inspector-session",\n  "version": 1}')
+    assert not looks_like_session(b'{"format": "something-else"}')
+    assert not looks_like_session(b'\x00{"format": "tensor-inspector-session"}')  # binary data
+    path = tmp_path / "s.bin"
+    path.write_bytes(b'{"format":"tensor-inspector-session"}')
+    assert looks_like_session(read_head(str(path)))
+    assert read_head(str(tmp_path)) == b"" and read_head(str(tmp_path / "none")) == b""

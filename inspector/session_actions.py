@@ -1,0 +1,277 @@
+"""File > Save Session…, Open Session…, Apply Session to Other Files…, and ``tensor-inspector S.json``.
+
+The window's half of sessions (the file format and its rules are the engine's,
+:mod:`core.session.session_file`, docs/sessions.md). Rules:
+
+- **Saving** captures what the window shows: the files, decode parameters (and container
+  tensor), slice, display (row and column axes, fixed indices, the selected element, plot mode
+  and line axis, table format, decimals and heat map), the comparison when one is open (B's
+  files, B's decode overrides, tolerances, ULP, bitwise, NaN rule, shift, what the table shows)
+  and the bookmarks. Objects in memory cannot be saved (there are no files to name).
+- **Opening** a session opens its files with its settings and bookmarks. A file that moved is
+  asked for once, with a file dialog per missing file (the engine then looks for the other
+  missing files beside it); cancelling aborts and the session banner says why. Files that
+  changed since the session was saved (size, time or content) are flagged in the session banner
+  with what changed; the session still opens. A comparison whose B files are missing is left out
+  and the banner says so.
+- **Applying** a session to other files ("use this layout for these files") opens the chosen
+  files with the session's layout, display, comparison and bookmarks
+  (:meth:`Session.with_files <core.session.session_file.Session.with_files>`).
+- A file named on the command line is a session when its content says so
+  (``"format": "tensor-inspector-session"``, :mod:`core.session.sniff`), whatever its name.
+- Every problem is shown in the session banner (``session.banner``) and never raised out of a
+  menu action.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from core.errors import CoreError, SessionError, describe_error
+from core.session.placement import plain_slice_text
+from core.text.names import printable_name
+from inspector.panels.session_banner import SessionBanner
+from inspector.widgets.plain_text import display_name
+
+__all__ = ["SESSION_FILTER", "SessionActions"]
+
+SESSION_FILTER = "Sessions (*.json);;All files (*)"
+
+
+class SessionActions(QObject):
+    """The session menu actions of one main window (duck-typed: its document, panels,
+    comparison, settings and status bar)."""
+
+    def __init__(self, window: QWidget, banner: SessionBanner) -> None:
+        super().__init__(window)
+        self._window = window
+        self.banner = banner
+        self.save_action = QAction("Save Sess&ion…", window, shortcut=QKeySequence("Ctrl+Shift+S"),
+                                   triggered=lambda _=False: self.save_dialog())
+        self.open_action = QAction("Open Sessio&n…", window, triggered=lambda _=False: self.open_dialog())
+        self.apply_action = QAction("Apply Session to Other &Files…", window,
+                                    triggered=lambda _=False: self.apply_dialog())
+        self.actions = (self.open_action, self.save_action, self.apply_action)
+
+    # ------------------------------------------------------------------ capture
+    def capture(self):
+        """The :class:`~core.session.session_file.Session` of what the window shows.
+
+        Raises
+        ------
+        SessionError
+            Nothing is open, the view is of objects in memory, or a file cannot be recorded.
+        """
+        from core.session.session_file import Session, capture_file
+
+        window = self._window
+        document = window.document
+        if not document.paths or not document.on_disk:
+            raise SessionError("Nothing to save: open files first (objects in memory have no files to name).",
+                               field="session")
+        entry = document.current_entry
+        return Session(
+            files=tuple(capture_file(path) for path in document.paths),
+            params=document.params,
+            tensor=None if entry is None else entry.name,
+            slice_text=document.slice_text,
+            display=self._display(),
+            comparison=self._comparison(),
+            bookmarks=document.bookmarks.items,
+        )
+
+    def _display(self) -> dict:
+        window = self._window
+        axes, table = window.document.display_axes, window.table_panel.display_options()
+        line_axis = window.plot_panel.line_axis
+        display = {"row_axis": axes.row_axis, "col_axis": axes.col_axis, "indices": list(axes.indices),
+                   "plot_mode": "image" if line_axis is None else "line", "plot_line_axis": line_axis,
+                   "table_format": table["format"], "table_decimals": table["decimals"],
+                   "heat_map": table["heat_map"]}
+        if window.document.selection is not None:
+            display["selection"] = list(window.document.selection)
+        return display
+
+    def _comparison(self) -> dict | None:
+        comparison = self._window.comparison
+        if not comparison.is_open:
+            return None
+        settings = comparison.settings
+        return {"files": list(comparison.paths), "overrides": dict(comparison.b_overrides),
+                "rtol": settings.rtol, "atol": settings.atol, "ulp": settings.ulp,
+                "bitwise": settings.bitwise, "nan_policy": settings.nan_policy, "shift": settings.shift,
+                "quantity": comparison.quantity}
+
+    # ------------------------------------------------------------------ save
+    def save_dialog(self) -> None:
+        """File > Save Session…: ask where, then :meth:`save`."""
+        document = self._window.document
+        if not document.paths or not document.on_disk:
+            self._status("Nothing to save: open files first.")
+            return
+        stem = os.path.splitext(os.path.basename(document.paths[0]))[0]
+        start = os.path.join(os.path.dirname(document.paths[0]), f"{stem}.session.json")
+        path, _ = QFileDialog.getSaveFileName(self._window, "Save session", start, SESSION_FILTER)
+        if path:
+            self.save(path)
+
+    def save(self, path: str) -> bool:
+        """Write the session of what the window shows to ``path``; False (banner) on failure."""
+        from core.session.session_file import save_session
+
+        try:
+            session = self.capture()
+            save_session(session, path)
+        except CoreError as error:
+            self.banner.show_message(f"Session not saved: {describe_error(error).message}", "error")
+            return False
+        count = len(session.bookmarks)
+        self._status(f"Saved the session ({count} bookmark{'s' if count != 1 else ''}) to {printable_name(path)}")
+        return True
+
+    # ------------------------------------------------------------------ open
+    def open_dialog(self) -> None:
+        """File > Open Session…: ask which, then :meth:`open_session`."""
+        path, _ = QFileDialog.getOpenFileName(self._window, "Open session", self._window.settings.last_directory(),
+                                              SESSION_FILTER)
+        if path:
+            self.open_session(path)
+
+    def open_session(self, path: str) -> bool:
+        """Open session ``path`` (module rules); False when it could not be opened (the banner
+        says why, the window keeps what it showed)."""
+        from core.session.session_file import load_session
+
+        name = display_name(path)
+        try:
+            loaded = load_session(path)
+            while loaded.missing:  # with_located also finds the other files that moved with it
+                index = loaded.missing[0]
+                old = loaded.session.files[index].path
+                new, _ = QFileDialog.getOpenFileName(
+                    self._window, f"Where is {display_name(old)} now? (session {name})", os.path.dirname(path))
+                if not new:
+                    self.banner.show_message(
+                        f"Session {name} not opened: {printable_name(old)} was not found and no new place was "
+                        "given. Open the session again and choose where the file is now.", "error")
+                    return False
+                loaded = loaded.with_located(index, new)
+        except CoreError as error:
+            self.banner.show_message(f"Session {name} not opened: {describe_error(error).message}", "error")
+            return False
+        notes = [note.message for note in (*loaded.changed, *loaded.comparison_changed)]
+        session = loaded.session
+        if session.comparison is not None and loaded.comparison_missing:
+            missing = ", ".join(printable_name(session.comparison["files"][i].path) for i in loaded.comparison_missing)
+            notes.append(f"the comparison was left out: {missing} (B) not found")
+            session = _without_comparison(session)
+        if not self.restore(session):
+            return False
+        self._window.settings.set_last_directory(os.path.dirname(os.path.abspath(path)))
+        if notes:
+            self.banner.show_message(
+                f"Session {name}: " + "; ".join(notes) + ". Its settings and bookmarks were made for the files "
+                "as they were then.", "warning")
+        else:
+            self._status(f"Opened session {name}")
+        return True
+
+    # ------------------------------------------------------------------ apply to other files
+    def apply_dialog(self) -> None:
+        """File > Apply Session to Other Files…: a session, then the files to show with it."""
+        window = self._window
+        session_path, _ = QFileDialog.getOpenFileName(window, "Apply which session?", window.settings.last_directory(),
+                                                      SESSION_FILTER)
+        if not session_path:
+            return
+        files, _ = QFileDialog.getOpenFileNames(window, f"Files to show with the layout of {display_name(session_path)}",
+                                                window.settings.last_directory())
+        if files:
+            self.apply_to_files(session_path, files)
+
+    def apply_to_files(self, session_path: str, files: Sequence[str]) -> bool:
+        """Open ``files`` with the layout, display, comparison and bookmarks of session
+        ``session_path`` (its own files need not exist); False (banner) on failure."""
+        from core.session.session_file import load_session
+
+        name = display_name(session_path)
+        try:
+            loaded = load_session(session_path, check_hashes=False)
+            session = loaded.session.with_files([os.path.abspath(f) for f in files])
+        except CoreError as error:
+            self.banner.show_message(f"Session {name} not applied: {describe_error(error).message}", "error")
+            return False
+        if session.comparison is not None and loaded.comparison_missing:
+            session = _without_comparison(session)
+        if not self.restore(session):
+            return False
+        count = len(session.bookmarks)
+        self._status(f"Applied the layout of {name} and its {count} bookmark{'s' if count != 1 else ''}")
+        return True
+
+    # ------------------------------------------------------------------ restore
+    def restore(self, session) -> bool:
+        """Show ``session`` (a :class:`~core.session.session_file.Session` whose files exist):
+        files with its parameters and slice, then display, comparison and bookmarks."""
+        window = self._window
+        paths = [record.path for record in session.files]
+        if not window.open_paths(paths, session.params, plain_slice_text(session.slice_text)):
+            error = window.document.error
+            self.banner.show_message(f"The session's files could not be opened: {error.message if error else ''}",
+                                     "error")
+            return False
+        self._restore_display(session.display)
+        if session.comparison is not None:
+            self._restore_comparison(session.comparison)
+        window.document.bookmarks.replace_all(session.bookmarks)
+        return True
+
+    def _restore_display(self, display: dict) -> None:
+        window = self._window
+        axes = window.document.display_axes
+        row, col = display.get("row_axis"), display.get("col_axis")
+        try:
+            if isinstance(row, int) and isinstance(col, int) and axes.ndim >= 2:
+                axes.set_axes(row, col)
+            for axis, index in enumerate(display.get("indices") or ()):
+                if axis in axes.fixed_axes():
+                    axes.set_index(axis, index)
+            mode, line_axis = display.get("plot_mode"), display.get("plot_line_axis")
+            if axes.ndim >= 2 and mode in ("image", "line"):
+                window.plot_panel.set_line_axis(line_axis if mode == "line" else None)
+        except ValueError:
+            pass  # axes of another shape (a session applied to other files): the defaults stay
+        window.table_panel.set_display_options(display.get("table_format"), display.get("table_decimals"),
+                                               display.get("heat_map"))
+        selection = display.get("selection")
+        result = window.document.result
+        if isinstance(selection, list) and result is not None and len(selection) == result.view.ndim \
+                and all(0 <= i < n for i, n in zip(selection, result.view.shape)):
+            window.document.select(tuple(selection))
+
+    def _restore_comparison(self, comparison: dict) -> None:
+        state = self._window.comparison
+        paths = [getattr(f, "path", f) for f in comparison.get("files", ())]
+        if not state.open_b(paths, dict(comparison.get("overrides") or {})):
+            return  # the comparison's own error is shown in its dock
+        settings = {key: comparison[key] for key in ("rtol", "atol", "ulp", "bitwise", "nan_policy", "shift")
+                    if key in comparison}
+        state.update_settings(**settings)
+        try:
+            state.set_quantity(comparison.get("quantity", "a"))
+        except ValueError:
+            pass
+
+    def _status(self, text: str) -> None:
+        self._window.statusBar().showMessage(text, 8000)
+
+
+def _without_comparison(session):
+    import dataclasses
+
+    return dataclasses.replace(session, comparison=None)

@@ -91,6 +91,34 @@ def iq_capture(path: Path) -> None:
     path.write_bytes((symbols * np.exp(0.1j) + noise).astype("<c8").tobytes())
 
 
+def bookmarked_session(path: Path) -> None:
+    """Sessions: a session file (written by the session engine) of the spectrogram records beside
+    it, with element, region and byte-range bookmarks; opened as ``tensor-inspector S.json``."""
+    sys.path.insert(0, str(ROOT))
+    from core.session.session_file import Session, capture_file, save_session
+
+    from core.pipeline.pipeline import DecodeParams
+    from core.session.bookmark import Bookmark
+
+    data = path.with_name("spectrogram.bin")
+    spectrogram_records(data)
+    params = DecodeParams(dtype="float32", record_size=256)
+    marks = (
+        Bookmark("track peak", "element", params=params, index=(30, 52), note="the track at its highest",
+                 colour="#d9480f"),
+        Bookmark("track low", "element", params=params, index=(120, 12), colour="#ae3ec9"),
+        Bookmark("first burst", "region", params=params, slice_text="[0:30, 6:15]",
+                 note="the 10-bin tone is on for 30 frames", colour="#2f9e44"),
+        Bookmark("frame 30 end", "bytes", byte_range=(30 * 256 + 192, 64), note="values 48 to 63 of frame 30",
+                 colour="#1c7ed6"),
+    )
+    save_session(Session(files=(capture_file(str(data)),), params=params,
+                         display={"plot_mode": "image", "selection": [30, 52]}, bookmarks=marks), str(path))
+
+
+bookmarked_session.suffix = ".json"  # type: ignore[attr-defined]
+
+
 SHOTS = [
     ("sample.png", None, []),
     ("one_d.png", sensor_dump, ["--dtype", "int16", "--big-endian", "--offset", "32"]),
@@ -101,6 +129,7 @@ SHOTS = [
     ("rgb_frame.png", rgb_frame, ["--dtype", "uint8", "--shape", "180,240,3", "--colour", "RGB"]),
     ("chw_batch.png", chw_batch, ["--dtype", "float32", "--shape", "4,3,96,128", "--colour", "RGB"]),
     ("iq_constellation.png", iq_capture, ["--dtype", "complex64", "--complex-part", "constellation"]),
+    ("bookmarks.png", bookmarked_session, []),
 ]
 
 

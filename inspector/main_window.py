@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QScrollArea,
     QStyle,
+    QTabBar,
     QVBoxLayout,
     QWidget,
 )
@@ -162,6 +163,7 @@ class MainWindow(QMainWindow):
         self.data_inspector = DataInspector()
         self._add_dock("hex", "Bytes", self.hex_view, Qt.BottomDockWidgetArea)
         self._add_dock("inspector", "Data inspector", self.data_inspector, Qt.BottomDockWidgetArea, scroll=True)
+        self._build_bookmarks()  # tabbed with the inspector before any other tab group is made
         self.statistics_panel = StatisticsPanel(self.document)
         self.statistics_panel.set_log_scale(self.settings.histogram_log_scale())
         self.statistics_panel.logScaleChanged.connect(self.settings.set_histogram_log_scale)
@@ -171,7 +173,6 @@ class MainWindow(QMainWindow):
         self._add_dock("tensors", "Tensors", self.tensors_panel, Qt.LeftDockWidgetArea)
         self.docks["tensors"].hide()  # shown while a container file is open
         self._build_compare()
-        self._build_bookmarks()
         self.session_actions = SessionActions(self, self.session_banner)
         self.docks["plot"].raise_()
         self.setStatusBar(StatusBar(self.document))
@@ -641,6 +642,20 @@ class MainWindow(QMainWindow):
             self.resizeDocks([decode, slice_dock], [int(height * 0.42), int(height * 0.58)], Qt.Vertical)
         self.resizeDocks([self.docks["hex"]], [int(height * 0.26)], Qt.Vertical)
         self.resizeDocks([self.docks["hex"], self.docks["inspector"]], [int(width * 0.55), int(width * 0.45)], Qt.Horizontal)
+        self._hide_stray_tab_bars()
+
+    def _hide_stray_tab_bars(self) -> None:
+        """Hide the dock tab bars Qt made while the window was built and no longer uses: they were
+        never hidden, so showing the window showed them too, as stray tabs over the panels. The
+        tab bars in use sit right under the dock of their current tab (and Qt shows the ones it
+        uses again at its next layout pass, so one hidden too early comes back)."""
+        docks = {dock.windowTitle(): dock for dock in self.docks.values()}
+        for bar in self.findChildren(QTabBar):
+            if bar.parent() is not self or bar.isHidden():
+                continue
+            dock = docks.get(bar.tabText(bar.currentIndex()))
+            if dock is None or dock.isHidden() or (bar.x(), bar.y()) != (dock.x(), dock.y() + dock.height()):
+                bar.hide()
 
     def _save_decode_settings(self) -> None:
         if self.document.paths and self.document.on_disk:  # not an object in memory

@@ -229,6 +229,10 @@ class SessionActions(QObject):
         if session.comparison is not None:
             self._restore_comparison(session.comparison)
         window.document.bookmarks.replace_all(session.bookmarks)
+        if session.bookmarks:  # what the session is about: in view, the first one current
+            window.docks["bookmarks"].show()
+            window.docks["bookmarks"].raise_()
+            window.bookmarks_panel.select_row(0)
         return True
 
     def _restore_display(self, display: dict) -> None:
@@ -268,7 +272,8 @@ class SessionActions(QObject):
             pass
 
     def _status(self, text: str) -> None:
-        self._window.statusBar().showMessage(text, 8000)
+        if self._window.isVisible():  # a message set before the window shows is drawn over the status line
+            self._window.statusBar().showMessage(text, 8000)
 
 
 def _without_comparison(session):

@@ -22,7 +22,7 @@ from PySide6.QtGui import QAction, QColor, QIcon, QKeySequence, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -154,19 +154,19 @@ class BookmarksPanel(QWidget):
         remove = self._action("&Remove bookmark", QKeySequence.StandardKey.Delete, self.remove_current)
         remove.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)  # Del in the list only
         self.view.addAction(remove)
-        buttons = QHBoxLayout()
+        buttons = QHBoxLayout()  # the filter and the buttons share a row: the list gets the height
         buttons.setContentsMargins(0, 0, 0, 0)
+        buttons.addWidget(self.filter_edit, 1)
         for name, text, tip, slot in (
             ("addElement", "+ element", "Bookmark the selected element (Ctrl+D)", self.add_element),
             ("addRegion", "+ region", "Bookmark the current slice as a region", self.add_region),
             ("addBytes", "+ bytes", "Bookmark the bytes selected in the Bytes panel", self.add_bytes),
             ("remove", "remove", "Remove the current bookmark (Del)", self.remove_current),
         ):
-            button = QPushButton(text, self, objectName=f"bookmarks.{name}", toolTip=tip)
+            button = QPushButton(text, self, objectName=f"bookmarks.{name}", toolTip=tip, autoDefault=False)
             button.clicked.connect(slot)
             buttons.addWidget(button)
             setattr(self, f"{name}_button", button)
-        buttons.addStretch(1)
 
         self.name_edit = QLineEdit(self, objectName="bookmarks.name")
         self.note_edit = QLineEdit(self, objectName="bookmarks.note", placeholderText="a note")
@@ -178,14 +178,18 @@ class BookmarksPanel(QWidget):
         for edit in (self.name_edit, self.note_edit):
             edit.editingFinished.connect(self._document.end_typing)
         self.colour_combo.activated.connect(lambda i: self._edit(colour=self.colour_combo.itemData(i)))
-        fields = QFormLayout()
+        fields = QGridLayout()  # name and colour on one row, the note under them
         fields.setContentsMargins(0, 0, 0, 0)
-        fields.addRow("name", self.name_edit)
-        fields.addRow("note", self.note_edit)
-        fields.addRow("colour", self.colour_combo)
+        fields.addWidget(QLabel("name"), 0, 0)
+        fields.addWidget(self.name_edit, 0, 1)
+        fields.addWidget(self.colour_combo, 0, 2)
+        fields.addWidget(QLabel("note"), 1, 0)
+        fields.addWidget(self.note_edit, 1, 1, 1, 2)
+        fields.setColumnStretch(1, 1)
 
         layout = QVBoxLayout(self)
-        layout.addWidget(self.filter_edit)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
         layout.addLayout(buttons)
         layout.addWidget(self.view, 1)
         layout.addLayout(fields)

@@ -193,3 +193,16 @@ def test_opening_other_files_clears_the_list(window, tmp_path):
     assert window.open_paths([str(other)], GRID)
     assert window.document.bookmarks.items == ()
     assert find(window, QTableView, "bookmarks.list").model().rowCount() == 0
+
+
+def test_the_bookmarks_tab_shows_once_and_no_stray_tab_bar_is_left(window, qtbot):
+    from PySide6.QtWidgets import QTabBar
+
+    window.resize(1280, 800)
+    window.apply_default_layout()
+    qtbot.waitUntil(lambda: window.docks["inspector"].height() > 100)
+    shown = sorted(
+        tuple(bar.tabText(i) for i in range(bar.count())) for bar in window.findChildren(QTabBar)
+        if bar.parent() is window and bar.isVisible() and window.rect().contains(bar.geometry())
+    )
+    assert shown == [("Data inspector", "Bookmarks"), ("Plot", "Statistics")]

@@ -13,12 +13,12 @@ from PySide6.QtWidgets import QFileDialog, QFrame, QLabel
 
 pytest.importorskip("core.session.session_file")  # the engine half (branch sessioncore)
 
-from core.pipeline.pipeline import DecodeParams  # noqa: E402
-from core.session.bookmark import Bookmark  # noqa: E402
-from inspector.app import open_startup_files  # noqa: E402
-from inspector.main_window import MainWindow  # noqa: E402
-from inspector.plot.panel import configure_pyqtgraph  # noqa: E402
-from inspector.state.settings_store import SettingsStore  # noqa: E402
+from core.pipeline.pipeline import DecodeParams
+from core.session.bookmark import Bookmark
+from inspector.app import open_startup_files
+from inspector.main_window import MainWindow
+from inspector.plot.panel import configure_pyqtgraph
+from inspector.state.settings_store import SettingsStore
 
 CUBE = DecodeParams(dtype="float32", shape=(2, 3, 4))
 

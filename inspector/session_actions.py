@@ -1,7 +1,7 @@
 """File > Save Session…, Open Session…, Apply Session to Other Files…, and ``tensor-inspector S.json``.
 
 The window's half of sessions (the file format and its rules are the engine's,
-:mod:`core.session.session_file`, docs/sessions.md). Rules:
+the ``session_file`` module of ``core/session``). Rules:
 
 - **Saving** captures what the window shows: the files, decode parameters (and container
   tensor), slice, display (row and column axes, fixed indices, the selected element, plot mode
@@ -16,7 +16,7 @@ The window's half of sessions (the file format and its rules are the engine's,
   and the banner says so.
 - **Applying** a session to other files ("use this layout for these files") opens the chosen
   files with the session's layout, display, comparison and bookmarks
-  (:meth:`Session.with_files <core.session.session_file.Session.with_files>`).
+  (``Session.with_files``).
 - A file named on the command line is a session when its content says so
   (``"format": "tensor-inspector-session"``, :mod:`core.session.sniff`), whatever its name.
 - Every problem is shown in the session banner (``session.banner``) and never raised out of a
@@ -60,7 +60,7 @@ class SessionActions(QObject):
 
     # ------------------------------------------------------------------ capture
     def capture(self):
-        """The :class:`~core.session.session_file.Session` of what the window shows.
+        """The ``Session`` value of what the window shows.
 
         Raises
         ------
@@ -216,7 +216,7 @@ class SessionActions(QObject):
 
     # ------------------------------------------------------------------ restore
     def restore(self, session) -> bool:
-        """Show ``session`` (a :class:`~core.session.session_file.Session` whose files exist):
+        """Show ``session`` (a ``Session`` value whose files exist):
         files with its parameters and slice, then display, comparison and bookmarks."""
         window = self._window
         paths = [record.path for record in session.files]

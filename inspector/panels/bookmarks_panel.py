@@ -119,6 +119,7 @@ class BookmarksPanel(QWidget):
         self._bookmarks = document.bookmarks
         self._byte_selection: Callable[[], tuple[int, int, int] | None] = lambda: None
         self._row = -1  # the bookmark the fields edit
+        self._typing_in: QLineEdit | None = None  # the field whose keystroke is being applied
         self.model = BookmarksModel(document, self)
         self._proxy = QSortFilterProxyModel(self)
         self._proxy.setSourceModel(self.model)
@@ -173,11 +174,11 @@ class BookmarksPanel(QWidget):
         self.colour_combo = QComboBox(self, objectName="bookmarks.colour")
         for colour in palette.BOOKMARK_COLOURS:
             self.colour_combo.addItem(swatch(colour), colour, colour)
-        self.name_edit.textEdited.connect(lambda text: self._edit(name=text))
-        self.note_edit.textEdited.connect(lambda text: self._edit(note=text))
+        self.name_edit.textEdited.connect(lambda text: self._edit(self.name_edit, name=text))
+        self.note_edit.textEdited.connect(lambda text: self._edit(self.note_edit, note=text))
         for edit in (self.name_edit, self.note_edit):
-            edit.editingFinished.connect(self._document.end_typing)
-        self.colour_combo.activated.connect(lambda i: self._edit(colour=self.colour_combo.itemData(i)))
+            edit.editingFinished.connect(self._on_editing_finished)
+        self.colour_combo.activated.connect(lambda i: self._edit(None, colour=self.colour_combo.itemData(i)))
         fields = QGridLayout()  # name and colour on one row, the note under them
         fields.setContentsMargins(0, 0, 0, 0)
         fields.addWidget(QLabel("name"), 0, 0)
@@ -267,9 +268,17 @@ class BookmarksPanel(QWidget):
         return self._row
 
     # ------------------------------------------------------------------ handlers
-    def _edit(self, **change) -> None:
+    def _edit(self, field: QLineEdit | None, **change) -> None:
         if 0 <= self._row < len(self._bookmarks):
-            self._bookmarks.edit(self._row, **change)
+            self._typing_in = field
+            try:
+                self._bookmarks.edit(self._row, **change)
+            finally:
+                self._typing_in = None
+
+    def _on_editing_finished(self) -> None:
+        self._document.end_typing()
+        self._show_fields()  # e.g. the name made unique while it was typed
 
     def _on_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         self._row = self._proxy.mapToSource(current).row() if current.isValid() else -1
@@ -291,14 +300,15 @@ class BookmarksPanel(QWidget):
         self.view.resizeColumnToContents(1)
 
     def _show_fields(self) -> None:
+        """Show the current bookmark in the fields, except in the field whose keystroke is being
+        applied (a name made unique meanwhile shows when typing ends; an undo shows at once)."""
         bookmark = self._bookmarks.items[self._row] if 0 <= self._row < len(self._bookmarks) else None
         for widget in (self.name_edit, self.note_edit, self.colour_combo, self.remove_button):
             widget.setEnabled(bookmark is not None)
         name, note = (bookmark.name, bookmark.note) if bookmark is not None else ("", "")
-        if self.name_edit.text() != name:
-            self.name_edit.setText(name)
-        if self.note_edit.text() != note:
-            self.note_edit.setText(note)
+        for edit, text in ((self.name_edit, name), (self.note_edit, note)):
+            if edit.text() != text and edit is not self._typing_in:
+                edit.setText(text)
         if bookmark is not None:
             i = self.colour_combo.findData(bookmark.colour)
             if i < 0:  # a colour from a session: offered too

@@ -206,3 +206,20 @@ def test_the_bookmarks_tab_shows_once_and_no_stray_tab_bar_is_left(window, qtbot
         if bar.parent() is window and bar.isVisible() and window.rect().contains(bar.geometry())
     )
     assert shown == [("Data inspector", "Bookmarks"), ("Plot", "Statistics")]
+
+
+def test_a_taken_name_shows_its_suffix_when_typing_ends_and_undo_shows_at_once(window, qtbot):
+    add = find(window, QPushButton, "bookmarks.addElement")
+    window.document.select((0, 1))
+    add.click()
+    window.document.select((0, 2))
+    add.click()  # the current row: "element [0, 2]"
+    name = find(window, QLineEdit, "bookmarks.name")
+    name.selectAll()
+    qtbot.keyClicks(name, "element [0, 1]")
+    assert name.text() == "element [0, 1]"  # the field keeps what is typed
+    assert window.document.bookmarks.names() == ("element [0, 1]", "element [0, 1] (2)")
+    qtbot.keyClick(name, Qt.Key.Key_Return)
+    assert name.text() == "element [0, 1] (2)"
+    window.document.undo()  # the whole typing session
+    assert name.text() == "element [0, 2]"

@@ -163,7 +163,6 @@ class MainWindow(QMainWindow):
         self.data_inspector = DataInspector()
         self._add_dock("hex", "Bytes", self.hex_view, Qt.BottomDockWidgetArea)
         self._add_dock("inspector", "Data inspector", self.data_inspector, Qt.BottomDockWidgetArea, scroll=True)
-        self._build_bookmarks()  # tabbed with the inspector before any other tab group is made
         self.statistics_panel = StatisticsPanel(self.document)
         self.statistics_panel.set_log_scale(self.settings.histogram_log_scale())
         self.statistics_panel.logScaleChanged.connect(self.settings.set_histogram_log_scale)
@@ -173,6 +172,7 @@ class MainWindow(QMainWindow):
         self._add_dock("tensors", "Tensors", self.tensors_panel, Qt.LeftDockWidgetArea)
         self.docks["tensors"].hide()  # shown while a container file is open
         self._build_compare()
+        self._build_bookmarks()
         self.session_actions = SessionActions(self, self.session_banner)
         self.docks["plot"].raise_()
         self.setStatusBar(StatusBar(self.document))
@@ -382,7 +382,8 @@ class MainWindow(QMainWindow):
         """The Bookmarks dock (a tab beside the data inspector) and the marks of the bookmarks in
         the hex view, the table and the plot."""
         self.bookmarks_panel = BookmarksPanel(self.document)
-        self.bookmarks_panel.set_byte_selection_source(self._hex_selection)
+        hex_view = self.hex_view  # not a method of the window: the panel must not hold the window
+        self.bookmarks_panel.set_byte_selection_source(lambda: _hex_selection(hex_view))
         self.bookmarks_panel.message.connect(self._show_status_note)
         self._add_dock("bookmarks", "Bookmarks", self.bookmarks_panel, Qt.BottomDockWidgetArea)
         self.tabifyDockWidget(self.docks["inspector"], self.docks["bookmarks"])
@@ -390,10 +391,6 @@ class MainWindow(QMainWindow):
         follow_bookmarks_in_table(self.table_panel, self.document)
         self.plot_bookmarks = follow_bookmarks_in_plot(self.plot_panel, self.document)
         follow_bookmarks_in_hex(self.hex_view, self.document)
-
-    def _hex_selection(self) -> tuple[int, int, int] | None:
-        selection = self.hex_view.selection()
-        return None if selection is None else (self.hex_view.file_index(), *selection)
 
     def _on_compare_triggered(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, "Compare the view with (B)", self.settings.last_directory())
@@ -727,6 +724,12 @@ def _key_list(standard: QKeySequence.StandardKey, extra: list[QKeySequence]) -> 
     """The platform's bindings for ``standard`` plus ``extra``, without duplicates."""
     keys = list(QKeySequence.keyBindings(standard))
     return keys + [key for key in extra if key not in keys]
+
+
+def _hex_selection(hex_view: HexView) -> tuple[int, int, int] | None:
+    """``(file index, first, last)`` of the bytes selected in the hex view, or None."""
+    selection = hex_view.selection()
+    return None if selection is None else (hex_view.file_index(), *selection)
 
 
 def _escape(text: str) -> str:

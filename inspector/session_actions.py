@@ -26,6 +26,7 @@ the ``session_file`` module of ``core/session``). Rules:
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Sequence
 
 from PySide6.QtCore import QObject
@@ -49,7 +50,9 @@ class SessionActions(QObject):
 
     def __init__(self, window: QWidget, banner: SessionBanner) -> None:
         super().__init__(window)
-        self._window = window
+        # Weak: a strong reference back to the window would be a cycle through Qt's ownership
+        # that keeps every closed window alive until a garbage collection.
+        self._window_ref = weakref.ref(window)
         self.banner = banner
         self.save_action = QAction("Save Sess&ion…", window, shortcut=QKeySequence("Ctrl+Shift+S"),
                                    triggered=lambda _=False: self.save_dialog())
@@ -57,6 +60,10 @@ class SessionActions(QObject):
         self.apply_action = QAction("Apply Session to Other &Files…", window,
                                     triggered=lambda _=False: self.apply_dialog())
         self.actions = (self.open_action, self.save_action, self.apply_action)
+
+    @property
+    def _window(self):
+        return self._window_ref()
 
     # ------------------------------------------------------------------ capture
     def capture(self):

@@ -74,6 +74,8 @@ C-order reading of its bytes, the transpose of what np.load returns).
 prints {{"format", "path", "metadata", "problems", "tensors": [{{"name", "dtype", "stored_type",
 "byte_order", "shape", "offset", "nbytes", "mappable", "problem", "extras"}}]}}.
 --tensor NAME then shows one of them like any file (--slice, --view-as, --json...).
+--tensor NAME --dequantize shows a quantized GGUF tensor (Q4_0, Q8_0, Q4_K...) as the float32
+values llama.cpp's reference dequantizer gives (a budget-checked copy; --shape and --slice apply).
 
 Values starting with "-" may follow --shape and --slice directly (--shape -1,4).
 Errors print one "error: ..." line on stderr and exit with status 2.
@@ -162,6 +164,9 @@ def build_parser(prog: str = "tensor-inspect") -> OneLineErrorParser:
     containers.add_argument("--tensor", metavar="NAME",
                             help="show the tensor of this exact name (see --list); --dtype, "
                                  "--offset, --shape... given too override the container's values")
+    containers.add_argument("--dequantize", action="store_true",
+                            help="with --tensor: show a quantized GGUF tensor's float32 values "
+                                 "(a copy made by the gguf package) instead of its raw blocks")
     return parser
 
 
@@ -458,6 +463,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: --limit {args.limit} is negative (use 0 or more)", file=sys.stderr)
         return 2
     try:
+        if args.dequantize and args.tensor is None:
+            raise ContainerError("--dequantize needs --tensor NAME (the quantized GGUF tensor to "
+                                 "dequantize; --list shows the names)", field="tensor")
         if (args.list or args.tensor is not None) and len(args.files) != 1:
             raise ContainerError(f"--list and --tensor take one container file, not "
                                  f"{len(args.files)} (name one file)", field="files")
@@ -476,7 +484,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 entry = find_entry(_listing_of(pipeline.source), args.tensor)
                 params = entry.params_over(params)
             # "view as" converts only the printed values: run without it, convert while printing.
-            result = pipeline.run(dataclasses.replace(params, view_as=None), spec)
+            if args.dequantize:
+                result = _run_dequantized(pipeline, entry, parse_shape(args.shape) if args.shape else None, spec)
+            else:
+                result = pipeline.run(dataclasses.replace(params, view_as=None), spec)
             steps = list(result.steps)
             if view_as_name_given is not None and result.buffer is None:
                 raise no_tensor_buffer_error(engine_name(result.view.dtype), view_as_name_given)
@@ -495,6 +506,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 sys.stdout.write("".join(f"# {step}\n" for step in steps))
             _write(itertools.chain([first], pieces), sys.stdout)
             sys.stdout.flush()
+            if args.dequantize:
+                print(f"note: '{entry.name}' ({entry.extras['quantization']}) dequantized to float32 by the "
+                      f"gguf package: a copy of {result.view.dtype.itemsize * math.prod(entry.extras['values shape'])} "
+                      "bytes; its values are computed, not stored at a file offset", file=sys.stderr)
             for note in _notes(result, pipeline, args.tensor is not None, transposed):
                 print(f"note: {note}", file=sys.stderr)
             if entry is None and len(args.files) == 1:
@@ -511,6 +526,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {describe_error(error).message}", file=sys.stderr)
         return 2
     return 0
+
+
+def _run_dequantized(pipeline: Pipeline, entry, shape: tuple[int, ...] | None, spec) -> PipelineResult:
+    """The view of a quantized GGUF entry's float32 values (:func:`core.formats.gguf.dequantize`),
+    shaped as the entry's values (or ``shape``, the user's ``--shape``) and sliced by ``spec``.
+
+    Raises
+    ------
+    ContainerError
+        The entry is not quantized GGUF, or the gguf package is missing.
+    BudgetError
+        The float32 copy would exceed the memory budget.
+    """
+    from core.files.memory import open_memory
+    from core.formats.gguf import dequantize
+
+    values = dequantize(pipeline.source, entry)
+    return Pipeline(open_memory(values)).run(DecodeParams(shape=shape), spec)
 
 
 def _listing_of(source: FileSource) -> ContainerListing:

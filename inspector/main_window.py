@@ -108,6 +108,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.settings = settings if settings is not None else SettingsStore()
         self.document = Document(self)
+        self._other_windows: dict[int, MainWindow] = {}  # windows opened from this one, until closed
         self.display_axes = self.document.display_axes
         self._shown_paths: tuple[str, ...] = ()  # the files whose view the table shows
         self._views_cleared = False  # the files changed on disk: the views show nothing until a reload
@@ -159,6 +160,7 @@ class MainWindow(QMainWindow):
         self._add_dock("statistics", "Statistics", self.statistics_panel, Qt.RightDockWidgetArea, scroll=True)
         self.tabifyDockWidget(self.docks["plot"], self.docks["statistics"])
         self.tensors_panel = TensorsPanel(self.document)
+        self.tensors_panel.valuesComputed.connect(self._open_in_new_window)
         self._add_dock("tensors", "Tensors", self.tensors_panel, Qt.LeftDockWidgetArea)
         self.docks["tensors"].hide()  # shown while a container file is open
         self._build_compare()
@@ -414,12 +416,24 @@ class MainWindow(QMainWindow):
         return ok
 
     def open_object(self, target: object, params: DecodeParams | None = None,
-                    slice_text: str = "") -> bool:
+                    slice_text: str = "", name: str | None = None) -> bool:
         """Show an object in memory (:meth:`Document.open_object
         <inspector.state.document.Document.open_object>`, e.g. from :func:`inspector.show`);
         nothing of it is remembered in the settings."""
         self._save_decode_settings()
-        return self.document.open_object(target, params, slice_text)
+        return self.document.open_object(target, params, slice_text, name)
+
+    def _open_in_new_window(self, values: np.ndarray, name: str) -> None:
+        """An array computed from the open file (a dequantized tensor) in a window of its own,
+        deleted when closed (kept alive here until then)."""
+        window = MainWindow(self.settings)
+        window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        key = id(window)
+        self._other_windows[key] = window
+        window.destroyed.connect(lambda *_args: self._other_windows.pop(key, None))
+        window.open_object(values, name=name)
+        window.show()
+        window.raise_()
 
     def open_sample(self, params: DecodeParams | None = None, slice_text: str = "") -> bool:
         """Open the embedded sample with its preset settings (or ``params``), with a hint saying

@@ -333,6 +333,10 @@ class MainWindow(QMainWindow):
         self.restoreState(self._initial_state)
         for dock in self.docks.values():
             dock.show()
+        # ... except the panels of what is not open: the Tensors dock without a container, and
+        # the Compare docks without a B (tabbed again beside Slice and Plot when there is one).
+        self.docks["tensors"].setVisible(self.document.container is not None)
+        self._on_compare_files_changed()
         self.docks["plot"].raise_()
         self.apply_default_layout()
 
@@ -342,12 +346,10 @@ class MainWindow(QMainWindow):
         self.comparison = Comparison(self.document, self)
         self.compare_panel = ComparePanel(self.comparison)
         self.compare_plot = ComparisonPlot(self.comparison)
-        self._add_dock("compare", "Compare", self.compare_panel, Qt.LeftDockWidgetArea)
+        self._add_dock("compare", "Compare", self.compare_panel, Qt.LeftDockWidgetArea, scroll=True)
         self._add_dock("comparePlot", "Compare plot", self.compare_plot, Qt.RightDockWidgetArea)
-        self.tabifyDockWidget(self.docks["plot"], self.docks["comparePlot"])
-        self.tabifyDockWidget(self.docks["slice"], self.docks["compare"])  # the list beside the plots
         for name in ("compare", "comparePlot"):
-            self.docks[name].hide()  # shown once B is opened
+            self.docks[name].hide()  # shown once B is opened, then tabbed (see _on_compare_files_changed)
         follow_comparison(self.table_panel.model, self.comparison)
         self.compare_panel.openRequested.connect(self._on_compare_triggered)
         self.compare_panel.message.connect(self._show_status_note)
@@ -370,6 +372,12 @@ class MainWindow(QMainWindow):
         for name in ("compare", "comparePlot"):
             self.docks[name].setVisible(shown)
         if shown:
+            # Tabbed only now: a dock tabbed and hidden before the window is first shown leaves
+            # Qt a stale tab bar ("Slice | Compare") painted over the Slice dock.
+            for anchor, name in (("slice", "compare"), ("plot", "comparePlot")):
+                if self.docks[name] not in self.tabifiedDockWidgets(self.docks[anchor]) \
+                        and self.dockWidgetArea(self.docks[name]) == self.dockWidgetArea(self.docks[anchor]):
+                    self.tabifyDockWidget(self.docks[anchor], self.docks[name])
             self.docks["compare"].raise_()
             self.docks["comparePlot"].raise_()
             height = self.height()  # the list needs room: most of the left column

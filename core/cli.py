@@ -458,7 +458,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--bookmark NAME needs --session S.json (the session that holds the bookmark)")
     except SystemExit as stop:  # --help (0) or a usage error (2, already printed)
         return stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
-    if args.guess:
+    if args.guess and args.session is None:  # with --session: refused below, one error line
         return run_guess(args.files, as_json=args.json)
     if args.limit < 0:
         print(f"error: --limit {args.limit} is negative (use 0 or more)", file=sys.stderr)

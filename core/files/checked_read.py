@@ -136,7 +136,8 @@ def read_capped(path: str, cap: int, what: str = "file") -> bytes:
 
     with os.fdopen(fd, "rb", buffering=0, closefd=True) as stream:
         if info.st_size > cap:
-            raise too_big(f"{format_bytes(info.st_size)} ({info.st_size:,} bytes)")
+            shown = format_bytes(info.st_size)
+            raise too_big(shown if shown.endswith("bytes") else f"{shown} ({info.st_size:,} bytes)")
         chunks = []
         left = cap + 1
         try:

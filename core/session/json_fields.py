@@ -74,7 +74,8 @@ def json_type(value: object) -> str:
 
 
 def _refuse(where: str, wanted: str, value: object, field: str) -> SessionError:
-    return SessionError(f"{where} must be {wanted}, not {json_type(value)} {_FIX}", field=field)
+    return SessionError(f"{where or 'the whole file'} must be {wanted}, not {json_type(value)} {_FIX}",
+                        field=field)
 
 
 def check_int(value: object, where: str, minimum: int = 0, maximum: int = MAX_INT,

@@ -196,6 +196,14 @@ def _where(result: PipelineResult, index: tuple[int, ...], paths: tuple[str, ...
     return facts, f"{text} (0x{offset:x}) of {name}"
 
 
+def _dtype_text(result: PipelineResult, values: np.ndarray, view_as: str | None) -> str:
+    """The printed values' type, with the file's byte order as the plain command writes it."""
+    name = engine_name(values.dtype)
+    if view_as is not None or values.dtype.itemsize == 1:
+        return name
+    return f"{name} ({'little' if result.params.little_endian else 'big'}-endian)"
+
+
 def _check_index(mark: Bookmark, view: np.ndarray) -> tuple[int, ...]:
     index = mark.index or ()
     if len(index) != view.ndim or any(not 0 <= i < n for i, n in zip(index, view.shape)):
@@ -217,7 +225,7 @@ def _element_pieces(result: PipelineResult, mark: Bookmark, paths: tuple[str, ..
                           **facts, "note": mark.note}) + "\n"
         return
     text = value_formatter(value.dtype)(value[0])
-    yield f"bookmark: {mark.name} (element)\ndtype: {engine_name(value.dtype)}\n"
+    yield f"bookmark: {mark.name} (element)\ndtype: {_dtype_text(result, value, view_as)}\n"
     yield f"[{', '.join(map(str, index))}] = {text}   {where}\n"
     if mark.note:
         yield f"note: {mark.note}\n"
@@ -253,7 +261,7 @@ def _bytes_pieces(result: PipelineResult | None, problem: str | None, source: So
     yield data.hex(" ") + ("  ..." if len(data) < length else "") + "\n"
     if values is not None:
         text_of = value_formatter(values.dtype)
-        yield f"values ({engine_name(values.dtype)}):\n"
+        yield f"values as {_dtype_text(result, values, view_as)}:\n"  # type: ignore[arg-type]
         yield "".join(f"[{', '.join(map(str, i))}] = {text_of(v)}\n" for i, v in zip(indices, values))
     elif problem is not None:
         yield f"values: none ({problem})\n"

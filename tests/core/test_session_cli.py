@@ -115,7 +115,7 @@ def test_an_element_bookmark_with_its_own_parameters(capsys, session):
     data = str(Path(session).parent / "data.bin")
     # uint16 little-endian element 3: bytes 6 and 7 -> 0x0706 = 1798
     assert run(capsys, "--session", session, "--bookmark", "word")[1] == (
-        f"bookmark: word (element)\ndtype: uint16\n[3] = 1798   bytes 6..7 (0x6) of {data}\n")
+        f"bookmark: word (element)\ndtype: uint16 (little-endian)\n[3] = 1798   bytes 6..7 (0x6) of {data}\n")
     assert "[3] = 1543" in run(capsys, "--session", session, "--bookmark", "word", "--big-endian")[1]
 
 
@@ -130,7 +130,7 @@ def test_a_bytes_bookmark_prints_hex_and_values(capsys, session):
     data = str(Path(session).parent / "data.bin")
     assert run(capsys, "--session", session, "--bookmark", "header") == (0, (
         f"bookmark: header (bytes)\nbytes 2..4 (0x2, 3 bytes) of {data}\n02 03 04\n"
-        "values (uint8):\n[0, 2] = 2\n[0, 3] = 3\n[1, 0] = 4\nnote: magic\n"), "")
+        "values as uint8:\n[0, 2] = 2\n[0, 3] = 3\n[1, 0] = 4\nnote: magic\n"), "")
     status, out, _ = run(capsys, "--session", session, "--bookmark", "header", "--json", "--limit", "2")
     assert json.loads(out) == {
         "bookmark": "header", "kind": "bytes", "file": data, "start": 2, "length": 3, "hex": "02 03",

@@ -26,10 +26,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from core.errors import CoreError, SessionError, SourceError
 from core.files.checked_read import file_sha256, regular_file_stat
@@ -127,8 +130,24 @@ def _file_error(path: str, error: Exception) -> SessionError:
     return SessionError(message, field="session")
 
 
+def _plain(value: object) -> object:
+    """numpy scalars as Python numbers, a tuple as a list (what the GUI may hand over)."""
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return value
+
+
 def check_display(display: object, where: str = "display") -> dict[str, object]:
-    """``display`` checked: a flat dict of text keys and JSON scalars or lists of ints.
+    """``display`` checked and made plain: a flat dict of text keys and JSON scalars or lists of
+    ints (tuples become lists, numpy numbers Python numbers).
 
     Raises
     ------
@@ -140,10 +159,12 @@ def check_display(display: object, where: str = "display") -> dict[str, object]:
         raise SessionError(f"{where} must be an object of settings, not {type(display).__name__}", field="session")
     if len(display) > MAX_DISPLAY_KEYS:
         raise SessionError(f"{where} has {len(display)} settings, more than {MAX_DISPLAY_KEYS}", field="session")
-    for key, value in display.items():
+    plain = {}
+    for key, raw in display.items():
         if not isinstance(key, str) or not 0 < len(key) <= 64:
             raise SessionError(f"{where} key {key!r:.80} must be a text of 1 to 64 characters", field="session")
         place = f"{where}.{key}"
+        value = _plain(raw)
         if isinstance(value, list):
             if len(value) > MAX_DISPLAY_LIST or not all(
                     isinstance(v, int) and not isinstance(v, bool) and abs(v) <= MAX_INT for v in value):
@@ -155,10 +176,11 @@ def check_display(display: object, where: str = "display") -> dict[str, object]:
             raise SessionError(f"{place} is out of range (at most 2**63 - 1)", field="session")
         elif isinstance(value, str) and len(value) > MAX_NAME:
             raise SessionError(f"{place} is longer than {MAX_NAME} characters", field="session")
-        elif not (value is None or isinstance(value, (bool, int, float, str, list))):
+        elif not (value is None or isinstance(value, (bool, int, float, str))):
             raise SessionError(f"{place} must be a number, a text, true/false, null or a list of "
                                f"whole numbers, not {type(value).__name__}", field="session")
-    return dict(display)
+        plain[key] = value
+    return plain
 
 
 @dataclass(frozen=True)

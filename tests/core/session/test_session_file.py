@@ -314,3 +314,16 @@ def test_display_must_be_flat(folder):
         Session(files=files, params=DecodeParams(), display={"indices": [0, "1"]})
     with pytest.raises(SessionError, match=r"display\.level is nan: use a finite number"):
         Session(files=files, params=DecodeParams(), display={"level": float("nan")})
+
+
+def test_display_values_from_numpy_and_tuples_are_made_plain(folder):
+    import numpy as np
+
+    files = (capture_file(str(folder / "data.bin")),)
+    session = Session(files=files, params=DecodeParams(),
+                      display={"indices": (np.int64(0), 2), "row_axis": np.intp(1), "level": np.float32(0.5),
+                               "heat": np.bool_(True)})
+    assert session.display == {"indices": [0, 2], "row_axis": 1, "level": 0.5, "heat": True}
+    assert [type(v) for v in session.display.values()] == [list, int, float, bool]
+    save_session(session, str(folder / "s.json"))
+    assert load_session(str(folder / "s.json")).session == session

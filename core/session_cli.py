@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.dtypes.table import engine_name
-from core.errors import CoreError, SessionError, describe_error
+from core.errors import SessionError, describe_error
 from core.files.sources import Source
 from core.pipeline.pipeline import DecodeParams, PipelineResult
 from core.pipeline.view_as import no_tensor_buffer_error, view_as_target
@@ -295,7 +295,3 @@ def bookmark_pieces(result: PipelineResult | None, problem: BaseException | None
         reason = describe_error(problem).message if problem is not None else None
         yield from _bytes_pieces(result, reason, source, mark, paths, as_json, limit, view_as)
 
-
-def decode_problem(error: BaseException) -> bool:
-    """Whether a failed run may still show a bytes bookmark as hex (an engine error, not a bug)."""
-    return isinstance(error, CoreError)

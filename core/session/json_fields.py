@@ -200,9 +200,6 @@ class JsonObject:
             raise _refuse(self.place(key), "true or false", value, self.field)
         return value
 
-    def child(self, key: str) -> JsonObject:
-        return JsonObject(self.value(key), self.place(key), self._notes, self.field)
-
     def finish(self) -> None:
         """Report the keys of this object that no getter asked for (they are ignored)."""
         unknown = [key for key in self.data if key not in self._asked]

@@ -33,6 +33,7 @@ from core.formats.report import listing_json, listing_table
 from core.guess.cli import run_guess
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.pipeline.view_as import no_tensor_buffer_error, view_as_target
+from core.session_cli import add_session_options, bookmark_pieces, plan_session
 from core.slicing.expr import parse_slice
 from core.text.array_layout import layout_pieces, printed_indices
 from core.text.names import printable_name
@@ -146,8 +147,8 @@ def build_parser(prog: str = "tensor-inspect") -> OneLineErrorParser:
         prog=prog, description="Decode raw tensor files like tf.io.decode_raw and print them.",
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("files", nargs="+", metavar="FILE",
-                        help="one file, or several files forming a batch")
+    parser.add_argument("files", nargs="*", metavar="FILE",
+                        help="one file, or several files forming a batch (optional with --session)")
     add_pipeline_options(parser)
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print one JSON object (see below)")
@@ -167,6 +168,7 @@ def build_parser(prog: str = "tensor-inspect") -> OneLineErrorParser:
     containers.add_argument("--dequantize", action="store_true",
                             help="with --tensor: show a quantized GGUF tensor's float32 values "
                                  "(a copy made by the gguf package) instead of its raw blocks")
+    add_session_options(parser)
     return parser
 
 
@@ -455,14 +457,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     known = [opt for action in parser._actions for opt in action.option_strings]
     try:
         args = parser.parse_args(join_dash_values(words, known))
+        if not args.files and args.session is None:
+            parser.error("the following arguments are required: FILE")
+        if args.bookmark is not None and args.session is None:
+            parser.error("--bookmark NAME needs --session S.json (the session that holds the bookmark)")
     except SystemExit as stop:  # --help (0) or a usage error (2, already printed)
         return stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
-    if args.guess:
+    if args.guess and args.session is None:  # with --session: refused below, one error line
         return run_guess(args.files, as_json=args.json)
     if args.limit < 0:
         print(f"error: --limit {args.limit} is negative (use 0 or more)", file=sys.stderr)
         return 2
     try:
+        plan = None
+        if args.session is not None:  # the session's files, layout and slice; options override
+            plan = plan_session(args, *params_from_args(args))
+            args.files, args.tensor = list(plan.files), plan.tensor
         if args.dequantize and args.tensor is None:
             raise ContainerError("--dequantize needs --tensor NAME (the quantized GGUF tensor to "
                                  "dequantize; --list shows the names)", field="tensor")
@@ -477,17 +487,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.flush()
             return 0
         params, slice_text, view_as_name_given = params_from_args(args)
+        if plan is not None:
+            params, slice_text, view_as_name_given = plan.params, plan.slice_text, plan.view_as
         spec = parse_slice(slice_text) if slice_text is not None else None
+        mark = plan.bookmark if plan is not None and plan.bookmark is not None \
+            and plan.bookmark.kind != "region" else None
         with Pipeline(args.files) as pipeline:
             entry = None
             if args.tensor is not None:  # listed from the pipeline's own map: one open
                 entry = find_entry(_listing_of(pipeline.source), args.tensor)
                 params = entry.params_over(params)
             # "view as" converts only the printed values: run without it, convert while printing.
-            if args.dequantize:
-                result = _run_dequantized(pipeline, entry, parse_shape(args.shape) if args.shape else None, spec)
-            else:
-                result = pipeline.run(dataclasses.replace(params, view_as=None), spec)
+            try:
+                if args.dequantize:
+                    result = _run_dequantized(pipeline, entry, parse_shape(args.shape) if args.shape else None, spec)
+                else:
+                    result = pipeline.run(dataclasses.replace(params, view_as=None), spec)
+                problem = None
+            except CoreError as error:
+                if mark is None or mark.kind != "bytes":
+                    raise
+                result, problem = None, error  # a byte range still shows as hex
+            if result is None:
+                _write(bookmark_pieces(None, problem, pipeline.source, mark, args.json, args.limit,
+                                       view_as_name_given), sys.stdout)
+                for note in plan.notes:  # type: ignore[union-attr]
+                    print(f"note: {note}", file=sys.stderr)
+                return 0
             steps = list(result.steps)
             if view_as_name_given is not None and result.buffer is None:
                 raise no_tensor_buffer_error(engine_name(result.view.dtype), view_as_name_given)
@@ -497,7 +523,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                              f" -> {target} (of the printed values only)")
             transposed = bool(entry is not None and entry.extras.get("fortran_order")
                               and args.shape is None)
-            if args.json:
+            if mark is not None:  # an element or a byte range of the session's bookmark
+                pieces = bookmark_pieces(result, None, pipeline.source, mark, args.json, args.limit,
+                                         view_as_name_given)
+            elif args.json:
                 pieces = json_pieces(result, args.limit, view_as_name_given, transposed)
             else:
                 pieces = text_pieces(result, args.limit, view_as_name_given)
@@ -510,7 +539,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"note: '{entry.name}' ({entry.extras['quantization']}) dequantized to float32 by the "
                       f"gguf package: a copy of {result.view.dtype.itemsize * math.prod(entry.extras['values shape'])} "
                       "bytes; its values are computed, not stored at a file offset", file=sys.stderr)
-            for note in _notes(result, pipeline, args.tensor is not None, transposed):
+            for note in _notes(result, pipeline, args.tensor is not None, transposed) + \
+                    (list(plan.notes) if plan is not None else []):
                 print(f"note: {note}", file=sys.stderr)
             if entry is None and len(args.files) == 1:
                 note = _container_hint(pipeline.source)

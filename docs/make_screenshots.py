@@ -91,14 +91,25 @@ def iq_capture(path: Path) -> None:
     path.write_bytes((symbols * np.exp(0.1j) + noise).astype("<c8").tobytes())
 
 
+def model_outputs(path: Path) -> None:
+    """A 2-d float32 output (48 x 64) and its golden reference beside it (``golden.bin``): equal
+    up to float32 rounding noise, except a 6 x 8 patch off by up to 0.05 and one element by 0.08."""
+    y, x = np.mgrid[0:48, 0:64].astype(np.float32)
+    golden = np.sin(x / 9.0) * np.cos(y / 7.0)
+    output = golden + np.random.default_rng(3).normal(0, 2e-7, golden.shape).astype(np.float32)
+    output[20:26, 30:38] += np.linspace(0.01, 0.05, 48, dtype=np.float32).reshape(6, 8)
+    output[40, 10] = golden[40, 10] + 0.08
+    output.astype(np.float32).tofile(path)
+    golden.astype(np.float32).tofile(path.with_name("golden.bin"))
+
+
 def bookmarked_session(path: Path) -> None:
     """Sessions: a session file (written by the session engine) of the spectrogram records beside
     it, with element, region and byte-range bookmarks; opened as ``tensor-inspector S.json``."""
     sys.path.insert(0, str(ROOT))
-    from core.session.session_file import Session, capture_file, save_session
-
     from core.pipeline.pipeline import DecodeParams
     from core.session.bookmark import Bookmark
+    from core.session.session_file import Session, capture_file, save_session
 
     data = path.with_name("spectrogram.bin")
     spectrogram_records(data)
@@ -129,6 +140,7 @@ SHOTS = [
     ("rgb_frame.png", rgb_frame, ["--dtype", "uint8", "--shape", "180,240,3", "--colour", "RGB"]),
     ("chw_batch.png", chw_batch, ["--dtype", "float32", "--shape", "4,3,96,128", "--colour", "RGB"]),
     ("iq_constellation.png", iq_capture, ["--dtype", "complex64", "--complex-part", "constellation"]),
+    ("compare.png", model_outputs, ["--dtype", "float32", "--shape", "48,64", "--compare", "{dir}/golden.bin"]),
     ("bookmarks.png", bookmarked_session, []),
 ]
 
@@ -150,6 +162,7 @@ def main(names: list[str] | None = None) -> int:
                 data = Path(tmp) / (make.__name__ + getattr(make, "suffix", ".bin"))
                 make(data)
                 files = [str(data)]
+            options = [option.replace("{dir}", tmp) for option in options]
             command = [sys.executable, "-m", "inspector", *files, *options, "--screenshot", str(OUT / name)]
             subprocess.run(command, cwd=ROOT, env=env, check=True)
             print("wrote", OUT / name)

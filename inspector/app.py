@@ -36,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="plot the image in colour, channels along the last (HWC) or third from last (CHW) axis")
     parser.add_argument("--complex-part", choices=("abs", "re", "im", "phase", "dB", "I and Q", "constellation"),
                         help="what the plot shows of complex data")
+    parser.add_argument("--compare", metavar="B", nargs="+",
+                        help="compare the view with reference file(s) B (decoded with the same options; "
+                             "the worst mismatch is selected when the comparison is ready)")
     return parser
 
 
@@ -86,6 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     paths = open_startup_files(window, args.files, cli_params, slice_text)
     _apply_plot_choices(window, args.colour, args.complex_part)
     window.show()
+    if args.compare and paths:  # once the first layout is applied (queued by show()): the docks
+        from PySide6.QtCore import QTimer  # it reveals are then tabbed into place, with no stale tab bar
+
+        QTimer.singleShot(0, lambda shown=window: _compare_at_start(shown, args.compare))
     status = _screenshot(app, window, args.screenshot, paths) if args.screenshot else app.exec()
     # pyqtgraph's graphics items must be deleted while Qt is still alive, not by the
     # interpreter's final teardown (which can segfault).
@@ -139,7 +146,10 @@ def _screenshot(app, window, path: str, inspected: list[str]) -> int:
 
     timer = QElapsedTimer()
     timer.start()
-    while timer.elapsed() < 400:
+    while timer.elapsed() < 400 or (window.comparison.is_running and timer.elapsed() < 20_000):
+        app.processEvents()
+    timer.restart()
+    while timer.elapsed() < 200:  # what a finished comparison laid out last
         app.processEvents()
     data = QByteArray()
     buffer = QBuffer(data)
@@ -156,6 +166,22 @@ def _screenshot(app, window, path: str, inspected: list[str]) -> int:
         print(f"error: --screenshot: {describe_error(error).message}", file=sys.stderr)
         return 2
     return 0
+
+
+def _compare_at_start(window, paths: list[str]) -> None:
+    """``--compare B``: open B as the reference and select the worst mismatch once it is known
+    (an error, such as a missing B, is shown in the Compare dock as for File > Compare with…)."""
+    comparison = window.comparison
+
+    def select_worst(result) -> None:
+        if result is None:
+            return
+        comparison.resultChanged.disconnect(select_worst)
+        if window.compare_panel.entries:
+            window.compare_panel.visit(0)
+
+    comparison.resultChanged.connect(select_worst)
+    comparison.open_b(paths)
 
 
 def _apply_plot_choices(window, colour: str | None, complex_part: str | None) -> None:

@@ -116,6 +116,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.settings = settings if settings is not None else SettingsStore()
         self.document = Document(self)
+        self._other_windows: dict[int, MainWindow] = {}  # windows opened from this one, until closed
         self.display_axes = self.document.display_axes
         self._shown_paths: tuple[str, ...] = ()  # the files whose view the table shows
         self._views_cleared = False  # the files changed on disk: the views show nothing until a reload
@@ -169,6 +170,7 @@ class MainWindow(QMainWindow):
         self._add_dock("statistics", "Statistics", self.statistics_panel, Qt.RightDockWidgetArea, scroll=True)
         self.tabifyDockWidget(self.docks["plot"], self.docks["statistics"])
         self.tensors_panel = TensorsPanel(self.document)
+        self.tensors_panel.valuesComputed.connect(self._open_in_new_window)
         self._add_dock("tensors", "Tensors", self.tensors_panel, Qt.LeftDockWidgetArea)
         self.docks["tensors"].hide()  # shown while a container file is open
         self._build_compare()
@@ -351,6 +353,10 @@ class MainWindow(QMainWindow):
         self.restoreState(self._initial_state)
         for dock in self.docks.values():
             dock.show()
+        # ... except the panels of what is not open: the Tensors dock without a container, and
+        # the Compare docks without a B (tabbed again beside Slice and Plot when there is one).
+        self.docks["tensors"].setVisible(self.document.container is not None)
+        self._on_compare_files_changed()
         self.docks["plot"].raise_()
         self.apply_default_layout()
 
@@ -360,12 +366,10 @@ class MainWindow(QMainWindow):
         self.comparison = Comparison(self.document, self)
         self.compare_panel = ComparePanel(self.comparison)
         self.compare_plot = ComparisonPlot(self.comparison)
-        self._add_dock("compare", "Compare", self.compare_panel, Qt.LeftDockWidgetArea)
+        self._add_dock("compare", "Compare", self.compare_panel, Qt.LeftDockWidgetArea, scroll=True)
         self._add_dock("comparePlot", "Compare plot", self.compare_plot, Qt.RightDockWidgetArea)
-        self.tabifyDockWidget(self.docks["plot"], self.docks["comparePlot"])
-        self.tabifyDockWidget(self.docks["slice"], self.docks["compare"])  # the list beside the plots
         for name in ("compare", "comparePlot"):
-            self.docks[name].hide()  # shown once B is opened
+            self.docks[name].hide()  # shown once B is opened, then tabbed (see _on_compare_files_changed)
         follow_comparison(self.table_panel.model, self.comparison)
         self.compare_panel.openRequested.connect(self._on_compare_triggered)
         self.compare_panel.message.connect(self._show_status_note)
@@ -402,6 +406,12 @@ class MainWindow(QMainWindow):
         for name in ("compare", "comparePlot"):
             self.docks[name].setVisible(shown)
         if shown:
+            # Tabbed only now: a dock tabbed and hidden before the window is first shown leaves
+            # Qt a stale tab bar ("Slice | Compare") painted over the Slice dock.
+            for anchor, name in (("slice", "compare"), ("plot", "comparePlot")):
+                if self.docks[name] not in self.tabifiedDockWidgets(self.docks[anchor]) \
+                        and self.dockWidgetArea(self.docks[name]) == self.dockWidgetArea(self.docks[anchor]):
+                    self.tabifyDockWidget(self.docks[anchor], self.docks[name])
             self.docks["compare"].raise_()
             self.docks["comparePlot"].raise_()
             height = self.height()  # the list needs room: most of the left column
@@ -448,12 +458,24 @@ class MainWindow(QMainWindow):
         return ok
 
     def open_object(self, target: object, params: DecodeParams | None = None,
-                    slice_text: str = "") -> bool:
+                    slice_text: str = "", name: str | None = None) -> bool:
         """Show an object in memory (:meth:`Document.open_object
         <inspector.state.document.Document.open_object>`, e.g. from :func:`inspector.show`);
         nothing of it is remembered in the settings."""
         self._save_decode_settings()
-        return self.document.open_object(target, params, slice_text)
+        return self.document.open_object(target, params, slice_text, name)
+
+    def _open_in_new_window(self, values: np.ndarray, name: str) -> None:
+        """An array computed from the open file (a dequantized tensor) in a window of its own,
+        deleted when closed (kept alive here until then)."""
+        window = MainWindow(self.settings)
+        window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        key = id(window)
+        self._other_windows[key] = window
+        window.destroyed.connect(lambda *_args: self._other_windows.pop(key, None))
+        window.open_object(values, name=name)
+        window.show()
+        window.raise_()
 
     def open_sample(self, params: DecodeParams | None = None, slice_text: str = "") -> bool:
         """Open the embedded sample with its preset settings (or ``params``), with a hint saying

@@ -1,7 +1,7 @@
 """File > Save Session…, Open Session…, Apply Session to Other Files…, and ``tensor-inspector S.json``.
 
 The window's half of sessions (the file format and its rules are the engine's,
-the ``session_file`` module of ``core/session``). Rules:
+:mod:`core.session.session_file`, docs/sessions.md). Rules:
 
 - **Saving** captures what the window shows: the files, decode parameters (and container
   tensor), slice, display (row and column axes, fixed indices, the selected element, plot mode
@@ -16,7 +16,7 @@ the ``session_file`` module of ``core/session``). Rules:
   and the banner says so.
 - **Applying** a session to other files ("use this layout for these files") opens the chosen
   files with the session's layout, display, comparison and bookmarks
-  (``Session.with_files``).
+  (:meth:`Session.with_files <core.session.session_file.Session.with_files>`).
 - A file named on the command line is a session when its content says so
   (``"format": "tensor-inspector-session"``, :mod:`core.session.sniff`), whatever its name.
 - Every problem is shown in the session banner (``session.banner``) and never raised out of a
@@ -25,6 +25,7 @@ the ``session_file`` module of ``core/session``). Rules:
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import weakref
 from collections.abc import Sequence
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from core.errors import CoreError, SessionError, describe_error
 from core.session.placement import plain_slice_text
+from core.session.session_file import Session, capture_file, load_session, save_session
 from core.text.names import printable_name
 from inspector.panels.session_banner import SessionBanner
 from inspector.widgets.plain_text import display_name
@@ -66,16 +68,14 @@ class SessionActions(QObject):
         return self._window_ref()
 
     # ------------------------------------------------------------------ capture
-    def capture(self):
-        """The ``Session`` value of what the window shows.
+    def capture(self) -> Session:
+        """The :class:`~core.session.session_file.Session` of what the window shows.
 
         Raises
         ------
         SessionError
             Nothing is open, the view is of objects in memory, or a file cannot be recorded.
         """
-        from core.session.session_file import Session, capture_file
-
         window = self._window
         document = window.document
         if not document.paths or not document.on_disk:
@@ -129,8 +129,6 @@ class SessionActions(QObject):
 
     def save(self, path: str) -> bool:
         """Write the session of what the window shows to ``path``; False (banner) on failure."""
-        from core.session.session_file import save_session
-
         try:
             session = self.capture()
             save_session(session, path)
@@ -152,8 +150,6 @@ class SessionActions(QObject):
     def open_session(self, path: str) -> bool:
         """Open session ``path`` (module rules); False when it could not be opened (the banner
         says why, the window keeps what it showed)."""
-        from core.session.session_file import load_session
-
         name = display_name(path)
         try:
             loaded = load_session(path)
@@ -204,8 +200,6 @@ class SessionActions(QObject):
     def apply_to_files(self, session_path: str, files: Sequence[str]) -> bool:
         """Open ``files`` with the layout, display, comparison and bookmarks of session
         ``session_path`` (its own files need not exist); False (banner) on failure."""
-        from core.session.session_file import load_session
-
         name = display_name(session_path)
         try:
             loaded = load_session(session_path, check_hashes=False)
@@ -222,8 +216,8 @@ class SessionActions(QObject):
         return True
 
     # ------------------------------------------------------------------ restore
-    def restore(self, session) -> bool:
-        """Show ``session`` (a ``Session`` value whose files exist):
+    def restore(self, session: Session) -> bool:
+        """Show ``session`` (a :class:`~core.session.session_file.Session` whose files exist):
         files with its parameters and slice, then display, comparison and bookmarks."""
         window = self._window
         paths = [record.path for record in session.files]
@@ -283,7 +277,5 @@ class SessionActions(QObject):
             self._window.statusBar().showMessage(text, 8000)
 
 
-def _without_comparison(session):
-    import dataclasses
-
+def _without_comparison(session: Session) -> Session:
     return dataclasses.replace(session, comparison=None)

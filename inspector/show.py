@@ -40,7 +40,8 @@ _open_windows: dict[int, Any] = {}  # the windows show() opened, until each is d
 
 
 def show(obj: object, *, block: bool | None = None, slice: str = "",
-         settings: SettingsStore | None = None, **decode_options: Any) -> ShowHandle:
+         settings: SettingsStore | None = None, name: str | None = None,
+         **decode_options: Any) -> ShowHandle:
     """Open a window on ``obj`` and return its handle.
 
     Parameters
@@ -58,6 +59,8 @@ def show(obj: object, *, block: bool | None = None, slice: str = "",
         A slice expression such as ``"[1:, ::2]"`` ("" the whole tensor).
     settings
         Where the window keeps its layout and display options (default: the application's).
+    name
+        The title for a single buffer (default: its kind, type and shape).
     **decode_options
         :class:`core.DecodeParams` fields: ``dtype``, ``little_endian``, ``fixed_length``,
         ``offset``, ``record_size``, ``length``, ``shape``, ``view_as``, ...
@@ -94,7 +97,7 @@ def show(obj: object, *, block: bool | None = None, slice: str = "",
     _open_windows[key] = window
     window.destroyed.connect(lambda *_args: _open_windows.pop(key, None))
     handle = ShowHandle(window)
-    window.open_object(obj, params, slice)
+    window.open_object(obj, params, slice, name)
     window.show()
     window.raise_()
     error = window.document.exception

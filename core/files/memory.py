@@ -80,9 +80,12 @@ class MemorySource(Source):
     header_kind = "array's dtype and shape"
 
     def __init__(self, target: object, offset: int | None = None,
-                 record_size: int | None = None) -> None:
+                 record_size: int | None = None, name: str | None = None) -> None:
         buffers = _buffers_of(target)
+        if name is not None and len(buffers) == 1:
+            buffers = [(name, *buffers[0][1:])]
         self.objects = target
+        self.name = name
         self._data = [data for _, data, _ in buffers]
         self.paths = tuple(name for name, _, _ in buffers)
         serial = next(_serials)
@@ -97,14 +100,14 @@ class MemorySource(Source):
 
     def reopen(self) -> MemorySource:
         """A new source over the same objects (their current bytes) with the same defaults."""
-        return MemorySource(self.objects, offset=self.offset, record_size=self.record_size)
+        return MemorySource(self.objects, offset=self.offset, record_size=self.record_size, name=self.name)
 
     def __repr__(self) -> str:
         return f"MemorySource({list(self.paths)!r})"
 
 
 def open_memory(target: object, *, offset: int | None = None,
-                record_size: int | None = None) -> MemorySource:
+                record_size: int | None = None, name: str | None = None) -> MemorySource:
     """Open an object in memory as a source of ``decode_raw`` elements (rules: module docstring).
 
     Parameters
@@ -114,6 +117,9 @@ def open_memory(target: object, *, offset: int | None = None,
         ``.numpy()``.
     offset, record_size
         Defaults for :meth:`~core.files.sources.Source.layout`, validated now.
+    name
+        What the window and messages call a single buffer (e.g. ``"q8 (Q8_0, dequantized)"``);
+        None: its kind, type and shape (``<numpy float32 (2, 64)>``).
 
     Raises
     ------
@@ -124,7 +130,7 @@ def open_memory(target: object, *, offset: int | None = None,
     BudgetError
         A non-contiguous array too large to copy.
     """
-    return MemorySource(target, offset=offset, record_size=record_size)
+    return MemorySource(target, offset=offset, record_size=record_size, name=name)
 
 
 # ----------------------------------------------------------------------------- conversion

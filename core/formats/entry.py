@@ -11,7 +11,6 @@ why it cannot be shown and what to do.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING
 from core.dtypes.table import resolve_dtype
 from core.errors import ContainerError, CoreError
 from core.pipeline.pipeline import DecodeParams
-from core.text.names import printable_name
+from core.text.names import closest_names, printable_name
 
 if TYPE_CHECKING:
     from core.formats.reader import HeaderReader
@@ -197,7 +196,7 @@ def find_entry(listing: ContainerListing, name: str) -> TensorEntry:
         if entry.name == name:
             return entry
     names = [e.name for e in listing.entries]
-    close = difflib.get_close_matches(name, names, n=5, cutoff=0.4)
+    close = closest_names(name, names)
     hint = ("closest: " + ", ".join(repr(n) for n in close)) if close else \
         f"it has {len(names)} tensors; list them with --list"
     raise ContainerError(

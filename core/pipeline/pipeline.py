@@ -27,13 +27,12 @@ import dataclasses
 import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from core.budget import check_copy_budget
 from core.decode.decode_raw import check_fixed_length, decode_raw
-from core.decode.reshape import parse_shape, resolve_shape
+from core.decode.reshape import resolve_shape
 from core.dtypes.table import (
     check_padded_type,
     engine_name,
@@ -42,196 +41,19 @@ from core.dtypes.table import (
     tf_name,
     type_row,
 )
-from core.errors import CoreError, DecodeError, SourceError
+from core.errors import DecodeError, SourceError
 from core.files.memory import is_in_memory, open_memory
 from core.files.npy_header import opaque_type_error
-from core.files.sources import MappedRange, Source, SourceLayout, open_source
+from core.files.sources import Source, SourceLayout, open_source
 from core.pipeline.byte_map import ByteMap, address_of, buffer_range_contains
+from core.pipeline.params import DecodeParams
+from core.pipeline.result import PipelineResult
 from core.pipeline.steps import copy_reason, decode_step, source_step
 from core.pipeline.view_as import no_tensor_buffer_error, view_as, view_as_name
-from core.scan.blocks import DEFAULT_MAX_SPAN, BlockReader
+from core.scan.blocks import BlockReader
 from core.tflite.tensor_buffer import TensorBuffer
 
-__all__ = ["DecodeParams", "Pipeline", "PipelineResult"]
-
-
-@dataclass(frozen=True)
-class DecodeParams:
-    """Every parameter of one decode, validated by :meth:`Pipeline.run` (frozen, hashable).
-
-    Attributes
-    ----------
-    dtype
-        ``out_type`` name (:mod:`core.dtypes.table`); None: the ``.npy`` header's dtype, else uint8.
-    little_endian
-        None: the ``.npy`` header's byte order, else True.
-    fixed_length
-        ``decode_raw``'s ``fixed_length`` (pads or truncates every element).
-    offset
-        Bytes to skip in every file; None: each ``.npy`` file's data offset, else 0.
-    record_size
-        Bytes per element; None: the whole remainder of each file is one element.
-    length
-        Bytes of data after ``offset`` in every file (a tensor inside a container file is an
-        offset and a length); None: to the end of the file, or the ``.npy`` header's data.
-    shape
-        Target shape (one -1 allowed; text such as ``"4,-1"`` is parsed); None: the ``.npy``
-        header's shape when it fits, else the decode output shape.
-    view_as
-        TensorBuffer "view as" type (docs/semantics.md §6): the view's values as ``TensorBuffer.create_from``
-        into that :class:`~core.dtypes.data_type.DataType` would give them (e.g. ``"uint8"`` to see
-        what a TFLite model's UINT8 input receives). None: as decoded.
-    extended_types
-        Offer the types beyond TF (uint32/uint64, float8, int4/uint4, int24/uint24;
-        docs/semantics.md §2a).
-    elements
-        Explicit ``(offset, length)`` byte ranges in one file forming a batch of strings of
-        input shape ``(n,)``, as ``tf.data`` hands a container's strings to ``decode_raw`` (a
-        TFRecord feature across records); ``offset``, ``length`` and ``record_size`` stay None.
-        Evenly spaced equal-length elements are a strided view of the map; others are gathered
-        into one copy (budget-checked). None: the elements come from offset/length/records.
-    """
-
-    dtype: str | None = None
-    little_endian: bool | None = None
-    fixed_length: int | None = None
-    offset: int | None = None
-    record_size: int | None = None
-    shape: tuple[int, ...] | None = None
-    view_as: str | None = None
-    extended_types: bool = True
-    length: int | None = None
-    elements: tuple[tuple[int, int], ...] | None = None
-
-    def __post_init__(self) -> None:
-        if self.elements is not None and not isinstance(self.elements, tuple):
-            object.__setattr__(self, "elements", tuple(tuple(pair) for pair in self.elements))
-        if isinstance(self.shape, str):
-            object.__setattr__(self, "shape", parse_shape(self.shape))
-        elif self.shape is not None and not isinstance(self.shape, tuple):
-            object.__setattr__(self, "shape", tuple(self.shape))
-
-
-@dataclass(frozen=True, eq=False)
-class PipelineResult:
-    """Everything one run produced. Arrays are views unless ``zero_copy`` is False.
-
-    Attributes
-    ----------
-    params
-        The parameters with defaults filled in (dtype, byte order, offset when one value
-        applies to all files, shape).
-    input_shape
-        Shape of the string tensor fed to ``decode_raw`` (elements, not bytes).
-    element_length
-        Bytes per input element before ``fixed_length`` (the longest when files differ).
-    decoded
-        ``decode_raw``'s output (made contiguous, i.e. copied, if the target shape needed it).
-    tensor
-        ``decoded`` with the target shape (a view of it).
-    view
-        ``slice_spec.apply(tensor)`` (a view), or ``tensor``.
-    trailing_bytes
-        Per file, bytes no element covers (after the last whole record, or after a ``.npy``
-        file's data).
-    zero_copy
-        True when the view is a view of the file map (no byte was copied).
-    steps
-        One human-readable line per step: source, decode, reshape, slice.
-    from_header
-        Names of the :class:`DecodeParams` fields left None whose value in :attr:`params` was
-        taken from the files' header (a ``.npy`` header: ``"dtype"``, ``"little_endian"``,
-        ``"offset"``, ``"shape"``), as opposed to the user's value or a built-in default. A GUI
-        shows these values in the empty fields, marked as coming from the header.
-    transposed
-        True when the shape came from a Fortran-order ``.npy`` header: the tensor is the
-        C-order reading of its bytes, the transpose of what ``np.load`` returns.
-    """
-
-    params: DecodeParams
-    input_shape: tuple[int, ...]
-    element_length: int
-    decoded: np.ndarray
-    tensor: np.ndarray
-    view: np.ndarray
-    trailing_bytes: tuple[int, ...]
-    zero_copy: bool
-    steps: tuple[str, ...]
-    byte_map: ByteMap | None = field(default=None, repr=False)
-    sliced: np.ndarray | None = field(default=None, repr=False)
-    buffer: TensorBuffer | None = field(default=None, repr=False)
-    mapped_ranges: tuple[MappedRange, ...] = field(default=(), repr=False)
-    from_header: frozenset[str] = frozenset()
-    transposed: bool = False
-
-    def block_reader(self, max_span: int = DEFAULT_MAX_SPAN) -> BlockReader:
-        """A new :class:`core.scan.blocks.BlockReader` over the files' maps.
-
-        Bulk reads of :attr:`view` (statistics, export, overviews, conversions) go through one,
-        so a file truncated meanwhile is reported instead of crashing the process. A reader
-        reuses one buffer: use each from one thread.
-        """
-        return BlockReader(self.mapped_ranges, max_span)
-
-    def byte_offset(self, view_index: tuple[int, ...] | int) -> tuple[int, int, int]:
-        """Where ``view[view_index]`` comes from: ``(file_index, byte_offset, nbytes)``.
-
-        ``byte_offset`` is the offset in that file of the element's first byte; ``nbytes`` is the
-        number of its bytes that exist in the file: the item size, fewer when the element
-        reaches into ``fixed_length`` zero padding, 0 when it is entirely padding (the offset is
-        then where it would have been). Negative indices count from the end, as in numpy.
-
-        Raises
-        ------
-        IndexError
-            The index is out of range for ``view``.
-        CoreError
-            The slice spec returned a copy instead of a view (``field="slice"``).
-        """
-        return self._require_map().locate(self._located_view, view_index)
-
-    def nibble(self, view_index: tuple[int, ...] | int) -> str | None:
-        """Which half of the byte :meth:`byte_offset` names holds ``view[view_index]``: ``"low"``
-        or ``"high"`` for int4/uint4 (two values per byte, low nibble first, docs/semantics.md
-        §2a), None for every other type.
-
-        Raises
-        ------
-        IndexError
-            The index is out of range for ``view``.
-        CoreError
-            The slice spec returned a copy (``field="slice"``).
-        """
-        return self._require_map().nibble(self._located_view, view_index)
-
-    def element_at_byte(self, file_index: int, byte_offset: int) -> tuple[int, ...] | None:
-        """Index in ``view`` of the element containing a byte of a file, or None if no element
-        of the view holds that byte (header, trailing bytes, truncated or sliced away).
-
-        Raises
-        ------
-        IndexError
-            ``file_index`` is out of range.
-        """
-        byte_map = self._require_map()
-        address = byte_map.address_of_byte(file_index, byte_offset)
-        if address is None:
-            return None
-        return byte_map.index_of(self._located_view, address)
-
-    @property
-    def _located_view(self) -> np.ndarray:
-        """The sliced view before any "view as" conversion (it shares memory with the map)."""
-        return self.view if self.sliced is None else self.sliced
-
-    def _require_map(self) -> ByteMap:
-        if self.byte_map is None:
-            raise CoreError(
-                "the slice returned a copy, so its elements have no byte offsets (use a slice "
-                "spec whose apply() returns a view)",
-                field="slice",
-            )
-        return self.byte_map
+__all__ = ["DecodeParams", "Pipeline", "PipelineResult"]  # the two values live in params/result
 
 
 class Pipeline:

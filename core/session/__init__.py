@@ -1,6 +1,16 @@
-"""Sessions and bookmarks: what a user found in a file, named, saved and shared.
+"""Sessions and bookmarks: what a user found in a file, named, saved and shared (docs/sessions.md).
 
-``bookmark`` holds the :class:`Bookmark` value (an element, a region of elements or a byte
-range, with a note and a colour). Everything here is pure data and file rules; it may import
-``core.pipeline``, ``core.slicing``, ``core.errors`` and the standard library, never Qt.
+- ``bookmark``: the :class:`Bookmark` value (an element, a region of elements or a byte range,
+  with a note and a colour) and its JSON object;
+- ``records``: :class:`Session` and :class:`SessionFile`, the values, and ``capture_file``;
+- ``json_fields``: typed reading of untrusted JSON fields, DecodeParams as JSON;
+- ``document``: the session file's JSON document both ways, and ``save_session``;
+- ``loading``: ``load_session`` (hostile input refused, missing and changed files reported);
+- ``session_file``: the public names above in one module;
+- ``placement``: where bookmarks lie in the view on screen (the window's marks, docs/bookmarks.md);
+- ``sniff``: whether a file is a session, told by its content.
+
+Everything here is pure data and file rules, never Qt. May import ``core.errors``,
+``core.dtypes``, ``core.files`` (the checked reads and atomic writes), ``core.pipeline``,
+``core.slicing``, ``core.text`` and the standard library.
 """

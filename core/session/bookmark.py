@@ -11,6 +11,10 @@ Rules
 - ``params`` are the decode parameters in effect when the bookmark was made (None: whatever is
   in effect when it is chosen); ``tensor`` names the container entry they came from, if any.
 - ``colour`` is ``"#rrggbb"``. Bookmarks are immutable; edit with :func:`dataclasses.replace`.
+- In a session file (docs/sessions.md) a bookmark is a JSON object keyed by these field names:
+  ``name``, ``kind``, ``file_index``, ``slice_text``, ``note``, ``colour`` always; ``params``
+  (:func:`core.session.json_fields.params_to_json`), ``tensor``, ``index`` (a list) and
+  ``byte_range`` (``[start, length]``) only when not None.
 """
 
 from __future__ import annotations
@@ -20,6 +24,17 @@ from dataclasses import dataclass
 
 from core.errors import SessionError
 from core.pipeline.pipeline import DecodeParams
+from core.session.json_fields import (
+    MAX_DIMS,
+    MAX_NAME,
+    MAX_TEXT,
+    JsonObject,
+    check_int,
+    check_ints,
+    check_str,
+    params_from_json,
+    params_to_json,
+)
 
 BOOKMARK_KINDS = ("element", "region", "bytes")
 DEFAULT_COLOUR = "#e6a700"
@@ -66,3 +81,61 @@ class Bookmark:
             raise SessionError(f"Bookmark {self.name!r}: only a bytes bookmark has a byte range.")
         if self.file_index < 0:
             raise SessionError(f"Bookmark {self.name!r}: file index {self.file_index} is negative.")
+
+    def to_json(self) -> dict[str, object]:
+        """This bookmark as a JSON object (keys in field order; None fields left out)."""
+        out: dict[str, object] = {"name": self.name, "kind": self.kind, "file_index": self.file_index}
+        if self.params is not None:
+            out["params"] = params_to_json(self.params)
+        if self.tensor is not None:
+            out["tensor"] = self.tensor
+        out["slice_text"] = self.slice_text
+        if self.index is not None:
+            out["index"] = list(self.index)
+        if self.byte_range is not None:
+            out["byte_range"] = list(self.byte_range)
+        out["note"] = self.note
+        out["colour"] = self.colour
+        return out
+
+    @classmethod
+    def from_json(cls, data: object, where: str = "bookmark", notes: list[str] | None = None) -> Bookmark:
+        """The bookmark a JSON object describes (the inverse of :meth:`to_json`).
+
+        Parameters
+        ----------
+        data
+            The parsed JSON value.
+        where
+            Its place in the session file, for messages (``"bookmarks[2]"``).
+        notes
+            Receives one line per unknown key (ignored).
+
+        Raises
+        ------
+        SessionError
+            ``field="bookmark"``: not an object, a missing ``name`` or ``kind``, a field of the
+            wrong type or range, or a combination the rules above refuse.
+        """
+        obj = JsonObject(data, where, notes, field="bookmark")
+        params = obj.value("params", None)
+        values = dict(
+            name=obj.get("name", check_str),
+            kind=obj.get("kind", check_str),
+            file_index=obj.get("file_index", check_int, 0),
+            params=None if params is None else params_from_json(params, obj.place("params"), notes, "bookmark"),
+            tensor=obj.get("tensor", check_str, None, nullable=True),
+            slice_text=obj.get("slice_text", check_str, "", limit=MAX_TEXT),
+            index=obj.get("index", check_ints, None, nullable=True, limit=MAX_DIMS),
+            byte_range=obj.get("byte_range", check_ints, None, nullable=True, limit=2),
+            note=obj.get("note", check_str, "", limit=MAX_TEXT),
+            colour=obj.get("colour", check_str, DEFAULT_COLOUR, limit=MAX_NAME),
+        )
+        if values["byte_range"] is not None and len(values["byte_range"]) != 2:
+            raise SessionError(f"{obj.place('byte_range')} must be a [start, length] pair "
+                               "(fix the session file by hand, or save the session again)", field="bookmark")
+        obj.finish()
+        try:
+            return cls(**values)
+        except SessionError as error:
+            raise SessionError(f"{where}: {error.message}", field="bookmark") from None

@@ -6,14 +6,19 @@ step) or move a terminal's cursor. :func:`printable_name` writes every control c
 categories Cc, Cf, Zl, Zp) as a Python-style escape (``\\n``, ``\\t``, ``\\x1b``, ``\\u2028``);
 every other character, including non-ASCII letters, is kept. Names that need no escaping are
 returned unchanged, so ordinary output is unaffected.
+
+:func:`closest_names` is the one rule for "no such name, did you mean ...": a container's
+tensors (``--tensor``) and a session's bookmarks (``--bookmark``).
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import unicodedata
+from collections.abc import Sequence
 
-__all__ = ["printable_name"]
+__all__ = ["closest_names", "printable_name"]
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -35,3 +40,8 @@ def _escape(ch: str) -> str:
         code = ord(ch)
         return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
     return ch
+
+
+def closest_names(name: str, names: Sequence[str], count: int = 5) -> list[str]:
+    """Up to ``count`` of ``names`` most like ``name``, best first (``difflib``, cutoff 0.4)."""
+    return difflib.get_close_matches(name, list(names), n=count, cutoff=0.4)

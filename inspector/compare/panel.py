@@ -13,12 +13,13 @@ Rules
   / :meth:`ComparePanel.previous_mismatch` (F8 / Shift+F8 in the window), selects its element
   of A in the document, so the table, the plot, the hex view and the data inspector follow.
 - ``compare.bBytes`` tells where B's element that meets the selected element of A lies in B's
-  files (B's byte map), and both values.
+  files (B's byte map), and both values; ``compare.hexB`` shows B's file there with those bytes
+  highlighted, as the Bytes dock highlights A's (both byte ranges on screen at once).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -43,6 +44,7 @@ from core.compare.rules import default_tolerances
 from core.dtypes.table import ENGINE_TYPES
 from core.errors import ErrorReport, describe_error
 from core.text.number_format import format_value
+from inspector.bytes.hex_view import HexView
 from inspector.state.comparison import NAN_POLICIES, QUANTITIES, Comparison
 from inspector.widgets import palette
 from inspector.widgets.int_field import IntField
@@ -105,11 +107,11 @@ class ComparePanel(QWidget):
         self.b_offset.setPlaceholderText("(A's offset)")
         self.b_offset.setToolTip("Bytes to skip in B's files (a header); empty: A's offset")
         override_row = QHBoxLayout()
-        override_row.addWidget(QLabel("B type"))
-        override_row.addWidget(self.b_dtype)
-        override_row.addWidget(self.b_byte_order)
-        override_row.addWidget(QLabel("offset"))
-        override_row.addWidget(self.b_offset, 1)
+        override_row.addWidget(self.b_dtype, 1)
+        override_row.addWidget(self.b_byte_order, 1)
+        for combo in (self.b_dtype, self.b_byte_order):  # narrow docks: the combos shrink, not the window
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(8)
 
         self.rtol = QLineEdit()
         self.rtol.setObjectName("compare.rtol")
@@ -157,7 +159,8 @@ class ComparePanel(QWidget):
         self.show_combo.setToolTip("What the table shows while B is open")
 
         form = QFormLayout()
-        form.addRow(override_row)
+        form.addRow("B type", override_row)
+        form.addRow("B offset", self.b_offset)
         form.addRow(tolerance_row)
         form.addRow(rule_row)
         form.addRow(shift_row)
@@ -217,6 +220,11 @@ class ComparePanel(QWidget):
         self.b_bytes.setWordWrap(True)
         self.b_bytes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         make_plain(self.b_bytes)
+        self.hex_b = HexView()
+        self.hex_b.setObjectName("compare.hexB")
+        self.hex_b.setToolTip("B's bytes: the element of B that meets the selected element of A is highlighted")
+        self.hex_b.setMinimumSize(0, 0)  # the dock decides; the view scrolls sideways
+        self.hex_b.setMaximumHeight(7 * self.hex_b.fontMetrics().height() + 12)
         self.copy_button = QPushButton("Copy as numpy code")
         self.copy_button.setObjectName("compare.copyCode")
         self.copy_button.setToolTip("numpy code that reproduces this comparison, to the clipboard")
@@ -232,6 +240,7 @@ class ComparePanel(QWidget):
         layout.addLayout(list_row)
         layout.addWidget(self.mismatches, 1)
         layout.addWidget(self.b_bytes)
+        layout.addWidget(self.hex_b)
         layout.addWidget(self.copy_button)
 
         self.open_button.clicked.connect(self.openRequested)
@@ -267,6 +276,28 @@ class ComparePanel(QWidget):
         self._show_error(comparison.error)
 
     # ------------------------------------------------------------------ public actions
+    # ------------------------------------------------------------------ height
+    def _keep_wrapped_text_whole(self) -> None:
+        """In a short dock the panel scrolls (its scroll area) instead of cutting its wrapped
+        labels (rule, figures, B's bytes) to one line: its minimum height is the height its
+        layout needs at its current width."""
+        layout = self.layout()
+        if layout is None or not layout.hasHeightForWidth():
+            return
+        needed = layout.totalHeightForWidth(self.width())
+        if needed > 0 and needed != self.minimumHeight():
+            self.setMinimumHeight(needed)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._keep_wrapped_text_whole()
+
+    def event(self, event) -> bool:
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest:  # a label's text changed its line count
+            self._keep_wrapped_text_whole()
+        return handled
+
     @property
     def entries(self) -> tuple[Mismatch, ...]:
         """The list's entries in the chosen order (the engine's bounded list)."""
@@ -383,6 +414,8 @@ class ComparePanel(QWidget):
             self.files_label.setToolTip("")
         self.close_button.setEnabled(bool(paths))
         self.copy_button.setEnabled(bool(paths))
+        self.hex_b.set_reader(self._comparison.b_bytes if paths else None)
+        self.hex_b.setVisible(bool(paths))
 
     def _show_settings(self) -> None:
         self._updating = True
@@ -461,6 +494,7 @@ class ComparePanel(QWidget):
         index_b = comparison.index_b(tuple(index)) if index is not None else None
         if index_b is None or comparison.result_b is None:
             self.b_bytes.setText("")
+            self.hex_b.clear_highlight()
             return
         where = "[" + ", ".join(str(i) for i in index_b) + "]"
         try:  # read with pread after a check of both files, never through B's map
@@ -475,6 +509,11 @@ class ComparePanel(QWidget):
             last = offset + max(nbytes, 1) - 1
             text += f", bytes {offset:,}–{last:,} (0x{offset:x}–0x{last:x}) of {display_name(path)}"
         self.b_bytes.setText(text)
+        in_file = comparison.file_bytes_of_b(index_b)
+        if in_file is not None and in_file[0] < len(comparison.paths):
+            self.hex_b.highlight(in_file[0], in_file[1], max(in_file[2], 1))
+        else:
+            self.hex_b.clear_highlight()
         for row, m in enumerate(self.entries):
             if m.index_a == tuple(index):
                 self._position = row

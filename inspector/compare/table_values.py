@@ -67,8 +67,10 @@ class ComparisonValues:
         result = comparison.result
         self._largest = result.max_absolute.value if result is not None and result.max_absolute is not None else 0.0
         rules = comparison.rules
+        # Differences are written with the digits of the type they were computed in (float32
+        # differences of float32 data read 1.7881393e-07, not float64's 1.7881393432617188e-07).
         self.dtype = {"a": rules.dtype_a, "b": rules.dtype_b, "ulp": np.dtype(np.uint64)}.get(
-            self._quantity, np.dtype(np.float64))
+            self._quantity, rules.work)
         self._tiles: OrderedDict[tuple, tuple[tuple[int, ...], Window | None]] = OrderedDict()
         self.error: BaseException | None = None
 

@@ -6,17 +6,33 @@ notes), a filter box that keeps the rows whose name contains its text (case-inse
 the entry the decode parameters show selected. Choosing a row is
 :meth:`Document.choose_tensor` (undoable); a tensor that cannot be shown (compressed,
 quantized, an unsupported type) is greyed, and its note says why.
+
+A quantized GGUF tensor (Q4_0, Q8_0, Q4_K...) shows its raw blocks; *Dequantize* (enabled while
+one is the current row) opens its float32 values, computed by the gguf package
+(:func:`core.formats.gguf.dequantize`, a budget-checked copy), in a new window named after the
+tensor; the file's window stays as it is. A refusal (package missing, over budget) is shown
+under the tree.
 """
 
 from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QAbstractItemModel, QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractItemModel, QItemSelectionModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from core.budget import format_bytes
+from core.errors import CoreError, describe_error
 from core.formats.entry import ContainerListing, TensorEntry
 from core.text.names import printable_name
 from inspector.state.document import Document
@@ -166,7 +182,14 @@ class TensorsPanel(QWidget):
     ----------
     document
         The document whose container it lists and whose tensor it chooses.
+
+    Signals
+    -------
+    valuesComputed(values, name)
+        Dequantize made float32 ``values`` (a numpy array) to show under ``name``.
     """
+
+    valuesComputed = Signal(object, str)
 
     def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -185,10 +208,22 @@ class TensorsPanel(QWidget):
         self.problems.setTextFormat(Qt.PlainText)
         self.problems.setStyleSheet(palette.banner_style("warning"))
         self.problems.hide()
+        self.dequantize_button = QPushButton("Dequantize in a new window", self, objectName="tensors.dequantize")
+        self.dequantize_button.setToolTip("Open the chosen quantized GGUF tensor's float32 values "
+                                          "(computed by the gguf package) in a new window")
+        self.dequantize_button.clicked.connect(self.dequantize_current)
+        self.dequantize_button.hide()
+        self.dequantize_error = QLabel(self, objectName="tensors.dequantizeError")
+        self.dequantize_error.setWordWrap(True)
+        self.dequantize_error.setTextFormat(Qt.PlainText)
+        self.dequantize_error.setStyleSheet(palette.banner_style("error"))
+        self.dequantize_error.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.filter_edit)
         layout.addWidget(self.tree, 1)
+        layout.addWidget(self.dequantize_button)
+        layout.addWidget(self.dequantize_error)
         layout.addWidget(self.problems)
         self.filter_edit.textChanged.connect(self._on_filter)
         self.tree.selectionModel().currentRowChanged.connect(self._on_current)
@@ -207,6 +242,9 @@ class TensorsPanel(QWidget):
         self.problems.setText("\n".join(problems[:20]) + (f"\n... and {len(problems) - 20} more"
                                                             if len(problems) > 20 else ""))
         self.problems.setVisible(bool(problems))
+        self.dequantize_button.setVisible(listing is not None and any(
+            "quantization" in entry.extras for entry in listing.entries))
+        self.dequantize_error.hide()
         self._show_current()
 
     def _on_filter(self, text: str) -> None:
@@ -228,9 +266,35 @@ class TensorsPanel(QWidget):
                 selection.clearSelection()
         finally:
             selection.blockSignals(False)
+        self.dequantize_button.setEnabled(self._quantized_current() is not None)
         self.tree.viewport().update()
 
+    def _quantized_current(self) -> TensorEntry | None:
+        entry = self.model.entry(self.tree.selectionModel().currentIndex())
+        return entry if entry is not None and "quantization" in entry.extras else None
+
+    def dequantize_current(self) -> None:
+        """Open the current row's dequantized float32 values in a new window (the button)."""
+        entry = self._quantized_current()
+        pipeline = self._document.pipeline
+        if entry is None or pipeline is None:
+            return
+        from core.formats.gguf import dequantize  # the gguf package only when asked
+
+        QApplication.setOverrideCursor(Qt.WaitCursor)
+        try:
+            values = dequantize(pipeline.source, entry)
+        except CoreError as error:
+            self.dequantize_error.setText(describe_error(error).message)
+            self.dequantize_error.show()
+            return
+        finally:
+            QApplication.restoreOverrideCursor()
+        self.dequantize_error.hide()
+        self.valuesComputed.emit(values, f"{entry.name} ({entry.extras['quantization']}, dequantized)")
+
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self.dequantize_button.setEnabled(self._quantized_current() is not None)
         entry = self.model.entry(current)
         if entry is not None and entry.mappable and entry is not self._document.current_entry:
             self._document.choose_tensor(entry.name)

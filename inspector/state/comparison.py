@@ -79,6 +79,26 @@ class CompareSettings:
                              bitwise=self.bitwise, nan_policy=self.nan_policy)
 
 
+class BytesOfB:
+    """B's open files as a hex view reads them (``paths``, ``file_size``, ``bytes_at``), through
+    B's source like the document's bytes (shrink-guarded, :mod:`core.files.shrink_guard`)."""
+
+    def __init__(self, comparison: Comparison) -> None:
+        self._comparison = comparison
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return self._comparison.paths
+
+    def file_size(self, index: int) -> int:
+        pipeline = self._comparison._pipeline
+        return pipeline.source.file_size(index) if pipeline is not None else 0
+
+    def bytes_at(self, index: int, offset: int, nbytes: int) -> bytes:
+        pipeline = self._comparison._pipeline
+        return pipeline.source.bytes_at(index, offset, nbytes) if pipeline is not None else b""
+
+
 class Comparison(QObject):
     """Compare the document's view (A) with a second tensor (B) (rules: module docstring).
 
@@ -123,6 +143,7 @@ class Comparison(QObject):
         self._rules: CompareRules | None = None
         self._error: ErrorReport | None = None
         self._task: BackgroundTask | None = None
+        self._bytes_of_b = BytesOfB(self)
         # B's own change detector (A's is the document's): the same rule, the same SIGBUS guard.
         self._file_monitor = FileMonitor(self)
         self._file_monitor.changed.connect(lambda report: self._on_changed_on_disk("B", report))
@@ -323,13 +344,24 @@ class Comparison(QObject):
     def bytes_of_b(self, index_b: tuple[int, ...]) -> tuple[str, int, int] | None:
         """``(path, byte offset, nbytes)`` of B's element ``index_b`` (B's byte map), or None
         when B's view has no byte map (a slice that copied)."""
+        located = self.file_bytes_of_b(index_b)
+        return None if located is None else (self._paths[located[0]], located[1], located[2])
+
+    def file_bytes_of_b(self, index_b: tuple[int, ...]) -> tuple[int, int, int] | None:
+        """``(file index, byte offset, nbytes)`` of B's element ``index_b``, as
+        :meth:`bytes_of_b` (the file index is into :attr:`paths`)."""
         if self._result_b is None:
             return None
         try:
             file_index, offset, nbytes = self._result_b.byte_offset(index_b)
         except Exception:  # no byte map or out of range: nothing to show
             return None
-        return self._paths[file_index], offset, nbytes
+        return file_index, offset, nbytes
+
+    @property
+    def b_bytes(self) -> BytesOfB:
+        """B's files as a byte reader for a hex view (follows B as it is reopened or closed)."""
+        return self._bytes_of_b
 
     def snippet(self) -> str:
         """numpy code that reproduces the comparison (:mod:`core.compare.snippet`).

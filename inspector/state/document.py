@@ -250,14 +250,15 @@ class Document(QObject):
         return self._open_new(lambda: Pipeline(names), params, slice_text)
 
     def open_object(self, target: object, params: DecodeParams | None = None,
-                    slice_text: str = "") -> bool:
+                    slice_text: str = "", name: str | None = None) -> bool:
         """Show an object in memory (bytes, a list of bytes, a numpy array, a tensor: see
         :mod:`core.files.memory`) as :meth:`open_files` shows files; False if it cannot be shown.
 
         :attr:`paths` are then the shown names (``<bytes>``, ``<numpy float32 (3, 4)>``...) and
-        :attr:`on_disk` is False. Errors are reported as for files, through :attr:`errorChanged`.
+        :attr:`on_disk` is False (``name`` names a single buffer instead). Errors are reported
+        as for files, through :attr:`errorChanged`.
         """
-        return self._open_new(lambda: Pipeline(open_memory(target)), params, slice_text)
+        return self._open_new(lambda: Pipeline(open_memory(target, name=name)), params, slice_text)
 
     def _open_new(self, make_pipeline: Callable[[], Pipeline], params: DecodeParams | None,
                   slice_text: str) -> bool:

@@ -162,3 +162,45 @@ def test_a_container_shown_as_raw_bytes_says_how_to_open_its_tensors(tmp_path, c
     raw.write_bytes(bytes(range(16)))
     assert main([str(raw)]) == 0
     assert capsys.readouterr().err == ""
+
+
+def _quantized_gguf(tmp_path):
+    gguf = pytest.importorskip("gguf")
+    from gguf.constants import GGMLQuantizationType as Q
+
+    rows = np.linspace(-4, 4, 2 * 64, dtype=np.float32).reshape(2, 64)
+    blocks = gguf.quants.quantize(rows, Q.Q8_0)
+    path = tmp_path / "q.gguf"
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_tensor("q8", blocks, raw_dtype=Q.Q8_0)
+    writer.add_tensor("plain", np.array([1.5, 2.5], dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path, gguf.quants.dequantize(blocks, Q.Q8_0)
+
+
+def test_dequantize_shows_a_quantized_gguf_tensors_float32_values(tmp_path, capsys):
+    path, expected = _quantized_gguf(tmp_path)
+    assert main([str(path), "--tensor", "q8", "--dequantize", "--slice", "1, -3:", "--json"]) == 0
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)
+    assert document["shape"] == [3] and document["dtype"] == "float32"
+    # the shortest decimals that read back to the same float32 (the table's digits)
+    assert np.array_equal(np.array(document["values"], dtype=np.float32), expected[1, -3:])
+    # Q8_0 of a ramp ending at 4.0: the last value comes back within one step of 4/127
+    assert abs(document["values"][-1] - 4.0) < 4 / 127
+    assert "note: 'q8' (Q8_0) dequantized to float32 by the gguf package: a copy of 512 bytes" in captured.err
+    # without --dequantize the same tensor is its raw blocks: 2 rows of 2 blocks of 34 bytes
+    assert main([str(path), "--tensor", "q8", "--json", "--limit", "0"]) == 0
+    assert json.loads(capsys.readouterr().out)["shape"] == [2, 68]
+
+
+def test_dequantize_needs_a_quantized_tensor(tmp_path, capsys):
+    path, _ = _quantized_gguf(tmp_path)
+    assert main([str(path), "--dequantize"]) == 2
+    assert capsys.readouterr().err == ("error: --dequantize needs --tensor NAME (the quantized GGUF tensor "
+                                       "to dequantize; --list shows the names)\n")
+    assert main([str(path), "--tensor", "plain", "--dequantize"]) == 2
+    assert "'plain' is not a quantized GGUF tensor" in capsys.readouterr().err

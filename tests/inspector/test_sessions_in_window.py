@@ -11,8 +11,6 @@ import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QFileDialog, QFrame, QLabel
 
-pytest.importorskip("core.session.session_file")  # the engine half (branch sessioncore)
-
 from core.pipeline.pipeline import DecodeParams
 from core.session.bookmark import Bookmark
 from inspector.app import open_startup_files

@@ -186,8 +186,36 @@ def test_the_engine_alone_never_writes_either(tmp_path, sources, monkeypatch):
     assert all(how[0] == mmap.ACCESS_READ for kind, _, how in touching if kind == "mmap")
 
 
-OPENING_MODULES = ["core/files/safe_open.py", "core/files/sources.py", "core/files/shrink_guard.py"]
-"""The only modules that open or map input files (shrink_guard re-maps pages read-only)."""
+def test_sessions_never_write_the_files_they_name(tmp_path, sources, monkeypatch):
+    """Saving a session (with hashes) next to read-only inputs, loading it, running it headless
+    and printing a bookmark open the inputs for reading only; a save onto an input is refused."""
+    from core.cli import main
+    from core.errors import SessionError
+    from core.session.session_file import Bookmark, Session, capture_file, load_session, save_session
+
+    recorder = Recorder(monkeypatch)
+    folder = os.path.dirname(sources["a.bin"])
+    session = Session(files=tuple(capture_file(sources[n], hash=True) for n in ("a.bin", "b.bin")),
+                      params=DecodeParams(dtype="int16", record_size=16), slice_text="::-1",
+                      comparison={"files": [sources["grid.npy"]]},
+                      bookmarks=(Bookmark("bytes", "bytes", file_index=1, byte_range=(4, 8)),))
+    save_session(session, str(tmp_path / "s.json"))
+    for target in (sources["a.bin"], os.path.join(folder, "..", "inputs", "b.bin")):
+        with pytest.raises(SessionError, match="is the file being inspected"):
+            save_session(session, target)
+    loaded = load_session(str(tmp_path / "s.json"))
+    assert loaded.changed == () and loaded.missing == ()
+    assert main(["--session", str(tmp_path / "s.json")]) == 0
+    assert main(["--session", str(tmp_path / "s.json"), "--bookmark", "bytes"]) == 0
+    touching = recorder.on({os.path.realpath(p) for p in sources.values()})
+    assert touching and all(how & WRITE_FLAGS == 0 for kind, _, how in touching if kind == "os.open")
+    assert all(how[0] == mmap.ACCESS_READ for kind, _, how in touching if kind == "mmap")
+
+
+OPENING_MODULES = ["core/files/safe_open.py", "core/files/sources.py", "core/files/shrink_guard.py",
+                   "core/files/checked_read.py"]
+"""The only modules that open or map input files (shrink_guard re-maps pages read-only;
+checked_read hashes a file a session names)."""
 
 _FILE_CALLS = {"open", "io.open", "os.open", "os.fdopen", "os.stat", "os.lstat", "os.fstat",
                "mmap.mmap", "np.memmap", "np.fromfile", "Path.open"}

@@ -62,6 +62,33 @@ def label(window, name: str) -> str:
     return window.findChild(QLabel, name).text()
 
 
+def _visible_tab_bars(window) -> list[list[str]]:
+    from PySide6.QtWidgets import QTabBar
+
+    return sorted([bar.tabText(i) for i in range(bar.count())]
+                  for bar in window.findChildren(QTabBar) if bar.isVisible() and bar.count() > 1)
+
+
+def test_the_compare_tabs_appear_with_b_only_and_no_stale_tab_bar_remains(window, qtbot, files):
+    # A dock tabbed then hidden before the window is shown left Qt a stale "Slice | Compare"
+    # tab bar painted over the Slice dock, with no B open.
+    window.resize(1400, 860)
+    window.show()
+    qtbot.waitExposed(window)
+    assert _visible_tab_bars(window) == [["Plot", "Statistics"]]
+    compared(window, qtbot, files)
+    qtbot.waitUntil(lambda: len(_visible_tab_bars(window)) == 2)
+    assert _visible_tab_bars(window) == [["Plot", "Statistics", "Compare plot"], ["Slice", "Compare"]]
+    window.reset_layout_action.trigger()  # keeps the compare docks while B is open
+    qtbot.waitUntil(lambda: len(_visible_tab_bars(window)) == 2)
+    assert _visible_tab_bars(window) == [["Plot", "Statistics", "Compare plot"], ["Slice", "Compare"]]
+    window.comparison.close_b()
+    window.reset_layout_action.trigger()  # no B: no Compare docks, no Tensors dock
+    qtbot.waitUntil(lambda: len(_visible_tab_bars(window)) == 1)
+    assert _visible_tab_bars(window) == [["Plot", "Statistics"]]
+    assert window.docks["compare"].isHidden() and window.docks["tensors"].isHidden()
+
+
 def test_summary_in_numpys_words_and_the_docks_appear(window, qtbot, files):
     result = compared(window, qtbot, files)
     assert result.mismatched == 3
@@ -102,6 +129,28 @@ def test_next_and_previous_select_the_element_in_the_document(window, qtbot, fil
     assert window.hex_view.highlighted() == (0, 28, 4)  # A's element 7: bytes 28-31 of a.bin
 
 
+def test_both_byte_ranges_are_highlighted_a_in_the_bytes_dock_b_in_the_compare_dock(window, qtbot, tmp_path):
+    from inspector.bytes.hex_view import HexView
+
+    a, b = tmp_path / "a.bin", tmp_path / "b_with_header.bin"
+    A.tofile(a)
+    b.write_bytes(b"HEADER!!" + B.tobytes())  # B's values start at byte 8
+    assert window.open_paths([str(a)], DecodeParams(dtype="float32"))
+    hex_b = window.findChild(HexView, "compare.hexB")
+    assert hex_b is not None and not hex_b.isVisibleTo(window)  # no B yet
+    assert window.comparison.open_b([str(b)], {"offset": 8})
+    qtbot.waitUntil(lambda: window.comparison.result is not None)
+    assert window.comparison.result.mismatched == 3
+    assert hex_b.isVisibleTo(window) and hex_b.file_size() == 48
+    window.compare_panel.visit(0)  # the worst mismatch: element 7
+    assert window.hex_view.highlighted() == (0, 28, 4)  # A: bytes 28-31 of a.bin
+    assert hex_b.highlighted() == (0, 36, 4)  # B: 8 header bytes + 7 * 4
+    assert window.comparison.b_bytes.bytes_at(0, 36, 4) == np.float32(9.0).tobytes()
+    assert label(window, "compare.bBytes") == "A[7] = 7.0, B[7] = 9.0, bytes 36–39 (0x24–0x27) of b_with_header.bin"
+    window.comparison.close_b()
+    assert not hex_b.isVisibleTo(window) and hex_b.highlighted() is None
+
+
 def test_table_shows_the_difference_of_the_visible_cells(window, qtbot, files):
     compared(window, qtbot, files)
     model = window.table_panel.model
@@ -109,6 +158,8 @@ def test_table_shows_the_difference_of_the_visible_cells(window, qtbot, files):
     values = [model.data(model.index(r, 0), model.ValueRole) for r in range(10)]
     np.testing.assert_allclose(values, [0, 0, 0.5, 0, 0, 0.00099992752, 0, 2, 0, 0], rtol=1e-7)
     assert model.data(model.index(7, 0)) == "2.0"
+    # float32 differences keep float32's digits (float64's would be 0.0009999275207519531)
+    assert model.data(model.index(5, 0)) == "0.0009999275"
     # Diverging colours: a < b is blue (DIFF_BELOW side), equal cells have none.
     assert model.data(model.index(0, 0), Qt.ItemDataRole.BackgroundRole) is None
     colour = model.data(model.index(7, 0), Qt.ItemDataRole.BackgroundRole)
@@ -265,3 +316,16 @@ def test_a_shift_aligns_misaligned_bytes_and_suggest_finds_it(window, qtbot, tmp
     result = window.comparison.result
     assert (result.mismatched, result.compared) == (0, 200)
     assert label(window, "compare.summary").startswith("Mismatched elements: 0 / 200")
+
+
+def test_compare_option_at_start_opens_b_and_selects_the_worst_mismatch(window, qtbot, files):
+    from inspector.app import _compare_at_start, build_parser
+
+    assert build_parser().parse_args([files[0], "--compare", files[1]]).compare == [files[1]]
+    assert window.open_paths([files[0]], DecodeParams(dtype="float32"))
+    _compare_at_start(window, [files[1]])
+    qtbot.waitUntil(lambda: window.comparison.result is not None)
+    assert window.comparison.paths == (files[1],)
+    assert window.document.selection == (7,)  # |7 - 9| = 2, the largest difference
+    assert window.hex_view.highlighted() == (0, 28, 4)
+    assert window.compare_panel.hex_b.highlighted() == (0, 28, 4)

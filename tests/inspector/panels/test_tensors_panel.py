@@ -131,3 +131,73 @@ def test_a_tfrecord_batch_entry_is_recognised_as_the_tensor_shown(window, tmp_pa
     assert window.document.current_entry.name == "image_raw"
     assert window.document.result.view.tolist() == [list(img) for img in images]
     assert tree.selectionModel().currentIndex().row() == row
+
+
+def _gguf_with_a_quantized_tensor(tmp_path):
+    gguf = pytest.importorskip("gguf")
+    from gguf.constants import GGMLQuantizationType as Q
+
+    rows = np.linspace(-4, 4, 2 * 64, dtype=np.float32).reshape(2, 64)
+    blocks = gguf.quants.quantize(rows, Q.Q8_0)
+    path = tmp_path / "q.gguf"
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_tensor("plain", np.array([1.5, 2.5], dtype=np.float32))
+    writer.add_tensor("q8", blocks, raw_dtype=Q.Q8_0)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return str(path), gguf.quants.dequantize(blocks, Q.Q8_0)
+
+
+def test_dequantize_opens_a_quantized_tensors_values_in_a_new_window(window, qtbot, tmp_path):
+    from PySide6.QtWidgets import QPushButton
+
+    path, expected = _gguf_with_a_quantized_tensor(tmp_path)
+    assert window.open_paths([path])
+    button = window.findChild(QPushButton, "tensors.dequantize")
+    assert button.isVisibleTo(window) and not button.isEnabled()  # "plain" is shown: nothing to do
+    tree, model, root, names = _rows(window)
+    assert names == ["plain", "q8"]
+    tree.selectionModel().setCurrentIndex(model.index(1, 0, root), QItemSelectionModel.ClearAndSelect)
+    assert window.document.result.view.shape == (2, 68)  # the raw Q8_0 blocks, as stored
+    assert button.isEnabled()
+    button.click()
+    [other] = window._other_windows.values()
+    qtbot.addWidget(other)
+    assert other.isVisible() and other.document.paths == ("q8 (Q8_0, dequantized)",)
+    assert "q8 (Q8_0, dequantized)" in other.windowTitle()
+    values = other.document.result.view
+    np.testing.assert_array_equal(values, expected)
+    assert values.shape == (2, 64) and values.dtype == np.float32
+    assert window.document.result.view.shape == (2, 68)  # the file's window is unchanged
+
+
+def test_dequantize_without_the_package_says_how_to_install(window, tmp_path, monkeypatch):
+    import sys
+
+    from PySide6.QtWidgets import QLabel, QPushButton
+
+    path, _ = _gguf_with_a_quantized_tensor(tmp_path)
+    assert window.open_paths([path])
+    window.document.choose_tensor("q8")
+    monkeypatch.setitem(sys.modules, "gguf.quants", None)
+    window.findChild(QPushButton, "tensors.dequantize").click()
+    error = window.findChild(QLabel, "tensors.dequantizeError")
+    assert error.isVisibleTo(window)
+    assert error.text() == ("dequantizing 'q8' (Q8_0) needs the gguf package (pip install "
+                            "'tensor-inspector[gguf]'); its raw blocks are shown as uint8 meanwhile")
+
+
+def test_a_named_array_window_shows_its_name(qtbot, tmp_path):
+    from inspector.show import show
+
+    settings = SettingsStore(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat))
+    handle = show(np.arange(6, dtype=np.float32).reshape(2, 3), block=False, settings=settings,
+                  name="q8 (Q8_0, dequantized)")
+    try:
+        assert handle.window.document.paths == ("q8 (Q8_0, dequantized)",)
+        assert "q8 (Q8_0, dequantized)" in handle.window.windowTitle()
+        assert handle.view.tolist() == [[0, 1, 2], [3, 4, 5]]
+    finally:
+        handle.close()

@@ -40,7 +40,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QScrollArea,
     QStyle,
-    QTabBar,
     QVBoxLayout,
     QWidget,
 )
@@ -390,8 +389,8 @@ class MainWindow(QMainWindow):
         self.bookmarks_panel.set_byte_selection_source(lambda: _hex_selection(hex_view))
         self.bookmarks_panel.message.connect(self._show_status_note)
         self._add_dock("bookmarks", "Bookmarks", self.bookmarks_panel, Qt.BottomDockWidgetArea)
-        self.tabifyDockWidget(self.docks["inspector"], self.docks["bookmarks"])
-        self.docks["inspector"].raise_()
+        # Tabbed beside the data inspector by apply_default_layout: tabbed before the window is
+        # first shown, Qt leaves a stale second tab bar painted over the panels.
         follow_bookmarks_in_table(self.table_panel, self.document)
         self.plot_bookmarks = follow_bookmarks_in_plot(self.plot_panel, self.document)
         follow_bookmarks_in_hex(self.hex_view, self.document)
@@ -661,20 +660,11 @@ class MainWindow(QMainWindow):
             self.resizeDocks([decode, slice_dock], [int(height * 0.42), int(height * 0.58)], Qt.Vertical)
         self.resizeDocks([self.docks["hex"]], [int(height * 0.26)], Qt.Vertical)
         self.resizeDocks([self.docks["hex"], self.docks["inspector"]], [int(width * 0.55), int(width * 0.45)], Qt.Horizontal)
-        self._hide_stray_tab_bars()
-
-    def _hide_stray_tab_bars(self) -> None:
-        """Hide the dock tab bars Qt made while the window was built and no longer uses: they were
-        never hidden, so showing the window showed them too, as stray tabs over the panels. The
-        tab bars in use sit right under the dock of their current tab (and Qt shows the ones it
-        uses again at its next layout pass, so one hidden too early comes back)."""
-        docks = {dock.windowTitle(): dock for dock in self.docks.values()}
-        for bar in self.findChildren(QTabBar):
-            if bar.parent() is not self or bar.isHidden():
-                continue
-            dock = docks.get(bar.tabText(bar.currentIndex()))
-            if dock is None or dock.isHidden() or (bar.x(), bar.y()) != (dock.x(), dock.y() + dock.height()):
-                bar.hide()
+        inspector, bookmarks = self.docks["inspector"], self.docks["bookmarks"]
+        if bookmarks not in self.tabifiedDockWidgets(inspector) and not bookmarks.isFloating() \
+                and self.dockWidgetArea(bookmarks) == self.dockWidgetArea(inspector):
+            self.tabifyDockWidget(inspector, bookmarks)  # a tab beside the data inspector
+            inspector.raise_()
 
     def _save_decode_settings(self) -> None:
         if self.document.paths and self.document.on_disk:  # not an object in memory

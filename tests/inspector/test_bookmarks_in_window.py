@@ -200,12 +200,14 @@ def test_the_bookmarks_tab_shows_once_and_no_stray_tab_bar_is_left(window, qtbot
 
     window.resize(1280, 800)
     window.apply_default_layout()
-    qtbot.waitUntil(lambda: window.docks["inspector"].height() > 100)
-    shown = sorted(
-        tuple(bar.tabText(i) for i in range(bar.count())) for bar in window.findChildren(QTabBar)
-        if bar.parent() is window and bar.isVisible() and window.rect().contains(bar.geometry())
-    )
-    assert shown == [("Data inspector", "Bookmarks"), ("Plot", "Statistics")]
+    assert window.docks["bookmarks"] in window.tabifiedDockWidgets(window.docks["inspector"])
+
+    def shown():
+        return sorted(tuple(bar.tabText(i) for i in range(bar.count())) for bar in window.findChildren(QTabBar)
+                      if bar.isVisible() and window.rect().contains(bar.geometry()))
+
+    qtbot.waitUntil(lambda: len(shown()) == 2)
+    assert shown() == [("Data inspector", "Bookmarks"), ("Plot", "Statistics")]
 
 
 def test_a_taken_name_shows_its_suffix_when_typing_ends_and_undo_shows_at_once(window, qtbot):

@@ -75,17 +75,20 @@ def test_the_compare_tabs_appear_with_b_only_and_no_stale_tab_bar_remains(window
     window.resize(1400, 860)
     window.show()
     qtbot.waitExposed(window)
-    assert _visible_tab_bars(window) == [["Plot", "Statistics"]]
+    qtbot.waitUntil(lambda: len(_visible_tab_bars(window)) == 2)  # the default layout tabs Bookmarks
+    assert _visible_tab_bars(window) == [["Data inspector", "Bookmarks"], ["Plot", "Statistics"]]
     compared(window, qtbot, files)
-    qtbot.waitUntil(lambda: len(_visible_tab_bars(window)) == 2)
-    assert _visible_tab_bars(window) == [["Plot", "Statistics", "Compare plot"], ["Slice", "Compare"]]
+    qtbot.waitUntil(lambda: len(_visible_tab_bars(window)) == 3)
+    assert _visible_tab_bars(window) == [["Data inspector", "Bookmarks"], ["Plot", "Statistics", "Compare plot"],
+                                         ["Slice", "Compare"]]
     window.reset_layout_action.trigger()  # keeps the compare docks while B is open
-    qtbot.waitUntil(lambda: len(_visible_tab_bars(window)) == 2)
-    assert _visible_tab_bars(window) == [["Plot", "Statistics", "Compare plot"], ["Slice", "Compare"]]
+    qtbot.waitUntil(lambda: len(_visible_tab_bars(window)) == 3)
+    assert _visible_tab_bars(window) == [["Data inspector", "Bookmarks"], ["Plot", "Statistics", "Compare plot"],
+                                         ["Slice", "Compare"]]
     window.comparison.close_b()
     window.reset_layout_action.trigger()  # no B: no Compare docks, no Tensors dock
-    qtbot.waitUntil(lambda: len(_visible_tab_bars(window)) == 1)
-    assert _visible_tab_bars(window) == [["Plot", "Statistics"]]
+    qtbot.waitUntil(lambda: len(_visible_tab_bars(window)) == 2)
+    assert _visible_tab_bars(window) == [["Data inspector", "Bookmarks"], ["Plot", "Statistics"]]
     assert window.docks["compare"].isHidden() and window.docks["tensors"].isHidden()
 
 

@@ -133,7 +133,7 @@ def test_a_tfrecord_batch_entry_is_recognised_as_the_tensor_shown(window, tmp_pa
     assert tree.selectionModel().currentIndex().row() == row
 
 
-def test_dequantize_opens_a_quantized_tensors_values_in_a_new_window(window, qtbot, tmp_path):
+def test_dequantize_opens_a_quantized_tensors_values_in_a_new_window(window, qtbot, quantized_gguf):
     from PySide6.QtWidgets import QPushButton
 
     path, expected = quantized_gguf

@@ -50,3 +50,26 @@ def _destroy_top_level_widgets():
         widget.close()
         widget.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+@pytest.fixture
+def quantized_gguf(tmp_path):
+    """A GGUF file written by llama.cpp's writer holding "plain" (float32 [1.5, 2.5]) and "q8",
+    a 2 x 64 float32 ramp from -4 to 4 quantized to Q8_0; returns ``(path, q8's values as the
+    gguf package dequantizes them)``. Skips when the gguf package is missing."""
+    import numpy as np
+
+    gguf = pytest.importorskip("gguf")
+    from gguf.constants import GGMLQuantizationType as Q
+
+    rows = np.linspace(-4, 4, 2 * 64, dtype=np.float32).reshape(2, 64)
+    blocks = gguf.quants.quantize(rows, Q.Q8_0)
+    path = tmp_path / "q.gguf"
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_tensor("plain", np.array([1.5, 2.5], dtype=np.float32))
+    writer.add_tensor("q8", blocks, raw_dtype=Q.Q8_0)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return str(path), gguf.quants.dequantize(blocks, Q.Q8_0)

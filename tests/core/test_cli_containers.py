@@ -164,25 +164,8 @@ def test_a_container_shown_as_raw_bytes_says_how_to_open_its_tensors(tmp_path, c
     assert capsys.readouterr().err == ""
 
 
-def _quantized_gguf(tmp_path):
-    gguf = pytest.importorskip("gguf")
-    from gguf.constants import GGMLQuantizationType as Q
-
-    rows = np.linspace(-4, 4, 2 * 64, dtype=np.float32).reshape(2, 64)
-    blocks = gguf.quants.quantize(rows, Q.Q8_0)
-    path = tmp_path / "q.gguf"
-    writer = gguf.GGUFWriter(str(path), "llama")
-    writer.add_tensor("q8", blocks, raw_dtype=Q.Q8_0)
-    writer.add_tensor("plain", np.array([1.5, 2.5], dtype=np.float32))
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return path, gguf.quants.dequantize(blocks, Q.Q8_0)
-
-
-def test_dequantize_shows_a_quantized_gguf_tensors_float32_values(tmp_path, capsys):
-    path, expected = _quantized_gguf(tmp_path)
+def test_dequantize_shows_a_quantized_gguf_tensors_float32_values(quantized_gguf, capsys):
+    path, expected = quantized_gguf
     assert main([str(path), "--tensor", "q8", "--dequantize", "--slice", "1, -3:", "--json"]) == 0
     captured = capsys.readouterr()
     document = json.loads(captured.out)
@@ -197,8 +180,8 @@ def test_dequantize_shows_a_quantized_gguf_tensors_float32_values(tmp_path, caps
     assert json.loads(capsys.readouterr().out)["shape"] == [2, 68]
 
 
-def test_dequantize_needs_a_quantized_tensor(tmp_path, capsys):
-    path, _ = _quantized_gguf(tmp_path)
+def test_dequantize_needs_a_quantized_tensor(quantized_gguf, capsys):
+    path, _ = quantized_gguf
     assert main([str(path), "--dequantize"]) == 2
     assert capsys.readouterr().err == ("error: --dequantize needs --tensor NAME (the quantized GGUF tensor "
                                        "to dequantize; --list shows the names)\n")

@@ -16,6 +16,7 @@ import pytest
 
 import core.budget
 import core.cli
+import core.cli_printing
 import core.decode.decode_raw as decode_raw_module
 import core.scan.blocks
 from core import BudgetError, DecodeParams, Pipeline, decode_raw
@@ -87,13 +88,13 @@ def test_above_the_scan_limit_raw_bytes_stay_but_every_reader_sees_0_or_1(tmp_pa
 def converted(monkeypatch):
     """Sizes of the arrays the command converts for printing."""
     sizes: list[int] = []
-    original = core.cli.convert_array
+    original = core.cli_printing.convert_array
 
     def recording(values, source, target, **kwargs):
         sizes.append(int(np.asarray(values).size))
         return original(values, source, target, **kwargs)
 
-    monkeypatch.setattr(core.cli, "convert_array", recording)
+    monkeypatch.setattr(core.cli_printing, "convert_array", recording)
     return sizes
 
 
@@ -137,11 +138,11 @@ def test_printing_every_value_streams_in_bounded_blocks(tmp_path, monkeypatch):
     path = tmp_path / "many.bin"
     values = np.arange(50_000, dtype="<u2")
     values.tofile(path)
-    monkeypatch.setattr(core.cli, "_PRINT_CHUNK", 1000)
-    monkeypatch.setattr(core.cli, "_WRITE_BYTES", 4096)
+    monkeypatch.setattr(core.cli_printing, "_PRINT_CHUNK", 1000)
+    monkeypatch.setattr(core.cli_printing, "_WRITE_BYTES", 4096)
     blocks: list[int] = []
-    original = core.cli._Printed.convert
-    monkeypatch.setattr(core.cli._Printed, "convert",
+    original = core.cli_printing._Printed.convert
+    monkeypatch.setattr(core.cli_printing._Printed, "convert",
                         lambda self, block: blocks.append(block.size) or original(self, block))
     for json_output in (False, True):
         out = _RecordingOutput()

@@ -133,27 +133,10 @@ def test_a_tfrecord_batch_entry_is_recognised_as_the_tensor_shown(window, tmp_pa
     assert tree.selectionModel().currentIndex().row() == row
 
 
-def _gguf_with_a_quantized_tensor(tmp_path):
-    gguf = pytest.importorskip("gguf")
-    from gguf.constants import GGMLQuantizationType as Q
-
-    rows = np.linspace(-4, 4, 2 * 64, dtype=np.float32).reshape(2, 64)
-    blocks = gguf.quants.quantize(rows, Q.Q8_0)
-    path = tmp_path / "q.gguf"
-    writer = gguf.GGUFWriter(str(path), "llama")
-    writer.add_tensor("plain", np.array([1.5, 2.5], dtype=np.float32))
-    writer.add_tensor("q8", blocks, raw_dtype=Q.Q8_0)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return str(path), gguf.quants.dequantize(blocks, Q.Q8_0)
-
-
-def test_dequantize_opens_a_quantized_tensors_values_in_a_new_window(window, qtbot, tmp_path):
+def test_dequantize_opens_a_quantized_tensors_values_in_a_new_window(window, qtbot, quantized_gguf):
     from PySide6.QtWidgets import QPushButton
 
-    path, expected = _gguf_with_a_quantized_tensor(tmp_path)
+    path, expected = quantized_gguf
     assert window.open_paths([path])
     button = window.findChild(QPushButton, "tensors.dequantize")
     assert button.isVisibleTo(window) and not button.isEnabled()  # "plain" is shown: nothing to do
@@ -173,12 +156,12 @@ def test_dequantize_opens_a_quantized_tensors_values_in_a_new_window(window, qtb
     assert window.document.result.view.shape == (2, 68)  # the file's window is unchanged
 
 
-def test_dequantize_without_the_package_says_how_to_install(window, tmp_path, monkeypatch):
+def test_dequantize_without_the_package_says_how_to_install(window, quantized_gguf, monkeypatch):
     import sys
 
     from PySide6.QtWidgets import QLabel, QPushButton
 
-    path, _ = _gguf_with_a_quantized_tensor(tmp_path)
+    path, _ = quantized_gguf
     assert window.open_paths([path])
     window.document.choose_tensor("q8")
     monkeypatch.setitem(sys.modules, "gguf.quants", None)

@@ -664,7 +664,7 @@ class MainWindow(QMainWindow):
         if bookmarks not in self.tabifiedDockWidgets(inspector) and not bookmarks.isFloating() \
                 and self.dockWidgetArea(bookmarks) == self.dockWidgetArea(inspector):
             self.tabifyDockWidget(inspector, bookmarks)  # a tab beside the data inspector
-            inspector.raise_()
+            (bookmarks if len(self.document.bookmarks) else inspector).raise_()  # a session's in front
 
     def _save_decode_settings(self) -> None:
         if self.document.paths and self.document.on_disk:  # not an object in memory

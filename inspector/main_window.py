@@ -89,9 +89,10 @@ COMPACT_HEIGHT = 720
 COMPACT_WIDTH = 1200
 """Below this window width the first-run layout gives the plot less room (the table needs its own)."""
 
-_LAYOUT_VERSION = 1
-"""Version of the saved dock layout: a layout saved under other dock names (``dock_decode``
-before they became ``dock.decode``) is not restored; the first-run layout is used instead."""
+_LAYOUT_VERSION = 2
+"""Version of the saved dock layout, raised when the set of docks changes (2: the Bookmarks dock):
+a layout saved by an older version (other dock names such as ``dock_decode``, or without a dock
+of today) is not restored; the first-run layout is used instead, with every dock in its place."""
 
 #: View menu focus actions: (panel, menu text, shortcut). The table is the central widget.
 FOCUS_KEYS = (

@@ -94,6 +94,16 @@ def test_a_small_first_window_puts_decode_and_slice_in_tabs(qtbot, settings, lon
     assert decode.isVisible() and slice_dock.isVisible()
 
 
+def test_a_layout_saved_before_the_bookmarks_dock_is_not_restored(qtbot, settings, long_named_file):
+    window = open_window(qtbot, settings, [long_named_file])
+    old_state = window.saveState(1)  # version 1: saved before the Bookmarks dock existed
+    window.close()
+    settings.set_window_state(window.saveGeometry(), old_state)
+    again = MainWindow(settings)
+    qtbot.addWidget(again)
+    assert again._needs_default_layout  # the first-run layout tabs Bookmarks beside the inspector
+
+
 def test_a_layout_saved_under_the_old_dock_names_is_not_restored(qtbot, settings, long_named_file):
     window = open_window(qtbot, settings, [long_named_file])
     for dock in window.docks.values():

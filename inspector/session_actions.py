@@ -12,7 +12,8 @@ The window's half of sessions (the file format and its rules are the engine's,
   asked for once, with a file dialog per missing file (the engine then looks for the other
   missing files beside it); cancelling aborts and the session banner says why. Files that
   changed since the session was saved (size, time or content) are flagged in the session banner
-  with what changed; the session still opens. A comparison whose B files are missing is left out
+  with what changed; the session still opens. B's files that moved are asked for too; a
+  comparison whose B file is not given is left out
   and the banner says so.
 - **Applying** a session to other files ("use this layout for these files") opens the chosen
   files with the session's layout, display, comparison and bookmarks
@@ -170,9 +171,7 @@ class SessionActions(QObject):
         notes = [note.message for note in (*loaded.changed, *loaded.comparison_changed)]
         session = loaded.session
         if session.comparison is not None and loaded.comparison_missing:
-            missing = ", ".join(printable_name(session.comparison["files"][i].path) for i in loaded.comparison_missing)
-            notes.append(f"the comparison was left out: {missing} (B) not found")
-            session = _without_comparison(session)
+            session = self._locate_b_files(session, loaded.comparison_missing, path, notes)
         if not self.restore(session):
             return False
         self._window.settings.set_last_directory(os.path.dirname(os.path.abspath(path)))
@@ -183,6 +182,21 @@ class SessionActions(QObject):
         else:
             self._status(f"Opened session {name}")
         return True
+
+    def _locate_b_files(self, session: Session, missing: Sequence[int], path: str, notes: list[str]) -> Session:
+        """Ask once for each of B's files that moved (B is the comparison's reference); when one
+        is not given, the comparison is left out and ``notes`` says so (A's view still opens)."""
+        files = list(session.comparison["files"])
+        for index in missing:
+            old = getattr(files[index], "path", files[index])
+            new, _ = QFileDialog.getOpenFileName(
+                self._window, f"Where is {display_name(old)} (B, the comparison's reference) now? "
+                f"(session {display_name(path)})", os.path.dirname(path))
+            if not new:
+                notes.append(f"the comparison was left out: {printable_name(old)} (B) not found")
+                return _without_comparison(session)
+            files[index] = new
+        return dataclasses.replace(session, comparison={**session.comparison, "files": files})
 
     # ------------------------------------------------------------------ apply to other files
     def apply_dialog(self) -> None:

@@ -97,6 +97,32 @@ def test_a_moved_file_is_asked_for_once(window, files, tmp_path, monkeypatch):
     assert window.document.paths == (new,) and len(asked) == 1 and "a.bin" in asked[0]
 
 
+def test_a_moved_b_file_is_asked_for_and_cancelling_leaves_the_comparison_out(window, files, tmp_path, monkeypatch):
+    a, b = files
+    assert window.open_paths([a], CUBE)
+    assert window.comparison.open_b([b])
+    session = str(tmp_path / "s.json")
+    assert window.session_actions.save(session)
+    window.comparison.close_b()
+    window.close_file()
+    moved = tmp_path / "golden"
+    moved.mkdir()
+    new_b = str(moved / "b.bin")
+    os.rename(b, new_b)
+    asked = []
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *args, **kw: (asked.append(args[1]), (new_b, ""))[1])
+    assert window.session_actions.open_session(session)
+    assert window.document.paths == (a,) and window.comparison.paths == (new_b,)
+    assert len(asked) == 1 and "b.bin (B, the comparison's reference)" in asked[0]
+    window.comparison.close_b()
+    window.close_file()
+    os.rename(new_b, str(tmp_path / "gone.bin"))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *args, **kw: ("", ""))
+    assert window.session_actions.open_session(session)  # A still opens, without B
+    assert window.document.paths == (a,) and window.comparison.paths == ()
+    assert f"the comparison was left out: {b} (B) not found" in banner_text(window)
+
+
 def test_cancelling_the_question_aborts_with_a_clear_banner(window, files, tmp_path, monkeypatch):
     a, _b = files
     assert window.open_paths([a], CUBE)

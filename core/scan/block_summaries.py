@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from core.scan.blocks import BlockReader
-from core.scan.histogram import BinIndexer
+from core.scan.histogram import BinIndexer, FastBins
 from core.scan.parallel import read_whole
 
 __all__ = ["SUB_BLOCK", "Part", "Scratch", "finite_values", "float_values", "histogram_of_block",
@@ -65,23 +65,28 @@ class Part:
             self.finite_lo = lo if self.finite_lo is None else min(self.finite_lo, lo)
             self.finite_hi = hi if self.finite_hi is None else max(self.finite_hi, hi)
 
-    def add_values(self, values: np.ndarray, lo: float, hi: float, scratch: Scratch) -> None:
-        """Add the moments of finite ``values`` whose extremes are ``lo`` and ``hi``."""
-        count = values.size
+    def add_values(self, values: np.ndarray, lo: float, hi: float, scratch: Scratch,
+                   keep: np.ndarray | None = None, count: int | None = None) -> None:
+        """Add the moments of the finite ``values`` whose extremes are ``lo`` and ``hi``: only
+        those where ``keep`` when it is given (``count`` of them; the others may be NaN)."""
+        count = values.size if count is None else count
         if not count:
             return
         exponent = scale_exponent(lo, hi)
-        deviations = scratch.buffer(np.float64, 1)[:count]
+        deviations = scratch.buffer(np.float64, 1)[:values.size]
+        where = True if keep is None else keep
         if exponent:
             # Scaled by a power of two (exact): squares never overflow, sums stay finite.
             np.multiply(values, math.ldexp(1.0, -exponent), out=deviations, dtype=np.float64, casting="unsafe")
-            mean = float(deviations.sum()) / count
+            mean = float(np.add.reduce(deviations, where=where)) / count
             deviations -= mean
         else:
-            mean = float(values.sum(dtype=np.float64)) / count
+            mean = float(np.add.reduce(values, dtype=np.float64, where=where)) / count
             np.subtract(values, mean, out=deviations, dtype=np.float64, casting="unsafe")
-        np.square(deviations, out=deviations)
-        self._merge(count, mean, float(deviations.sum()), exponent)
+        if keep is not None:  # the masked-out values add nothing to the squares
+            np.copyto(deviations, 0.0, where=np.logical_not(keep, out=scratch.buffer(np.bool_, 1)[:values.size]))
+        # Not np.dot: OpenBLAS wakes its threads for each call, which costs more than squaring.
+        self._merge(count, mean, float(np.add.reduce(np.square(deviations, out=deviations))), exponent)
 
     def _merge(self, count: int, mean: float, m2: float, exponent: int) -> None:
         if not self._count:
@@ -198,12 +203,14 @@ def summarise_block(start: int, block: np.ndarray, kind: str, smallest_normal: f
     if kind == "table":
         _count_patterns(values, part)
         return part
-    for low in range(0, values.size, SUB_BLOCK):
-        sub = values[low:low + SUB_BLOCK]
-        if kind == "int":
-            _integer_sub_block(sub, part, scratch)
-        else:
-            _float_sub_block(float_values(sub, kind, quantity), part, smallest_normal, scratch)
+    # Arithmetic on the masked-out NaNs of a sub-block raises the invalid flag for signalling ones.
+    with np.errstate(invalid="ignore"):
+        for low in range(0, values.size, SUB_BLOCK):
+            sub = values[low:low + SUB_BLOCK]
+            if kind == "int":
+                _integer_sub_block(sub, part, scratch)
+            else:
+                _float_sub_block(float_values(sub, kind, quantity), part, smallest_normal, scratch)
     return part.close_block(start)
 
 
@@ -230,46 +237,92 @@ def _integer_sub_block(sub: np.ndarray, part: Part, scratch: Scratch) -> None:
 def _float_sub_block(v: np.ndarray, part: Part, smallest_normal: float, scratch: Scratch) -> None:
     size = v.size
     flags = scratch.buffer(np.bool_)[:size]
-    lo, hi = np.fmin.reduce(v), np.fmax.reduce(v)
-    if math.isnan(lo) or math.isnan(hi):
-        # All NaN, or a signalling NaN (raw bytes keep them), which fmin / fmax do not skip.
-        nan_mask = np.isnan(v)
-        nan = int(np.count_nonzero(nan_mask))
-        part.nan += nan
-        if nan == size:
+    if math.isnan(np.maximum.reduce(v)):  # np.maximum propagates NaN: some value is NaN
+        # Masked rather than dropped (a copy costs more than the masked steps below).
+        keep = np.equal(v, v, out=flags)  # False exactly at the NaNs (signalling ones too)
+        kept = int(np.count_nonzero(keep))
+        part.nan += size - kept
+        if not kept:
             return
-        v = v[~nan_mask]
-        lo, hi = np.fmin.reduce(v), np.fmax.reduce(v)
-    else:
-        nan = int(np.count_nonzero(np.isnan(v, out=flags)))
-        part.nan += nan
-    lo, hi = float(lo), float(hi)
-    posinf = int(np.count_nonzero(np.equal(v, np.inf, out=flags[:v.size]))) if hi == math.inf else 0
-    neginf = int(np.count_nonzero(np.equal(v, -np.inf, out=flags[:v.size]))) if lo == -math.inf else 0
-    part.posinf += posinf
-    part.neginf += neginf
+        if kept < size:
+            _non_nan_sub_block(v, keep, kept, part, smallest_normal, scratch)
+            return
+    lo, hi = float(np.minimum.reduce(v)), float(np.maximum.reduce(v))
     part.extremes(lo, hi, False)
-    # |v| < smallest normal, counted without writing |v|: below it minus at or below its negative.
-    below = np.count_nonzero(np.less(v, smallest_normal, out=flags[:v.size]))
-    near_zero = below - int(np.count_nonzero(np.less_equal(v, -smallest_normal, out=flags[:v.size])))
-    zero = int(np.count_nonzero(np.equal(v, 0, out=flags[:v.size]))) if near_zero else 0
-    part.zero += zero
-    part.subnormal += near_zero - zero
-    if nan or posinf or neginf:
-        v = finite_values(v)
+    _count_near_zero(v, lo, hi, part, smallest_normal, scratch)
+    if hi == math.inf or lo == -math.inf:
+        v = _count_infinities(v, lo, hi, part)
         if not v.size:
             return
-        lo, hi = float(np.min(v)), float(np.max(v))
+        lo, hi = float(np.minimum.reduce(v)), float(np.maximum.reduce(v))
     part.extremes(lo, hi, True)
     part.add_values(v, lo, hi, scratch)
 
 
+def _non_nan_sub_block(v: np.ndarray, keep: np.ndarray, kept: int, part: Part, smallest_normal: float,
+                       scratch: Scratch) -> None:
+    """The figures of the ``kept`` values of ``v`` where ``keep`` (the others are NaN)."""
+    lo, hi = float(np.fmin.reduce(v)), float(np.fmax.reduce(v))  # NaN skipped
+    part.extremes(lo, hi, False)
+    _count_near_zero(v, lo, hi, part, smallest_normal, scratch)
+    if hi == math.inf or lo == -math.inf:  # rare: drop NaN and Inf, then the plain path
+        v = _count_infinities(v[keep], lo, hi, part)
+        if v.size:
+            lo, hi = float(np.minimum.reduce(v)), float(np.maximum.reduce(v))
+            part.extremes(lo, hi, True)
+            part.add_values(v, lo, hi, scratch)
+        return
+    part.extremes(lo, hi, True)
+    part.add_values(v, lo, hi, scratch, keep, kept)
+
+
+def _count_near_zero(v: np.ndarray, lo: float, hi: float, part: Part, smallest_normal: float,
+                     scratch: Scratch) -> None:
+    """Zeros and subnormals of ``v`` (NaN ignored), counted only when some |v| is that small."""
+    if lo >= smallest_normal or hi <= -smallest_normal:
+        return
+    magnitudes = np.abs(v, out=scratch.buffer(v.dtype, 4)[:v.size])
+    if not np.fmin.reduce(magnitudes) < smallest_normal:  # fmin: NaN skipped
+        return
+    flags = scratch.buffer(np.bool_, 1)[:v.size]
+    near_zero = int(np.count_nonzero(np.less(magnitudes, smallest_normal, out=flags)))
+    zero = int(np.count_nonzero(np.equal(v, 0, out=flags)))
+    part.zero += zero
+    part.subnormal += near_zero - zero
+
+
+def _count_infinities(v: np.ndarray, lo: float, hi: float, part: Part) -> np.ndarray:
+    """Count the +-Inf of ``v`` (no NaN in it); its finite values."""
+    if hi == math.inf:
+        part.posinf += int(np.count_nonzero(v == math.inf))
+    if lo == -math.inf:
+        part.neginf += int(np.count_nonzero(v == -math.inf))
+    return finite_values(v)
+
+
 # ----------------------------------------------------------------------------- pass 2
 def histogram_of_block(block: np.ndarray, kind: str, exponent: int, indexer: BinIndexer,
-                       has_non_finite: bool, scratch: Scratch, quantity: str = "magnitude") -> np.ndarray:
-    """Histogram counts of one block's finite values, scaled by ``2**-exponent`` (pass 2)."""
+                       non_finite: tuple[bool, bool], scratch: Scratch, quantity: str = "magnitude",
+                       fast: FastBins | None = None) -> np.ndarray:
+    """Histogram counts of one block's finite values, scaled by ``2**-exponent`` (pass 2).
+
+    ``non_finite`` says whether the view holds NaN and whether it holds +-Inf. With ``fast``
+    (values unscaled), the bins come from :meth:`FastBins.counts`: the block's NaN and -Inf are
+    then counted in bin 0, which the caller corrects.
+    """
     values = scratch.read(block)
-    counts = np.zeros(indexer.bins, np.int64)
+    has_nan, has_infinite = non_finite
+    has_non_finite = has_nan or has_infinite
+    counts = np.zeros(indexer.bins if fast is None else indexer.bins + 1, np.int64)
+    if fast is not None:
+        work, index, flags = scratch.buffer(fast.work, 2), scratch.buffer(np.intp), scratch.buffer(np.bool_)
+        with np.errstate(invalid="ignore"):  # NaNs are binned, then removed (signalling ones raise)
+            for low in range(0, values.size, SUB_BLOCK):
+                sub = values[low:low + SUB_BLOCK]
+                if kind != "int":
+                    sub = float_values(sub, kind, quantity)
+                counts += fast.counts(sub, work, index, flags, has_nan, has_infinite)
+        return counts[:indexer.bins]
     work, index = scratch.buffer(np.float64, 1), scratch.buffer(np.intp)
     scaled_buffer = scratch.buffer(np.float64, 2) if exponent else None
     for low in range(0, values.size, SUB_BLOCK):

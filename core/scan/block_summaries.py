@@ -65,26 +65,21 @@ class Part:
             self.finite_lo = lo if self.finite_lo is None else min(self.finite_lo, lo)
             self.finite_hi = hi if self.finite_hi is None else max(self.finite_hi, hi)
 
-    def add_values(self, values: np.ndarray, lo: float, hi: float, scratch: Scratch,
-                   keep: np.ndarray | None = None, count: int | None = None) -> None:
-        """Add the moments of the finite ``values`` whose extremes are ``lo`` and ``hi``: only
-        those where ``keep`` when it is given (``count`` of them; the others may be NaN)."""
-        count = values.size if count is None else count
+    def add_values(self, values: np.ndarray, lo: float, hi: float, scratch: Scratch) -> None:
+        """Add the moments of finite ``values`` whose extremes are ``lo`` and ``hi``."""
+        count = values.size
         if not count:
             return
         exponent = scale_exponent(lo, hi)
-        deviations = scratch.buffer(np.float64, 1)[:values.size]
-        where = True if keep is None else keep
+        deviations = scratch.buffer(np.float64, 1)[:count]
         if exponent:
             # Scaled by a power of two (exact): squares never overflow, sums stay finite.
             np.multiply(values, math.ldexp(1.0, -exponent), out=deviations, dtype=np.float64, casting="unsafe")
-            mean = float(np.add.reduce(deviations, where=where)) / count
+            mean = float(np.add.reduce(deviations)) / count
             deviations -= mean
         else:
-            mean = float(np.add.reduce(values, dtype=np.float64, where=where)) / count
+            mean = float(np.add.reduce(values, dtype=np.float64)) / count
             np.subtract(values, mean, out=deviations, dtype=np.float64, casting="unsafe")
-        if keep is not None:  # the masked-out values add nothing to the squares
-            np.copyto(deviations, 0.0, where=np.logical_not(keep, out=scratch.buffer(np.bool_, 1)[:values.size]))
         # Not np.dot: OpenBLAS wakes its threads for each call, which costs more than squaring.
         self._merge(count, mean, float(np.add.reduce(np.square(deviations, out=deviations))), exponent)
 
@@ -236,17 +231,18 @@ def _integer_sub_block(sub: np.ndarray, part: Part, scratch: Scratch) -> None:
 
 def _float_sub_block(v: np.ndarray, part: Part, smallest_normal: float, scratch: Scratch) -> None:
     size = v.size
-    flags = scratch.buffer(np.bool_)[:size]
     if math.isnan(np.maximum.reduce(v)):  # np.maximum propagates NaN: some value is NaN
-        # Masked rather than dropped (a copy costs more than the masked steps below).
-        keep = np.equal(v, v, out=flags)  # False exactly at the NaNs (signalling ones too)
-        kept = int(np.count_nonzero(keep))
-        part.nan += size - kept
-        if not kept:
+        # Dropped with one boolean index (cheaper than masked reductions, and np.fmin / np.fmax
+        # do not skip signalling NaNs: they return a wrong extreme).
+        keep = np.equal(v, v, out=scratch.buffer(np.bool_)[:size])  # False exactly at NaN
+        v = v[keep]
+        part.nan += size - v.size
+        if not v.size:
             return
-        if kept < size:
-            _non_nan_sub_block(v, keep, kept, part, smallest_normal, scratch)
-            return
+    _nan_free_sub_block(v, part, smallest_normal, scratch)
+
+
+def _nan_free_sub_block(v: np.ndarray, part: Part, smallest_normal: float, scratch: Scratch) -> None:
     lo, hi = float(np.minimum.reduce(v)), float(np.maximum.reduce(v))
     part.extremes(lo, hi, False)
     _count_near_zero(v, lo, hi, part, smallest_normal, scratch)
@@ -257,23 +253,6 @@ def _float_sub_block(v: np.ndarray, part: Part, smallest_normal: float, scratch:
         lo, hi = float(np.minimum.reduce(v)), float(np.maximum.reduce(v))
     part.extremes(lo, hi, True)
     part.add_values(v, lo, hi, scratch)
-
-
-def _non_nan_sub_block(v: np.ndarray, keep: np.ndarray, kept: int, part: Part, smallest_normal: float,
-                       scratch: Scratch) -> None:
-    """The figures of the ``kept`` values of ``v`` where ``keep`` (the others are NaN)."""
-    lo, hi = float(np.fmin.reduce(v)), float(np.fmax.reduce(v))  # NaN skipped
-    part.extremes(lo, hi, False)
-    _count_near_zero(v, lo, hi, part, smallest_normal, scratch)
-    if hi == math.inf or lo == -math.inf:  # rare: drop NaN and Inf, then the plain path
-        v = _count_infinities(v[keep], lo, hi, part)
-        if v.size:
-            lo, hi = float(np.minimum.reduce(v)), float(np.maximum.reduce(v))
-            part.extremes(lo, hi, True)
-            part.add_values(v, lo, hi, scratch)
-        return
-    part.extremes(lo, hi, True)
-    part.add_values(v, lo, hi, scratch, keep, kept)
 
 
 def _count_near_zero(v: np.ndarray, lo: float, hi: float, part: Part, smallest_normal: float,

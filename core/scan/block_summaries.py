@@ -287,21 +287,22 @@ def histogram_of_block(block: np.ndarray, kind: str, exponent: int, indexer: Bin
 
     ``non_finite`` says whether the view holds NaN and whether it holds +-Inf. With ``fast``
     (values unscaled), the bins come from :meth:`FastBins.counts`: the block's NaN and -Inf are
-    then counted in bin 0, which the caller corrects.
+    then counted in bin 0 and its +Inf in the last bin, which the caller corrects.
     """
     values = scratch.read(block)
     has_nan, has_infinite = non_finite
     has_non_finite = has_nan or has_infinite
-    counts = np.zeros(indexer.bins if fast is None else indexer.bins + 1, np.int64)
+    counts = np.zeros(indexer.bins, np.int64)
     if fast is not None:
-        work, index, flags = scratch.buffer(fast.work, 2), scratch.buffer(np.intp), scratch.buffer(np.bool_)
+        work, flags = scratch.buffer(fast.work, 2), scratch.buffer(np.bool_)
+        lower, upper = scratch.buffer(np.intp), scratch.buffer(np.intp, 1)
         with np.errstate(invalid="ignore"):  # NaNs are binned, then removed (signalling ones raise)
             for low in range(0, values.size, SUB_BLOCK):
                 sub = values[low:low + SUB_BLOCK]
                 if kind != "int":
                     sub = float_values(sub, kind, quantity)
-                counts += fast.counts(sub, work, index, flags, has_nan, has_infinite)
-        return counts[:indexer.bins]
+                counts += fast.counts(sub, work, lower, upper, flags, has_nan, has_infinite)
+        return counts
     work, index = scratch.buffer(np.float64, 1), scratch.buffer(np.intp)
     scaled_buffer = scratch.buffer(np.float64, 2) if exponent else None
     for low in range(0, values.size, SUB_BLOCK):

@@ -69,25 +69,29 @@ class FastBins:
     """The bins of a :class:`BinIndexer` computed in the values' own float type, in fewer steps.
 
     ``t = value * scale - offset`` is computed in ``work`` (float32 for float32 values, else
-    float64) and truncated to a bin index; ``offset`` includes a bias of at least the rounding
-    error of ``t`` plus that of numpy's edges (in bins), so the index is the value's bin or the
-    one below. One comparison with the bin's upper threshold (the smallest ``work`` value at or
-    above the next edge, +inf for the last bin) then gives exactly the bin of
-    :meth:`BinIndexer.indices`: numpy's bin, with the values compared to the float64 edges. Use
-    :meth:`for_range`, which declines (None) when the error bound is not well below one bin
-    (a range narrow next to its magnitude, or huge values).
+    float64), once biased down and once up by ``bias`` bins, where ``bias`` bounds the rounding
+    error of ``t`` plus that of numpy's edges; so the lower truncation is the value's bin or the
+    one below, the upper one the bin or the one above. Where both agree (all values but those
+    within ``2 * bias`` of an edge, and the maximum) that is the bin; elsewhere one comparison
+    with the bin's upper threshold (the smallest ``work`` value at or above the next edge, +inf
+    for the last bin) decides. The result is exactly :meth:`BinIndexer.indices`: numpy's bin,
+    with the values compared to the float64 edges. Use :meth:`for_range`, which declines
+    (None) when the error bound is not well below one bin (a range narrow next to its
+    magnitude, or huge values).
 
     Non-finite values are not dropped first (that copy costs more than the binning): NaN and
-    -Inf land in bin 0, +Inf in the extra bin ``bins``; the caller removes them from the counts.
+    -Inf land in bin 0, +Inf in the last bin; the caller removes them from the counts.
     """
 
-    #: Largest bias (in bins) accepted: the index must be the bin or the one below.
+    #: Largest bias (in bins) accepted: the truncations must be within one bin of the bin.
     MAX_BIAS = 0.25
 
-    def __init__(self, indexer: BinIndexer, work: np.dtype, scale: float, offset: float) -> None:
+    def __init__(self, indexer: BinIndexer, work: np.dtype, scale: float, first: float, bias: float) -> None:
         self.bins = indexer.bins
         self.work = np.dtype(work)
-        self.scale, self.offset = self.work.type(scale), self.work.type(offset)
+        self.scale = self.work.type(scale)
+        self.offset = self.work.type(first * scale + bias)
+        self.width = self.work.type(2 * bias)
         upper = indexer.edges[1:].astype(self.work)
         below = upper < indexer.edges[1:]  # rounded down: the next value up is the threshold
         upper[below] = np.nextafter(upper[below], self.work.type(np.inf))
@@ -105,30 +109,35 @@ class FastBins:
         reach = max(abs(first), abs(last)) * scale  # the largest |value| in bins
         if not math.isfinite(reach):
             return None
-        # t's rounding (scale, product, offset, difference) plus the edges' (linspace, float64).
-        bias = 2 * (3 * reach * unit + (bins + 2) * unit + 4 * reach * 2.0**-53)
+        # Rounding of t (scale, product, offset, difference, the bias added) and of the edges
+        # (linspace, float64), doubled.
+        bias = 2 * (3 * reach * unit + 2 * (bins + 2) * unit + 4 * reach * 2.0**-53)
         if bias > cls.MAX_BIAS or reach * (1 + unit) > float(np.finfo(work).max) / 4:
             return None
-        return cls(indexer, work, scale, first * scale + bias)
+        return cls(indexer, work, scale, first, bias)
 
-    def counts(self, values: np.ndarray, work: np.ndarray, index: np.ndarray, flags: np.ndarray,
-               nan: bool, infinite: bool) -> np.ndarray:
-        """Counts (int64, ``bins + 1``) of ``values`` per bin (class docstring); ``work`` (of
-        the work type), ``index`` (intp) and ``flags`` (bool) are buffers at least as long;
-        ``nan`` / ``infinite`` say whether the values may hold NaN / +-Inf."""
+    def counts(self, values: np.ndarray, work: np.ndarray, low: np.ndarray, high: np.ndarray,
+               flags: np.ndarray, nan: bool, infinite: bool) -> np.ndarray:
+        """Counts (int64, ``bins``) of ``values`` per bin (class docstring); ``work`` (of the
+        work type), ``low`` and ``high`` (intp) and ``flags`` (bool) are buffers at least as
+        long; ``nan`` / ``infinite`` say whether the values may hold NaN / +-Inf."""
         n = values.size
-        t, index, flags = work[:n], index[:n], flags[:n]
+        t, low, high, flags = work[:n], low[:n], high[:n], flags[:n]
         if values.dtype == self.work:
             np.multiply(values, self.scale, out=t)
         else:
             np.multiply(values, self.scale, out=t, dtype=self.work, casting="unsafe")
         t -= self.offset
-        if infinite:  # -Inf to bin 0, +Inf to the last bin, then above it
+        if infinite:  # -Inf to bin 0, +Inf to the last bin
             np.clip(t, 0, self.bins - 1, out=t)
         if nan:  # NaN to bin 0
             np.copyto(t, 0, where=np.isnan(t, out=flags))
-        np.copyto(index, t, casting="unsafe")  # truncation
-        np.take(self.upper, index, out=t, mode="clip")
-        np.greater_equal(values, t, out=flags)
-        index += flags
-        return np.bincount(index, minlength=self.bins + 1)
+        np.copyto(low, t, casting="unsafe")  # truncation: the bin or the one below
+        t += self.width
+        np.copyto(high, t, casting="unsafe")  # the bin or the one above
+        if np.count_nonzero(np.not_equal(low, high, out=flags)):
+            near = np.flatnonzero(flags)
+            index = low[near]
+            index += values[near] >= self.upper[index]
+            low[near] = index
+        return np.bincount(low, minlength=self.bins)

@@ -262,8 +262,9 @@ def compute_statistics(
     scan(lambda start, block, scratch: histogram_of_block(block, kind, exponent, indexer, non_finite, scratch,
                                                           part_of, fast),
          add, n, 1)
-    if fast is not None:
-        hist[0] -= first.nan + first.neginf  # FastBins counts them in bin 0
+    if fast is not None:  # FastBins counts NaN and -Inf in the first bin, +Inf in the last
+        hist[0] -= first.nan + first.neginf
+        hist[-1] -= first.posinf
     return statistics(mean, std, _edges(indexer, exponent), tuple(int(c) for c in hist))
 
 

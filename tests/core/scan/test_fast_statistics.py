@@ -15,8 +15,8 @@ from core.scan.statistics import compute_statistics
 
 def _fast_counts(fast: FastBins, values: np.ndarray, nan=False, infinite=False) -> list[int]:
     n = values.size
-    return fast.counts(values, np.empty(n, fast.work), np.empty(n, np.intp), np.empty(n, bool),
-                       nan, infinite).tolist()
+    return fast.counts(values, np.empty(n, fast.work), np.empty(n, np.intp), np.empty(n, np.intp),
+                       np.empty(n, bool), nan, infinite).tolist()
 
 
 def _around(value: float, steps: int, dtype) -> np.ndarray:
@@ -34,9 +34,9 @@ def test_float32_values_on_the_edges_and_at_the_maximum():
     values = np.array([0, 0.25, 0.5, 0.75, 1.0, np.nextafter(f32(0.25), f32(0)),
                        np.nextafter(f32(0.75), f32(1))], f32)
     fast = FastBins.for_range(BinIndexer(0.0, 1.0, 4), np.dtype(f32))
-    # bins [0, .25) [.25, .5) [.5, .75) [.75, 1]; the extra last count is for +Inf
-    assert _fast_counts(fast, values) == [2, 1, 1, 3, 0]
-    assert _fast_counts(fast, values)[:4] == np.histogram(values.astype(np.float64), 4, (0, 1))[0].tolist()
+    # bins [0, .25) [.25, .5) [.5, .75) [.75, 1]
+    assert _fast_counts(fast, values) == [2, 1, 1, 3]
+    assert _fast_counts(fast, values) == np.histogram(values.astype(np.float64), 4, (0, 1))[0].tolist()
 
 
 @pytest.mark.parametrize("low, high, bins", [(0.0, 0.3, 3), (-1.7, 2.9, 64), (1e-30, 3e-30, 7),
@@ -48,8 +48,8 @@ def test_float32_bins_equal_numpys_next_to_every_edge(low, high, bins):
     near = np.concatenate([_around(edge, 6, np.float32) for edge in indexer.edges])
     values = near[(near >= indexer.edges[0]) & (near <= indexer.edges[-1])]
     expected = np.histogram(values.astype(np.float64), bins, (indexer.edges[0], indexer.edges[-1]))[0]
-    assert _fast_counts(fast, values) == expected.tolist() + [0]
-    assert _fast_counts(fast, values)[:bins] == indexer.counts(values).tolist()
+    assert _fast_counts(fast, values) == expected.tolist()
+    assert _fast_counts(fast, values) == indexer.counts(values).tolist()
 
 
 def test_float64_and_int64_bins_equal_numpys():
@@ -58,18 +58,18 @@ def test_float64_and_int64_bins_equal_numpys():
     values[:200] = np.linspace(values.min(), values.max(), 200)
     indexer = BinIndexer(values.min(), values.max(), 33)
     fast = FastBins.for_range(indexer, np.dtype(np.float64))
-    assert _fast_counts(fast, values)[:33] == np.histogram(values, 33)[0].tolist()
+    assert _fast_counts(fast, values) == np.histogram(values, 33)[0].tolist()
     ints = rng.integers(-2**62, 2**62, 5000)
     indexer = BinIndexer(float(ints.min()), float(ints.max()), 10)
     fast = FastBins.for_range(indexer, ints.dtype)
-    assert _fast_counts(fast, ints)[:10] == np.histogram(ints.astype(np.float64), 10)[0].tolist()
+    assert _fast_counts(fast, ints) == np.histogram(ints.astype(np.float64), 10)[0].tolist()
 
 
-def test_non_finite_values_land_in_the_first_and_extra_bins():
+def test_non_finite_values_land_in_the_first_and_last_bins():
     values = np.array([0.5, np.nan, -np.inf, np.inf, 3.5, 2.0], np.float32)
     fast = FastBins.for_range(BinIndexer(0.5, 3.5, 3), np.dtype(np.float32))
-    # 0.5 | 2.0 | 3.5 in bins 0, 1, 2; NaN and -Inf in bin 0; +Inf in the extra bin 3
-    assert _fast_counts(fast, values, nan=True, infinite=True) == [3, 1, 1, 1]
+    # 0.5 | 2.0 | 3.5 in bins 0, 1, 2; NaN and -Inf in bin 0; +Inf in the last bin
+    assert _fast_counts(fast, values, nan=True, infinite=True) == [3, 1, 2]
 
 
 def test_a_range_narrow_next_to_its_magnitude_is_declined_in_float32_only():
@@ -131,3 +131,11 @@ def test_nan_sprinkled_float32_with_values_on_edges(chunk):
     assert (s.min, s.max) == (-4.0, 4.0)
     assert s.mean == pytest.approx(finite.mean(), rel=1e-12)
     assert s.std == pytest.approx(finite.std(), rel=1e-9)
+
+
+@pytest.mark.parametrize("bins", [1, 3, 64, 255, 256])
+def test_quantised_float32_many_values_on_edges_and_at_the_maximum(bins):
+    values = np.random.default_rng(13).integers(0, 256, SUB_BLOCK + 999).astype(np.float32)
+    values[:300] = 255.0  # many at the maximum (the last bin includes it)
+    s = compute_statistics(values, bins=bins)
+    assert s.histogram_counts == tuple(np.histogram(values.astype(np.float64), bins)[0].tolist())

@@ -119,7 +119,7 @@ class FastBins:
     def counts(self, values: np.ndarray, work: np.ndarray, low: np.ndarray, high: np.ndarray,
                flags: np.ndarray, nan: bool, infinite: bool) -> np.ndarray:
         """Counts (int64, ``bins``) of ``values`` per bin (class docstring); ``work`` (of the
-        work type), ``low`` and ``high`` (intp) and ``flags`` (bool) are buffers at least as
+        work type), ``low`` and ``high`` (int32 or intp) and ``flags`` (bool) are buffers at least as
         long; ``nan`` / ``infinite`` say whether the values may hold NaN / +-Inf."""
         n = values.size
         t, low, high, flags = work[:n], low[:n], high[:n], flags[:n]

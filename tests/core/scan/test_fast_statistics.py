@@ -15,8 +15,10 @@ from core.scan.statistics import compute_statistics
 
 def _fast_counts(fast: FastBins, values: np.ndarray, nan=False, infinite=False) -> list[int]:
     n = values.size
-    return fast.counts(values, np.empty(n, fast.work), np.empty(n, np.intp), np.empty(n, np.intp),
-                       np.empty(n, bool), nan, infinite).tolist()
+    counts = [fast.counts(values, np.empty(n, fast.work), np.empty(n, index), np.empty(n, index),
+                          np.empty(n, bool), nan, infinite).tolist() for index in (np.int32, np.intp)]
+    assert counts[0] == counts[1]  # the index type changes nothing
+    return counts[0]
 
 
 def _around(value: float, steps: int, dtype) -> np.ndarray:

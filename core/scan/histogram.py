@@ -85,6 +85,8 @@ class FastBins:
 
     #: Largest bias (in bins) accepted: the truncations must be within one bin of the bin.
     MAX_BIAS = 0.25
+    #: Values near an edge checked at a time at most (memory of their index arrays).
+    PIECE = 1 << 14
 
     def __init__(self, indexer: BinIndexer, work: np.dtype, scale: float, first: float, bias: float) -> None:
         self.bins = indexer.bins
@@ -135,9 +137,15 @@ class FastBins:
         np.copyto(low, t, casting="unsafe")  # truncation: the bin or the one below
         t += self.width
         np.copyto(high, t, casting="unsafe")  # the bin or the one above
-        if np.count_nonzero(np.not_equal(low, high, out=flags)):
-            near = np.flatnonzero(flags)
-            index = low[near]
-            index += values[near] >= self.upper[index]
-            low[near] = index
+        near_count = int(np.count_nonzero(np.not_equal(low, high, out=flags)))
+        # The values near an edge, a piece at a time when there are many (data on the edges):
+        # their index arrays stay small.
+        piece = n if near_count <= self.PIECE else self.PIECE
+        for start in range(0, n if near_count else 0, piece):
+            near = np.flatnonzero(flags[start:start + piece])
+            if near.size:
+                near += start
+                index = low[near]
+                index += values[near] >= self.upper[index]
+                low[near] = index
         return np.bincount(low, minlength=self.bins)

@@ -141,3 +141,11 @@ def test_quantised_float32_many_values_on_edges_and_at_the_maximum(bins):
     values[:300] = 255.0  # many at the maximum (the last bin includes it)
     s = compute_statistics(values, bins=bins)
     assert s.histogram_counts == tuple(np.histogram(values.astype(np.float64), bins)[0].tolist())
+
+
+def test_more_values_on_an_edge_than_one_piece():
+    values = np.zeros(SUB_BLOCK + 5, np.float32)  # constant: range 0 +- 0.5, 0 on the middle edge
+    assert SUB_BLOCK + 5 > FastBins.PIECE
+    s = compute_statistics(values, bins=2)
+    assert s.histogram_edges == (-0.5, 0.0, 0.5)
+    assert s.histogram_counts == (0, SUB_BLOCK + 5)  # numpy: on an edge, the right bin

@@ -235,7 +235,8 @@ def _integer_sub_block(sub: np.ndarray, part: Part, scratch: Scratch) -> None:
 
 def _float_sub_block(v: np.ndarray, part: Part, smallest_normal: float, scratch: Scratch) -> None:
     size = v.size
-    if math.isnan(np.maximum.reduce(v)):  # np.maximum propagates NaN: some value is NaN
+    top = np.maximum.reduce(v)
+    if math.isnan(top):  # np.maximum propagates NaN: some value is NaN
         # Dropped with one boolean index (cheaper than masked reductions, and np.fmin / np.fmax
         # do not skip signalling NaNs: they return a wrong extreme).
         keep = np.equal(v, v, out=scratch.buffer(np.bool_, 0, size)[:size])  # False exactly at NaN
@@ -243,11 +244,16 @@ def _float_sub_block(v: np.ndarray, part: Part, smallest_normal: float, scratch:
         part.nan += size - v.size
         if not v.size:
             return
-    _nan_free_sub_block(v, part, smallest_normal, scratch)
+        _nan_free_sub_block(v, part, smallest_normal, scratch)
+        return
+    _nan_free_sub_block(v, part, smallest_normal, scratch, float(top))
 
 
-def _nan_free_sub_block(v: np.ndarray, part: Part, smallest_normal: float, scratch: Scratch) -> None:
-    lo, hi = float(np.minimum.reduce(v)), float(np.maximum.reduce(v))
+def _nan_free_sub_block(v: np.ndarray, part: Part, smallest_normal: float, scratch: Scratch,
+                        hi: float | None = None) -> None:
+    """Pass-1 figures of values without NaN (``hi``: their maximum, when known)."""
+    lo = float(np.minimum.reduce(v))
+    hi = float(np.maximum.reduce(v)) if hi is None else hi
     part.extremes(lo, hi, False)
     _count_near_zero(v, lo, hi, part, smallest_normal, scratch)
     if hi == math.inf or lo == -math.inf:

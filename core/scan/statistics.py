@@ -30,7 +30,9 @@ Rules
 * Empty view: counts 0, ``min`` / ``max`` / ``mean`` / ``std`` ``None``, empty histogram.
 * Pass 1 gives the counts, the extremes and the moments (each block's mean and sum of squared
   deviations, merged in block order, so the figures do not depend on the number of threads);
-  pass 2 the histogram, whose bin indices are numpy's (:class:`core.scan.histogram.BinIndexer`).
+  pass 2 the histogram, whose bin indices are numpy's (:class:`core.scan.histogram.BinIndexer`;
+  computed in the values' own float type by :class:`core.scan.histogram.FastBins` whenever its
+  error bound allows, with the same result).
   ``partial(statistics)``, when given, receives the figures of pass 1 (``complete=False``,
   empty histogram) as soon as they are known, so a window can show them while the histogram is
   computed. Integers of one or two bytes (and bool) take one pass: the exact count of every

@@ -28,10 +28,10 @@ def collect(quick: bool, tiny: bool) -> list[Row]:
     else:
         sizes, copy_bytes, big = [1 * MiB, 256 * MiB, 1 * GiB, 8 * GiB], 256 * MiB, 8 * GiB
     rows: list[Row] = []
-    baselines, memcpys = core_bench.baseline_rows(copy_bytes, repeats)
+    baselines, _memcpys = core_bench.baseline_rows(copy_bytes, repeats)
     rows += baselines
     rows += core_bench.open_latency_rows(sizes, repeats)
-    rows += core_bench.padding_rows(copy_bytes, repeats, memcpys)
+    rows += core_bench.padding_rows(copy_bytes, repeats)
     rows += core_bench.slice_rows(big, repeats)
     rows += core_bench.tensorflow_rows(copy_bytes if not tiny else MiB, repeats)
     rows += tflite_gguf_bench.rows(tiny=tiny, quick=quick, repeats=repeats)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from benchmarks.harness import Row, median_time, run_probe, sparse_file, temp_dir
@@ -81,7 +83,7 @@ def baseline_rows(nbytes: int, repeats: int) -> tuple[list[Row], tuple[float, fl
     return rows, (memcpy, fresh)
 
 
-def padding_rows(nbytes: int, repeats: int, memcpys: tuple[float, float]) -> list[Row]:
+def padding_rows(nbytes: int, repeats: int) -> list[Row]:
     """Decode with fixed_length > record size (one padding copy) versus a memcpy of the output."""
     from core import DecodeParams, Pipeline
 
@@ -91,11 +93,19 @@ def padding_rows(nbytes: int, repeats: int, memcpys: tuple[float, float]) -> lis
     with temp_dir() as tmp:
         path = f"{tmp}/records.bin"
         np.random.default_rng(1).integers(0, 255, records * record, dtype=np.uint8).tofile(path)
+        out_bytes = records * fixed
+        source = np.random.default_rng(0).integers(0, 255, out_bytes, dtype=np.uint8)
+        target = np.empty_like(source)
+        reused = fresh = seconds = math.inf
         with Pipeline(path) as p:
             params = DecodeParams(dtype="float32", record_size=record, fixed_length=fixed)
-            seconds = median_time(lambda: p.run(params), repeats=repeats)
-    out_bytes = records * fixed
-    reused, fresh = (m * out_bytes / nbytes for m in memcpys)
+            # Interleaved with memcpys of the output's size, best of each: on a shared machine
+            # the load of one moment hits all three alike.
+            for _ in range(3):
+                seconds = min(seconds, median_time(lambda: p.run(params), repeats=repeats))
+                reused = min(reused, median_time(lambda: np.copyto(target, source), repeats=repeats))
+                fresh = min(fresh, median_time(lambda: np.copy(source), repeats=repeats))
+        del source, target
     label = f"padded decode (fixed_length {fixed} > record {record}), {_size(out_bytes)} out"
     return [
         Row(label, seconds, fresh, "memcpy into a new buffer", "<= 1.5x memcpy", seconds <= 1.5 * fresh),

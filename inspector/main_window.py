@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import weakref
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
@@ -56,12 +57,9 @@ from inspector.compare.panel import ComparePanel
 from inspector.compare.plot import ComparisonPlot
 from inspector.compare.table_values import follow_comparison
 from inspector.panels.bookmarks_panel import BookmarksPanel
-from inspector.panels.code_export import copy_snippet_message
 from inspector.panels.decode_panel import DecodePanel
-from inspector.panels.export_dialog import export_current_view
 from inspector.panels.file_watch_banner import FileWatchBanner
 from inspector.panels.guess_banner import GuessBanner
-from inspector.panels.guess_dialog import GuessDialog
 from inspector.panels.help_dialogs import ShortcutsDialog, open_readme, readme_location, show_about
 from inspector.panels.session_banner import SessionBanner
 from inspector.panels.statistics_panel import StatisticsPanel
@@ -83,6 +81,9 @@ from inspector.widgets.focus_frame import FocusFrame, first_focusable
 from inspector.widgets.history_keys import REDO_KEYS, UNDO_KEYS, history_step
 from inspector.widgets.plain_text import display_name, html_text, menu_text, tooltip_text
 from resources import DEFAULT_SAMPLE, resource_path, sample_settings
+
+if TYPE_CHECKING:  # imported when first used: the first frame does not need them (start-up time)
+    from inspector.panels.guess_dialog import GuessDialog
 
 COMPACT_HEIGHT = 720
 """Below this window height the first-run layout puts Decode and Slice in tabs."""
@@ -506,6 +507,8 @@ class MainWindow(QMainWindow):
     def show_guess_dialog(self) -> GuessDialog:
         """Open (or raise) the non-modal *Guess layout* dialog and guess the open files."""
         if self.guess_dialog is None:
+            from inspector.panels.guess_dialog import GuessDialog
+
             self.guess_dialog = GuessDialog(self.document, self)
         self.guess_banner.hide()
         self.guess_dialog.show()
@@ -595,6 +598,8 @@ class MainWindow(QMainWindow):
         self.message_label.show()
 
     def _on_export_triggered(self) -> None:
+        from inspector.panels.export_dialog import export_current_view
+
         dialog = export_current_view(self.document, self)
         if dialog is not None:
             dialog.controller.finished.connect(
@@ -602,6 +607,8 @@ class MainWindow(QMainWindow):
             )
 
     def _copy_code(self, kind: str) -> None:
+        from inspector.panels.code_export import copy_snippet_message
+
         self.statusBar().showMessage(copy_snippet_message(self.document, kind), 8000)
 
     def _on_files_changed_on_disk(self, report) -> None:

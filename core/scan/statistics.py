@@ -30,7 +30,9 @@ Rules
 * Empty view: counts 0, ``min`` / ``max`` / ``mean`` / ``std`` ``None``, empty histogram.
 * Pass 1 gives the counts, the extremes and the moments (each block's mean and sum of squared
   deviations, merged in block order, so the figures do not depend on the number of threads);
-  pass 2 the histogram, whose bin indices are numpy's (:class:`core.scan.histogram.BinIndexer`).
+  pass 2 the histogram, whose bin indices are numpy's (:class:`core.scan.histogram.BinIndexer`;
+  computed in the values' own float type by :class:`core.scan.histogram.FastBins` whenever its
+  error bound allows, with the same result).
   ``partial(statistics)``, when given, receives the figures of pass 1 (``complete=False``,
   empty histogram) as soon as they are known, so a window can show them while the histogram is
   computed. Integers of one or two bytes (and bool) take one pass: the exact count of every
@@ -66,7 +68,7 @@ from core.scan.block_summaries import (
     table_values,
 )
 from core.scan.blocks import BlockReader, memory_order
-from core.scan.histogram import BinIndexer
+from core.scan.histogram import BinIndexer, FastBins
 from core.scan.parallel import scan_blocks
 
 __all__ = ["COMPLEX_QUANTITIES", "Statistics", "compute_statistics"]
@@ -252,16 +254,27 @@ def compute_statistics(
     if partial is not None:
         partial(statistics(mean, std, complete=False))
     indexer, exponent = _bins(float(first.finite_lo), float(first.finite_hi), bins)
-    has_non_finite = bool(first.nan or first.posinf or first.neginf)
+    non_finite = (bool(first.nan), bool(first.posinf or first.neginf))
+    fast = None if exponent else FastBins.for_range(indexer, _binned_dtype(view.dtype, kind))
     hist = np.zeros(bins, np.int64)
 
     def add(counts: np.ndarray) -> None:
         hist.__iadd__(counts)
 
-    scan(lambda start, block, scratch: histogram_of_block(block, kind, exponent, indexer, has_non_finite, scratch,
-                                                          part_of),
+    scan(lambda start, block, scratch: histogram_of_block(block, kind, exponent, indexer, non_finite, scratch,
+                                                          part_of, fast),
          add, n, 1)
+    if fast is not None:  # FastBins counts NaN and -Inf in the first bin, +Inf in the last
+        hist[0] -= first.nan + first.neginf
+        hist[-1] -= first.posinf
     return statistics(mean, std, _edges(indexer, exponent), tuple(int(c) for c in hist))
+
+
+def _binned_dtype(dtype: np.dtype, kind: str) -> np.dtype:
+    """The type of the values the histogram pass bins (:func:`float_values` of a block)."""
+    if kind == "float" and dtype.itemsize <= 4:
+        return np.dtype(np.float32)  # float16 and bfloat16 widen to float32, float32 stays
+    return np.dtype(np.float64) if kind != "int" else dtype
 
 
 def _bins(lo: float, hi: float, bins: int) -> tuple[BinIndexer, int]:

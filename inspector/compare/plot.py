@@ -49,6 +49,29 @@ class ComparisonPlot(QWidget):
         self._line_start: int | None = None  # first element of the 1-d window shown
         self.mode = "empty"
 
+        self._layout_widget: pg.GraphicsLayoutWidget | None = None  # built when first drawn
+        self._message = QLabel()
+        make_plain(self._message)
+        self._message.setObjectName("compare.plotMessage")
+        self._message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._message.setWordWrap(True)
+        self._stack = QStackedWidget()
+        self._stack.addWidget(self._message)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self._stack)
+
+        comparison.resultChanged.connect(self._on_result)
+        self._document.selectionChanged.connect(self._on_selection)
+        self._axes.changed.connect(self._on_axes_changed)
+        self.redraw()
+
+    # ------------------------------------------------------------------ drawing
+    def _build_plots(self) -> None:
+        """The plots, built when first drawn: the dock stays hidden until B is opened, and its
+        three pyqtgraph plots took about a third of the window's construction at start-up."""
+        if self._layout_widget is not None:
+            return
         self._layout_widget = pg.GraphicsLayoutWidget()
         self._layout_widget.setObjectName("compare.plot")
         self.values_plot = self._layout_widget.addPlot(row=0, col=0)
@@ -80,25 +103,9 @@ class ComparisonPlot(QWidget):
         self.image_item = pg.ImageItem()
         self.image_item.setColorMap(pg.colormap.get("viridis"))  # the table's heat map colours
         self._image_widget.addItem(self.image_item)
+        self._stack.addWidget(self._layout_widget)
+        self._stack.addWidget(self._image_widget)
 
-        self._message = QLabel()
-        make_plain(self._message)
-        self._message.setObjectName("compare.plotMessage")
-        self._message.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self._message.setWordWrap(True)
-        self._stack = QStackedWidget()
-        for page in (self._message, self._layout_widget, self._image_widget):
-            self._stack.addWidget(page)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self._stack)
-
-        comparison.resultChanged.connect(self._on_result)
-        self._document.selectionChanged.connect(self._on_selection)
-        self._axes.changed.connect(self._on_axes_changed)
-        self.redraw()
-
-    # ------------------------------------------------------------------ drawing
     def redraw(self) -> None:
         """Draw what the comparison and the document show now."""
         comparison = self._comparison
@@ -125,6 +132,7 @@ class ComparisonPlot(QWidget):
         self._stack.setCurrentWidget(self._message)
 
     def _draw_line(self, length: int) -> None:
+        self._build_plots()
         selected = self._document.selection
         centre = selected[0] if selected else 0
         start = min(max(centre - LINE_WINDOW // 2, 0), max(length - LINE_WINDOW, 0))
@@ -145,6 +153,7 @@ class ComparisonPlot(QWidget):
         self._mark(selected)
 
     def _draw_image(self) -> None:
+        self._build_plots()
         axes = self._axes
         shape = axes.shape
         rows, cols = shape[axes.row_axis], shape[axes.col_axis]

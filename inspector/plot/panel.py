@@ -163,8 +163,9 @@ class PlotPanel(QWidget):
         self.line_plot.graphics_view.setObjectName("plot.line")
         self.image_plot = ImagePlot()
         self.image_plot.graphics_view.setObjectName("plot.image")
-        self.iq_plot = IQTracesPlot()
-        self.constellation_plot = ConstellationPlot()
+        # The complex-signal pages are built when first shown (see iq_plot): most data is real.
+        self._iq_plot: IQTracesPlot | None = None
+        self._constellation_plot: ConstellationPlot | None = None
         self._message = QLabel()
         self._message.setObjectName("plot.message")
         make_plain(self._message)
@@ -172,7 +173,7 @@ class PlotPanel(QWidget):
         self._message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._stack = QStackedWidget()
         self._stack.setObjectName("plot.view")
-        for page in (self._message, self.line_plot, self.image_plot, self.iq_plot, self.constellation_plot):
+        for page in (self._message, self.line_plot, self.image_plot):
             self._stack.addWidget(page)
         self._readout = ElidedLabel()  # a long index and value must not widen the dock
         self._readout.setObjectName("plot.readout")
@@ -189,9 +190,6 @@ class PlotPanel(QWidget):
         self._part_combo.currentTextChanged.connect(self._on_part_chosen)
         self._colour_combo.currentTextChanged.connect(self._on_colour_chosen)
         self._channel_combo.currentIndexChanged.connect(self._on_channel_axis_chosen)
-        self.iq_plot.indexHovered.connect(self._on_line_hovered)
-        self.iq_plot.indexClicked.connect(self._on_line_clicked)
-        self.constellation_plot.indexClicked.connect(self._on_line_clicked)
         self._square_check.toggled.connect(self.image_plot.set_square_pixels)
         self.line_plot.indexHovered.connect(self._on_line_hovered)
         self.line_plot.indexClicked.connect(self._on_line_clicked)
@@ -461,10 +459,29 @@ class PlotPanel(QWidget):
         if mode == "iq":
             self.iq_plot.mark(None if self._selected is None else self._selected[0])
 
+    @property
+    def iq_plot(self) -> IQTracesPlot:
+        """The I and Q traces page, built on first use (its pyqtgraph plots cost start-up time)."""
+        if self._iq_plot is None:
+            self._iq_plot = IQTracesPlot()
+            self._iq_plot.indexHovered.connect(self._on_line_hovered)
+            self._iq_plot.indexClicked.connect(self._on_line_clicked)
+            self._stack.addWidget(self._iq_plot)
+        return self._iq_plot
+
+    @property
+    def constellation_plot(self) -> ConstellationPlot:
+        """The constellation page, built on first use."""
+        if self._constellation_plot is None:
+            self._constellation_plot = ConstellationPlot()
+            self._constellation_plot.indexClicked.connect(self._on_line_clicked)
+            self._stack.addWidget(self._constellation_plot)
+        return self._constellation_plot
+
     def _clear_pages_except(self, keep) -> None:
         """Empty every plot page but ``keep`` (a page not shown holds no data or worker)."""
-        for page in (self.line_plot, self.image_plot, self.iq_plot, self.constellation_plot):
-            if page is not keep:
+        for page in (self.line_plot, self.image_plot, self._iq_plot, self._constellation_plot):
+            if page is not None and page is not keep:
                 page.clear()
 
     def _line_index(self, i: int) -> tuple[int, ...]:
@@ -645,7 +662,8 @@ class PlotPanel(QWidget):
 
     def closeEvent(self, event) -> None:
         self.line_plot.cancel_overview()
-        self.iq_plot.cancel_overview()
+        if self._iq_plot is not None:
+            self._iq_plot.cancel_overview()
         super().closeEvent(event)
 
 

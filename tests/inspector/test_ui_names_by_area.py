@@ -45,6 +45,8 @@ def window(qtbot, tmp_path):
     qtbot.addWidget(w)
     w.show()
     assert w.open_paths([str(path)], DecodeParams(dtype="float32", shape=(2, 3, 4)))
+    # The complex-signal plot pages are built when first used (start-up time): build them.
+    assert w.plot_panel.iq_plot is not None and w.plot_panel.constellation_plot is not None
     return w
 
 

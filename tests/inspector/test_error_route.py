@@ -163,6 +163,8 @@ def test_every_error_label_uses_the_palette(qtbot, window, eight_bytes, capsys):
         grow.write(b"\x00" * 8)
     window.statistics_panel.compute()
     status = window.statistics_panel.status_label
+    # found by the background computation's check before its first block (or at once)
+    qtbot.waitUntil(lambda: status.text().startswith("Error:"), timeout=10_000)
     assert status.text() == f"Error: {describe_error(_changed_error(window)).message}"
     assert status.styleSheet() == error_style
 

@@ -2,7 +2,7 @@
 
 It computes nothing and pushes no data: every view is built from :class:`Document` and listens
 to it (napari's Qt viewer). The Edit menu's Undo / Redo walk the document's history of decode
-and slice edits, from anywhere in the window (see :class:`_HistoryKeys`).
+and slice edits, from anywhere in the window (see :class:`inspector.window_menus.HistoryKeys`).
 
 What the window says matches what it shows:
 
@@ -24,23 +24,19 @@ panel (the table does not keep it). Help > Keyboard shortcuts lists every key.
 from __future__ import annotations
 
 import os
-import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDockWidget,
     QFileDialog,
-    QFrame,
     QLabel,
     QMainWindow,
     QMessageBox,
-    QScrollArea,
-    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -60,7 +56,7 @@ from inspector.panels.bookmarks_panel import BookmarksPanel
 from inspector.panels.decode_panel import DecodePanel
 from inspector.panels.file_watch_banner import FileWatchBanner
 from inspector.panels.guess_banner import GuessBanner
-from inspector.panels.help_dialogs import ShortcutsDialog, open_readme, readme_location, show_about
+from inspector.panels.help_dialogs import ShortcutsDialog, show_about
 from inspector.panels.session_banner import SessionBanner
 from inspector.panels.statistics_panel import StatisticsPanel
 from inspector.panels.status_bar import StatusBar
@@ -78,37 +74,15 @@ from inspector.table.panel import TablePanel
 from inspector.widgets import palette
 from inspector.widgets.elided_label import let_long_words_overflow
 from inspector.widgets.focus_frame import FocusFrame, first_focusable
-from inspector.widgets.history_keys import REDO_KEYS, UNDO_KEYS, history_step
-from inspector.widgets.plain_text import display_name, html_text, menu_text, tooltip_text
+from inspector.widgets.plain_text import display_name, html_text, tooltip_text
+from inspector.window_layout import DockLayout
+from inspector.window_menus import WindowMenus
 from resources import DEFAULT_SAMPLE, resource_path, sample_settings
 
 if TYPE_CHECKING:  # imported when first used: the first frame does not need them (start-up time)
     from inspector.panels.guess_dialog import GuessDialog
 
-COMPACT_HEIGHT = 720
-"""Below this window height the first-run layout puts Decode and Slice in tabs."""
-COMPACT_WIDTH = 1200
-"""Below this window width the first-run layout gives the plot less room (the table needs its own)."""
-
-_LAYOUT_VERSION = 2
-"""Version of the saved dock layout, raised when the set of docks changes (2: the Bookmarks dock):
-a layout saved by an older version (other dock names such as ``dock_decode``, or without a dock
-of today) is not restored; the first-run layout is used instead, with every dock in its place."""
-
-#: View menu focus actions: (panel, menu text, shortcut). The table is the central widget.
-FOCUS_KEYS = (
-    ("table", "&Table", "Alt+1"),
-    ("decode", "&Decode panel", "Alt+2"),
-    ("slice", "&Slice panel", "Alt+3"),
-    ("plot", "&Plot", "Alt+4"),
-    ("hex", "&Bytes", "Alt+5"),
-    ("inspector", "Data &inspector", "Alt+6"),
-    ("statistics", "S&tatistics", "Alt+7"),
-    ("bookmarks", "Boo&kmarks", "Alt+8"),
-)
-
-
-class MainWindow(QMainWindow):
+class MainWindow(DockLayout, WindowMenus, QMainWindow):
     """Table in the centre; decode, slice and plot panels docked around it."""
 
     def __init__(self, settings: SettingsStore | None = None, parent: QWidget | None = None) -> None:
@@ -201,114 +175,9 @@ class MainWindow(QMainWindow):
         self._update_hint()
 
     # ------------------------------------------------------------------ assembly
-    def _add_dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea,
-                  scroll: bool = False) -> QDockWidget:
-        """Dock ``widget`` as ``dock.<name>``; ``scroll``: inside a scroll area, so that a panel
-        of fields scrolls instead of setting a minimum size on the window (plots, tables and the
-        hex view compress by themselves)."""
-        dock = QDockWidget(title, self)
-        dock.setObjectName(f"dock.{name}")
-        if scroll:
-            area_widget = QScrollArea()
-            area_widget.setObjectName(f"dock.{name}.scroll")
-            area_widget.setWidgetResizable(True)
-            area_widget.setFrameShape(QFrame.Shape.NoFrame)
-            area_widget.setFocusPolicy(Qt.NoFocus)  # Tab goes to the fields, not their frame
-            area_widget.setWidget(widget)
-            widget = area_widget
-        dock.setWidget(widget)
-        self.addDockWidget(area, dock)
-        self.docks[name] = dock
-        return dock
-
-    def _build_menus(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        self.open_action = QAction("&Open…", self, shortcut=QKeySequence.Open, triggered=self._on_open_triggered)
-        file_menu.addAction(self.open_action)
-        self.recent_menu = file_menu.addMenu("Open &Recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
-        file_menu.addSeparator()
-        for action in self.session_actions.actions:
-            file_menu.addAction(action)
-        file_menu.addSeparator()
-        self.reload_action = QAction("Re&load", self, shortcut=QKeySequence.Refresh, triggered=self.document.reload)
-        file_menu.addAction(self.reload_action)
-        self.export_action = QAction("&Export view…", self, shortcut="Ctrl+E", triggered=self._on_export_triggered)
-        file_menu.addAction(self.export_action)
-        self.close_action = QAction("&Close", self, shortcut="Ctrl+W", triggered=self.close_file)
-        file_menu.addAction(self.close_action)
-        file_menu.addAction(self.compare_action)
-        file_menu.addSeparator()
-        self.reopen_action = QAction("Reopen last files on &start", self, checkable=True)
-        self.reopen_action.setChecked(self.settings.reopen_last_files())
-        self.reopen_action.toggled.connect(self.settings.set_reopen_last_files)
-        file_menu.addAction(self.reopen_action)
-        file_menu.addSeparator()
-        file_menu.addAction(QAction("&Quit", self, shortcut="Ctrl+Q", triggered=self.close))
-        edit_menu = self.menuBar().addMenu("&Edit")
-        self.undo_action = QAction("&Undo", self, triggered=self.document.undo)
-        self.undo_action.setShortcuts(_key_list(QKeySequence.StandardKey.Undo, UNDO_KEYS))
-        self.redo_action = QAction("&Redo", self, triggered=self.document.redo)
-        self.redo_action.setShortcuts(_key_list(QKeySequence.StandardKey.Redo, REDO_KEYS))
-        for action in (self.undo_action, self.redo_action):
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-            edit_menu.addAction(action)
-        edit_menu.addSeparator()
-        self.document.historyChanged.connect(self._on_history_changed)
-        self._on_history_changed()
-        self._history_keys = _HistoryKeys(self)
-        for kind, label in (("numpy", "Copy view as &numpy code"), ("tensorflow", "Copy view as &TensorFlow code")):
-            edit_menu.addAction(QAction(label, self, triggered=lambda _=False, k=kind: self._copy_code(k)))
-        edit_menu.addSeparator()
-        find_bar = self.table_panel.find_bar
-        self.find_action = QAction("&Find in table…", self, shortcut=QKeySequence.Find, triggered=self._open_find_bar)
-        self.find_next_action = QAction("Find &next", self, shortcut=QKeySequence.FindNext,
-                                        triggered=lambda: find_bar.find(backward=False))
-        self.find_previous_action = QAction("Find pre&vious", self, shortcut=QKeySequence.FindPrevious,
-                                            triggered=lambda: find_bar.find(backward=True))
-        for action in (self.find_action, self.find_next_action, self.find_previous_action):
-            edit_menu.addAction(action)
-        bytes_menu = edit_menu.addMenu("&Bytes")
-        for action in self.hex_actions.actions:
-            bytes_menu.addAction(action)
-        edit_menu.addSeparator()
-        for action in (self.bookmarks_panel.add_element_action, self.bookmarks_panel.add_region_action,
-                       self.bookmarks_panel.add_bytes_action):
-            edit_menu.addAction(action)
-        edit_menu.addAction(QAction("Copy &comparison as numpy code", self, triggered=lambda _=False: self.compare_panel.copy_code()))
-
-        self.view_menu = self.menuBar().addMenu("&View")
-        self.focus_actions: dict[str, QAction] = {}
-        for name, text, key in FOCUS_KEYS:
-            action = QAction(f"Go to {text}", self, shortcut=key, triggered=lambda _=False, n=name: self.focus_panel(n))
-            self.view_menu.addAction(action)
-            self.focus_actions[name] = action
-        self.slice_focus_action = QAction("Go to slice &expression", self, shortcut="Ctrl+L",
-                                          triggered=self.focus_slice_expression)
-        self.view_menu.addAction(self.slice_focus_action)
-        self.view_menu.addSeparator()
-        for dock in self.docks.values():
-            self.view_menu.addAction(dock.toggleViewAction())
-        self.view_menu.addSeparator()
-        self.reset_layout_action = QAction("&Reset layout", self, triggered=self.reset_layout)
-        self.view_menu.addAction(self.reset_layout_action)
-
-        tools_menu = self.menuBar().addMenu("&Tools")
-        self.guess_action = QAction("&Guess layout…", self, shortcut="Ctrl+Shift+G", triggered=self.show_guess_dialog)
-        tools_menu.addAction(self.guess_action)
-        help_menu = self.menuBar().addMenu("&Help")
-        self.shortcuts_action = QAction("&Keyboard shortcuts", self, shortcut=QKeySequence.HelpContents,
-                                        triggered=self.show_shortcuts)
-        self.readme_action = QAction("&User guide (README)", self, triggered=open_readme)
-        self.readme_action.setEnabled(readme_location() is not None)
-        self.sample_action = QAction("Open the embedded &sample", self, triggered=self.open_sample)
-        self.about_action = QAction("&About tensor-inspector", self, triggered=self.show_about)
-        for action in (self.shortcuts_action, self.readme_action, self.sample_action, self.about_action):
-            help_menu.addAction(action)
-
     # ------------------------------------------------------------------ keyboard
     def focus_panel(self, name: str) -> QWidget | None:
-        """Show panel ``name`` (a key of :data:`FOCUS_KEYS`) and give the focus to its first control.
+        """Show panel ``name`` (a key of :data:`inspector.window_menus.FOCUS_KEYS`) and give the focus to its first control.
 
         Returns the widget that got the focus (None if the panel has nothing to focus).
         """
@@ -346,20 +215,6 @@ class MainWindow(QMainWindow):
     def show_about(self) -> QMessageBox:
         """Help > About: versions of the app, Python, Qt, numpy, pyqtgraph and the README's place."""
         return show_about(self)
-
-    def reset_layout(self) -> None:
-        """Every panel back in its place and size of a first start (View > Reset layout)."""
-        for dock in self.docks.values():
-            dock.setFloating(False)
-        self.restoreState(self._initial_state)
-        for dock in self.docks.values():
-            dock.show()
-        # ... except the panels of what is not open: the Tensors dock without a container, and
-        # the Compare docks without a B (tabbed again beside Slice and Plot when there is one).
-        self.docks["tensors"].setVisible(self.document.container is not None)
-        self._on_compare_files_changed()
-        self.docks["plot"].raise_()
-        self.apply_default_layout()
 
     def _build_compare(self) -> None:
         """The comparison with a second tensor B: its dock, its plot (beside the plot), the table's
@@ -417,14 +272,6 @@ class MainWindow(QMainWindow):
             self.docks["comparePlot"].raise_()
             height = self.height()  # the list needs room: most of the left column
             self.resizeDocks([self.docks["decode"], self.docks["compare"]], [int(height * 0.25), int(height * 0.75)], Qt.Vertical)
-
-    def _fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        recent = self.settings.recent_files()
-        if not recent:
-            self.recent_menu.addAction("(none)").setEnabled(False)
-        for path in recent:
-            self.recent_menu.addAction(menu_text(path), lambda p=path: self.open_paths([p]))
 
     # ------------------------------------------------------------------ opening
     def open_paths(
@@ -633,47 +480,6 @@ class MainWindow(QMainWindow):
     def _show_status_note(self, text: str) -> None:
         self.statusBar().showMessage(text, 5000)
 
-    # ------------------------------------------------------------------ persistence
-    def _restore_layout(self) -> None:
-        """The saved layout, or a first-run layout that gives the plot room beside the table."""
-        geometry, state = self.settings.window_state()
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        self._needs_default_layout = state is None or not self.restoreState(state, _LAYOUT_VERSION)
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        if self._needs_default_layout:
-            self._needs_default_layout = False
-            QTimer.singleShot(0, self.apply_default_layout)  # dock sizes apply once laid out
-
-    def apply_default_layout(self) -> None:
-        """Dock sizes in proportion to the window. A window lower than :data:`COMPACT_HEIGHT`
-        (a laptop screen) stacks Decode and Slice as tabs, each then tall enough to use; a
-        window narrower than :data:`COMPACT_WIDTH` gives the plot less of its width."""
-        width, height = self.width(), self.height()
-        decode, slice_dock = self.docks["decode"], self.docks["slice"]
-        tabbed = slice_dock in self.tabifiedDockWidgets(decode)
-        if height < COMPACT_HEIGHT and not tabbed:
-            self.tabifyDockWidget(decode, slice_dock)
-            decode.raise_()
-        elif height >= COMPACT_HEIGHT and tabbed:
-            self.addDockWidget(Qt.LeftDockWidgetArea, slice_dock, Qt.Vertical)  # below decode
-        left_share, plot_share = (0.28, 0.4) if width >= COMPACT_WIDTH else (0.3, 0.22)
-        # Wide enough for the decode fields without scrolling sideways, if a third of the width allows.
-        fields = self.decode_panel.minimumSizeHint().width() + self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
-        left = max(int(width * left_share), min(fields + 8, int(width * 0.34)))
-        self.resizeDocks([decode, self.docks["plot"]], [left, int(width * plot_share)], Qt.Horizontal)
-        if height >= COMPACT_HEIGHT:
-            self.resizeDocks([decode, slice_dock], [int(height * 0.42), int(height * 0.58)], Qt.Vertical)
-        self.resizeDocks([self.docks["hex"]], [int(height * 0.26)], Qt.Vertical)
-        self.resizeDocks([self.docks["hex"], self.docks["inspector"]], [int(width * 0.55), int(width * 0.45)], Qt.Horizontal)
-        inspector, bookmarks = self.docks["inspector"], self.docks["bookmarks"]
-        if bookmarks not in self.tabifiedDockWidgets(inspector) and not bookmarks.isFloating() \
-                and self.dockWidgetArea(bookmarks) == self.dockWidgetArea(inspector):
-            self.tabifyDockWidget(inspector, bookmarks)  # a tab beside the data inspector
-            (bookmarks if len(self.document.bookmarks) else inspector).raise_()  # a session's in front
-
     def _save_decode_settings(self) -> None:
         if self.document.paths and self.document.on_disk:  # not an object in memory
             self.settings.set_decode_settings(self.document.paths, self.document.params, self.document.slice_text)
@@ -692,7 +498,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         self._save_decode_settings()
         self.save_display_options()
-        self.settings.set_window_state(self.saveGeometry(), self.saveState(_LAYOUT_VERSION))
+        self.save_layout()
         self.statistics_panel.cancel()
         self.comparison.close_b()
         shutdown_tasks()
@@ -700,50 +506,10 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
-class _HistoryKeys(QObject):
-    """Undo / redo keys pressed anywhere in the window undo the document.
-
-    A focused line edit claims Ctrl+Z for its own text (it accepts the ShortcutOverride
-    event), so the Edit menu's shortcut would not fire there. Every field applies live, so the
-    document's undo must win: the key press that reaches such a widget is taken here first (an
-    application event filter, limited to this window) and triggers the Edit menu's action.
-    """
-
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        # Weak: a strong reference from this child back to its window is a cycle through Qt's
-        # ownership that Python's collector cannot see, and every window would leak.
-        self._window = weakref.ref(window)
-        app = QCoreApplication.instance()
-        if app is not None:
-            app.installEventFilter(self)  # removed by Qt when this object is destroyed
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() != QEvent.Type.KeyPress or not watched.isWidgetType():
-            return False
-        window_ref = getattr(self, "_window", None)
-        window = window_ref() if window_ref is not None else None
-        if window is None or not (watched is window or window.isAncestorOf(watched)):
-            return False
-        step = history_step(event)
-        if step is None:
-            return False
-        action = window.undo_action if step == "undo" else window.redo_action
-        if action.isEnabled():
-            action.trigger()
-        return True
-
-
 def sample_params() -> DecodeParams:
     """The embedded sample's preset decode settings (``resources/samples.json``)."""
     preset = sample_settings()[DEFAULT_SAMPLE]
     return DecodeParams(**{k: tuple(v) if isinstance(v, list) else v for k, v in preset.items()})
-
-
-def _key_list(standard: QKeySequence.StandardKey, extra: list[QKeySequence]) -> list[QKeySequence]:
-    """The platform's bindings for ``standard`` plus ``extra``, without duplicates."""
-    keys = list(QKeySequence.keyBindings(standard))
-    return keys + [key for key in extra if key not in keys]
 
 
 def _hex_selection(hex_view: HexView) -> tuple[int, int, int] | None:

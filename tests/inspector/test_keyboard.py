@@ -8,10 +8,11 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, QSettings, Qt
 from PySide6.QtWidgets import QApplication, QLineEdit, QTableView
 
-from inspector.main_window import FOCUS_KEYS, MainWindow
+from inspector.main_window import MainWindow
 from inspector.plot.panel import configure_pyqtgraph
 from inspector.state.settings_store import SettingsStore
 from inspector.widgets.focus_frame import FRAME_WIDTH
+from inspector.window_menus import FOCUS_KEYS
 
 ALT = Qt.KeyboardModifier.AltModifier
 CTRL = Qt.KeyboardModifier.ControlModifier

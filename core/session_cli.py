@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -44,6 +43,7 @@ from core.pipeline.pipeline import DecodeParams, PipelineResult
 from core.pipeline.view_as import no_tensor_buffer_error, view_as_target
 from core.session.bookmark import Bookmark
 from core.session.loading import load_session
+from core.session.placement import plain_slice_text
 from core.text.names import closest_names, printable_name
 from core.text.number_format import json_value, value_formatter
 from core.tflite.conversions import convert_array
@@ -53,7 +53,6 @@ __all__ = ["SessionPlan", "add_session_options", "plan_session", "session_slice_
 #: Bytes of a bytes bookmark looked at for the elements they hold (the hex shows --limit bytes).
 _BYTES_SCANNED = 4096
 _LAYOUT_FIELDS = ("offset", "length", "record_size")
-_NAMED_SLICE = re.compile(r"^\s*[A-Za-z_]\w*\s*(?=\[)")
 
 
 def add_session_options(parser: argparse.ArgumentParser) -> None:
@@ -87,7 +86,7 @@ def session_slice_text(text: str) -> str | None:
     dropped."""
     if not text.strip():
         return None
-    return _NAMED_SLICE.sub("", text, count=1)
+    return plain_slice_text(text)
 
 
 def _merged(base: DecodeParams, explicit: DecodeParams, tf_only: bool) -> DecodeParams:

@@ -54,7 +54,7 @@ from PySide6.QtWidgets import (
 from core.errors import CoreError, describe_error
 from core.pipeline.pipeline import PipelineResult
 from core.scan.statistics import COMPLEX_QUANTITIES, Statistics, compute_statistics
-from core.text.number_format import format_value
+from inspector.panels.statistics_texts import FIELDS, QUANTITY_AXIS, field_texts
 from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
 from inspector.widgets import palette
@@ -66,22 +66,9 @@ __all__ = ["StatisticsPanel", "AUTO_COMPUTE_LIMIT"]
 AUTO_COMPUTE_LIMIT = 10**7
 """Views with at most this many values are computed automatically."""
 
-#: The histogram's value axis (and the type's note) for each quantity statistics are of.
-_QUANTITY_AXIS = {"value": "value", "magnitude": "|z|", "real": "re z", "imaginary": "im z",
-                  "phase": "phase (rad)", "dB": "20·log10|z| (dB)"}
-
 _LOG_FLOOR = 0.5
 """On the log axis, bars start at this count (below 1, so a bin of one value shows)."""
 _LOG_FLOOR_EXPONENT = float(np.log10(_LOG_FLOOR))
-
-_FIELDS = (  # (key, label) in display order: two columns of label/value pairs
-    ("dtype", "Type"), ("count", "Count"),
-    ("min", "Min"), ("finite", "Finite"),
-    ("max", "Max"), ("nan", "NaN"),
-    ("mean", "Mean"), ("posinf", "+Inf"),
-    ("std", "Std (pop.)"), ("neginf", "−Inf"),
-    ("zeros", "Zeros"), ("subnormal", "Subnormal"),
-)
 
 
 class _Interim(QObject):
@@ -308,7 +295,7 @@ class StatisticsPanel(QWidget):
         self._grid.setVerticalSpacing(2)
         self._name_labels: dict[str, QLabel] = {}
         self.value_labels: dict[str, QLabel] = {}
-        for key, title in _FIELDS:
+        for key, title in FIELDS:
             name = QLabel(f"{title}:")
             name.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
             value = QLabel("—")
@@ -358,8 +345,8 @@ class StatisticsPanel(QWidget):
     def _arrange_fields(self, columns: int) -> None:
         if columns == self._field_columns:
             return
-        # _FIELDS reads row by row in two columns; one column reads the left column, then the right.
-        order = _FIELDS if columns == 2 else _FIELDS[0::2] + _FIELDS[1::2]
+        # FIELDS reads row by row in two columns; one column reads the left column, then the right.
+        order = FIELDS if columns == 2 else FIELDS[0::2] + FIELDS[1::2]
         for i, (key, _title) in enumerate(order):
             row, column = divmod(i, columns)
             for label in (self._name_labels[key], self.value_labels[key]):
@@ -451,7 +438,7 @@ class StatisticsPanel(QWidget):
         if not self.is_running() or key != self._task_key:
             return
         result = self._document.result
-        for name, text in _texts(stats, result.view.dtype if result is not None else None).items():
+        for name, text in field_texts(stats, result.view.dtype if result is not None else None).items():
             self.value_labels[name].setText(text)
 
     def _on_task_succeeded(self, stats: Statistics) -> None:
@@ -537,12 +524,12 @@ class StatisticsPanel(QWidget):
         if changed:
             self._stale_note = ""
         self._statistics = stats
-        for key, text in _texts(stats, dtype).items():
+        for key, text in field_texts(stats, dtype).items():
             self.value_labels[key].setText(text)
         self._show_histogram(stats)
         self.compute_button.setEnabled(not self.is_running() and stats is None
                                        and self._document.result is not None)
-        quantity = "value" if stats is None else _QUANTITY_AXIS[stats.quantity]
+        quantity = "value" if stats is None else QUANTITY_AXIS[stats.quantity]
         self.plot.setLabel("bottom", quantity)
         if changed:
             self.statisticsChanged.emit(stats)
@@ -560,66 +547,3 @@ class StatisticsPanel(QWidget):
 
 def _address(array: np.ndarray) -> int:
     return int(array.__array_interface__["data"][0])
-
-
-def _texts(stats: Statistics | None, dtype: np.dtype | None) -> dict[str, str]:
-    """Label text of every field (``"—"`` when unknown)."""
-    if stats is None:
-        return {key: "—" for key, _title in _FIELDS}
-
-    def counted(n: int) -> str:
-        return f"{n:,}" if not n or not stats.count else f"{n:,} ({_percent(n, stats.count)})"
-
-    exact = dtype if stats.quantity == "value" else None
-    dtype_text = stats.dtype + ("" if stats.quantity == "value" else f" ({_QUANTITY_AXIS[stats.quantity]})")
-    return {
-        "dtype": dtype_text,
-        "count": f"{stats.count:,}",
-        "finite": counted(stats.finite_count),
-        "min": _extreme(stats.min, exact),
-        "max": _extreme(stats.max, exact),
-        "mean": _moment(stats.mean),
-        "std": _moment(stats.std),
-        "nan": counted(stats.nan_count),
-        "posinf": counted(stats.posinf_count),
-        "neginf": counted(stats.neginf_count),
-        "zeros": counted(stats.zero_count),
-        "subnormal": counted(stats.subnormal_count),
-    }
-
-
-def _extreme(value: int | float | None, dtype: np.dtype | None) -> str:
-    """A min / max as the table prints that value (they are values of the view).
-
-    Integer views print as the table does; a bool view's extremes are the counts 0 / 1 the
-    statistics use; a complex view's are magnitudes, printed as float64 values.
-    """
-    if value is None:
-        return "—"
-    if isinstance(value, int):
-        integer_type = dtype if dtype is not None and dtype.kind in "iu" else np.dtype(np.int64)
-        return format_value(value, integer_type)
-    if dtype is not None and dtype.kind not in "biuc":
-        try:
-            native = dtype.newbyteorder("=")
-            return format_value(np.asarray(value, dtype=np.float64).astype(native)[()], native)
-        except (TypeError, ValueError):
-            pass
-    return format_value(value, np.float64)
-
-
-def _percent(part: int, whole: int) -> str:
-    """``part`` of ``whole`` in percent, never rounded to 0% or 100% when it is neither."""
-    if part == whole:
-        return "100%"
-    share = 100.0 * part / whole
-    if share < 0.001:
-        return "<0.001%"
-    if share > 99.99:
-        return ">99.99%"
-    text = f"{share:.3g}"
-    return f"{share:.2f}%" if text == "100" else f"{text}%"
-
-
-def _moment(value: float | None) -> str:
-    return "—" if value is None else f"{value:.7g}"

@@ -1,0 +1,91 @@
+"""The Statistics panel's texts: each figure as the table would print it.
+
+Min and max are values of the view, so they print as the table prints that value; counts carry
+their share of all values, never rounded to 0% or 100% when they are neither; moments have 7
+significant digits; an unknown figure is ``"—"``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.scan.statistics import Statistics
+from core.text.number_format import format_value
+
+__all__ = ["FIELDS", "QUANTITY_AXIS", "field_texts"]
+
+#: The histogram's value axis (and the type's note) for each quantity statistics are of.
+QUANTITY_AXIS = {"value": "value", "magnitude": "|z|", "real": "re z", "imaginary": "im z",
+                 "phase": "phase (rad)", "dB": "20·log10|z| (dB)"}
+
+FIELDS = (  # (key, label) in display order: two columns of label/value pairs
+    ("dtype", "Type"), ("count", "Count"),
+    ("min", "Min"), ("finite", "Finite"),
+    ("max", "Max"), ("nan", "NaN"),
+    ("mean", "Mean"), ("posinf", "+Inf"),
+    ("std", "Std (pop.)"), ("neginf", "−Inf"),
+    ("zeros", "Zeros"), ("subnormal", "Subnormal"),
+)
+
+
+def field_texts(stats: Statistics | None, dtype: np.dtype | None) -> dict[str, str]:
+    """Label text of every field (``"—"`` when unknown)."""
+    if stats is None:
+        return {key: "—" for key, _title in FIELDS}
+
+    def counted(n: int) -> str:
+        return f"{n:,}" if not n or not stats.count else f"{n:,} ({_percent(n, stats.count)})"
+
+    exact = dtype if stats.quantity == "value" else None
+    dtype_text = stats.dtype + ("" if stats.quantity == "value" else f" ({QUANTITY_AXIS[stats.quantity]})")
+    return {
+        "dtype": dtype_text,
+        "count": f"{stats.count:,}",
+        "finite": counted(stats.finite_count),
+        "min": _extreme(stats.min, exact),
+        "max": _extreme(stats.max, exact),
+        "mean": _moment(stats.mean),
+        "std": _moment(stats.std),
+        "nan": counted(stats.nan_count),
+        "posinf": counted(stats.posinf_count),
+        "neginf": counted(stats.neginf_count),
+        "zeros": counted(stats.zero_count),
+        "subnormal": counted(stats.subnormal_count),
+    }
+
+
+def _extreme(value: int | float | None, dtype: np.dtype | None) -> str:
+    """A min / max as the table prints that value (they are values of the view).
+
+    Integer views print as the table does; a bool view's extremes are the counts 0 / 1 the
+    statistics use; a complex view's are magnitudes, printed as float64 values.
+    """
+    if value is None:
+        return "—"
+    if isinstance(value, int):
+        integer_type = dtype if dtype is not None and dtype.kind in "iu" else np.dtype(np.int64)
+        return format_value(value, integer_type)
+    if dtype is not None and dtype.kind not in "biuc":
+        try:
+            native = dtype.newbyteorder("=")
+            return format_value(np.asarray(value, dtype=np.float64).astype(native)[()], native)
+        except (TypeError, ValueError):
+            pass
+    return format_value(value, np.float64)
+
+
+def _percent(part: int, whole: int) -> str:
+    """``part`` of ``whole`` in percent, never rounded to 0% or 100% when it is neither."""
+    if part == whole:
+        return "100%"
+    share = 100.0 * part / whole
+    if share < 0.001:
+        return "<0.001%"
+    if share > 99.99:
+        return ">99.99%"
+    text = f"{share:.3g}"
+    return f"{share:.2f}%" if text == "100" else f"{text}%"
+
+
+def _moment(value: float | None) -> str:
+    return "—" if value is None else f"{value:.7g}"

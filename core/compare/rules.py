@@ -27,18 +27,21 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
 
-from core.dtypes.table import engine_name
+from core.dtypes.table import engine_name, type_row
 from core.errors import CoreError
 
 __all__ = [
     "DEFAULT_TOLERANCES", "NAN_POLICIES", "CompareRules", "common_type", "default_tolerances",
-    "element_kind", "native_dtype", "resolve_rules",
+    "element_kind", "is_bfloat16", "native_dtype", "resolve_rules",
 ]
 
-BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+
+def is_bfloat16(dtype: np.dtype) -> bool:
+    """``dtype`` is bfloat16 in either byte order (ml_dtypes' types keep their name when
+    byte-swapped; asking does not import ml_dtypes)."""
+    return np.dtype(dtype).name == "bfloat16"
 
 #: ``(rtol, atol)`` per floating type: torch.testing.assert_close's defaults.
 DEFAULT_TOLERANCES: dict[str, tuple[float, float]] = {
@@ -55,7 +58,7 @@ def native_dtype(dtype: np.dtype) -> np.dtype:
     """``dtype`` in native byte order (a big-endian bfloat16 becomes ``ml_dtypes.bfloat16``)."""
     dtype = np.dtype(dtype)
     if dtype.kind == "V" and dtype.fields is None and dtype.itemsize == 2:
-        return BFLOAT16
+        return type_row("bfloat16").dtype
     return dtype.newbyteorder("=") if dtype.itemsize > 1 else dtype
 
 
@@ -70,7 +73,7 @@ def element_kind(dtype: np.dtype) -> str:
     dtype = native_dtype(dtype)
     if dtype.kind in "biu":
         return "int"
-    if dtype == BFLOAT16 or (dtype.kind == "f" and dtype.itemsize in (2, 4, 8)):
+    if is_bfloat16(dtype) or (dtype.kind == "f" and dtype.itemsize in (2, 4, 8)):
         return "float"
     raise CoreError(
         f"cannot compare {dtype} values: comparison needs integers, bool or real floats "
@@ -90,9 +93,9 @@ def common_type(dtype_a: np.dtype, dtype_b: np.dtype) -> np.dtype | None:
     a, b = native_dtype(dtype_a), native_dtype(dtype_b)
     if element_kind(a) == "int" and element_kind(b) == "int":
         return None
-    if a == BFLOAT16 and b == BFLOAT16:
-        return BFLOAT16
-    stand_in = [np.dtype(np.float32) if d == BFLOAT16 else d for d in (a, b)]
+    if is_bfloat16(a) and is_bfloat16(b):
+        return a
+    stand_in = [np.dtype(np.float32) if is_bfloat16(d) else d for d in (a, b)]
     return np.result_type(*stand_in)
 
 

@@ -17,7 +17,7 @@ import os
 import textwrap
 from collections.abc import Sequence
 
-from core.compare.rules import BFLOAT16, CompareRules
+from core.compare.rules import CompareRules, is_bfloat16
 from core.dtypes.table import engine_name
 from core.export.code_snippets import numpy_snippet
 from core.pipeline.pipeline import DecodeParams
@@ -44,7 +44,7 @@ def ulp_distance(x, y):
 
 
 def _type_code(dtype) -> str:
-    return "ml_dtypes.bfloat16" if dtype == BFLOAT16 else f"np.{engine_name(dtype)}"
+    return "ml_dtypes.bfloat16" if is_bfloat16(dtype) else f"np.{engine_name(dtype)}"
 
 
 def _loader(name: str, side: SideSpec) -> str:
@@ -95,7 +95,7 @@ def numpy_compare_snippet(side_a: SideSpec, side_b: SideSpec, rules: CompareRule
     CoreError
         Whatever the pipeline raises for a side's parameters.
     """
-    needs_bf16 = BFLOAT16 in (rules.dtype_a, rules.dtype_b, rules.common)
+    needs_bf16 = any(d is not None and is_bfloat16(d) for d in (rules.dtype_a, rules.dtype_b, rules.common))
     lines = [f"# tensor-inspector's comparison, reproduced with numpy: {rules.describe()}.",
              "import numpy as np"]
     if needs_bf16:

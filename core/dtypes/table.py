@@ -32,10 +32,12 @@ int24      int24      no      no         —     beyond TF; 3 bytes, decoded to 
 uint24     uint24     no      no         —     beyond TF; 3 bytes, decoded to uint32
 ========== ========== ======= ========== ===== ========================================
 
-The float8 rows are every variant the installed ``ml_dtypes`` has: ``float8_e4m3fn``,
-``float8_e5m2``, ``float8_e4m3fnuz``, ``float8_e5m2fnuz``, ``float8_e4m3b11fnuz`` and, with
-ml_dtypes >= 0.5, ``float8_e3m4``, ``float8_e4m3`` and ``float8_e8m0fnu`` (an exponent only: a
-power of two or NaN, no sign, no zero). The *packed* rows (``stored_bits`` not a
+The float8 rows are the variants of ml_dtypes >= 0.5 (the project's lower bound):
+``float8_e4m3fn``, ``float8_e5m2``, ``float8_e4m3fnuz``, ``float8_e5m2fnuz``,
+``float8_e4m3b11fnuz``, ``float8_e3m4``, ``float8_e4m3`` and ``float8_e8m0fnu`` (an exponent only:
+a power of two or NaN, no sign, no zero). The numpy dtype of an ml_dtypes row is resolved on
+first use of :attr:`TypeRow.dtype` (:mod:`core.dtypes.ml_types`: importing ml_dtypes is slow);
+its name, size and every other fact are known without it. The *packed* rows (``stored_bits`` not a
 whole number of bytes of their ``dtype``) store values narrower than the numpy type that holds them
 once decoded: int4/uint4 two per byte, **low nibble first** (value ``2k`` is the low 4 bits of
 byte ``k``, value ``2k + 1`` its high 4 bits, as ml_dtypes and ONNX pack them, whatever the byte
@@ -49,12 +51,12 @@ dtype is ignored: ``decode_raw``'s ``little_endian`` says how the bytes are orde
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
+from core.dtypes.ml_types import ml_dtypes_module
 from core.errors import DecodeError
 
 __all__ = [
@@ -86,8 +88,9 @@ class TypeRow:
     ----------
     name
         The engine's (numpy-style) name, the key everywhere: ``"float32"``, ``"bfloat16"``.
-    dtype
-        The native-byte-order numpy dtype (bfloat16 is ``ml_dtypes.bfloat16``).
+    numpy_type
+        The numpy scalar type, or for an ml_dtypes type its name in ml_dtypes (``"bfloat16"``),
+        resolved by :attr:`dtype` on first use.
     tf_name
         TensorFlow's name (``DataTypeString``): ``"float"`` for float32, ``"half"``, ``"double"``.
     decode_raw_position
@@ -108,15 +111,18 @@ class TypeRow:
         How TensorFlow code snippets name the type (``"tf.float32"``).
     aliases
         Further spellings accepted from users, beyond the name and the TF name.
+    itemsize
+        Bytes per decoded element (the ``dtype``'s item size).
     stored_bits
-        Bits one value occupies in the file: ``8 * dtype.itemsize`` except for the packed types
+        Bits one value occupies in the file: ``8 * itemsize`` except for the packed types
         (4 for int4/uint4, 24 for int24/uint24), whose ``dtype`` is the wider decoded type.
     tensor_buffer
         TFLite's ``DataType`` has the type (False for float8, int4/uint4 and int24/uint24).
     """
 
     name: str
-    dtype: np.dtype
+    numpy_type: Any
+    itemsize: int
     tf_name: str
     decode_raw_position: int | None
     padded: bool
@@ -128,20 +134,31 @@ class TypeRow:
     aliases: tuple[str, ...] = ()
     stored_bits: int = 0
     tensor_buffer: bool = True
+    _dtype: np.dtype | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.stored_bits:
-            object.__setattr__(self, "stored_bits", 8 * self.dtype.itemsize)
+            object.__setattr__(self, "stored_bits", 8 * self.itemsize)
+        if not self.from_ml_dtypes:
+            object.__setattr__(self, "_dtype", np.dtype(self.numpy_type))
 
     @property
-    def itemsize(self) -> int:
-        """Bytes per decoded element (the ``dtype``'s item size)."""
-        return self.dtype.itemsize
+    def from_ml_dtypes(self) -> bool:
+        """The type is one of ml_dtypes' (bfloat16, float8_*), named by ``numpy_type``."""
+        return isinstance(self.numpy_type, str)
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The native-byte-order numpy dtype (bfloat16 is ``ml_dtypes.bfloat16``, imported now
+        if it is not yet)."""
+        if self._dtype is None:
+            object.__setattr__(self, "_dtype", np.dtype(getattr(ml_dtypes_module(), self.numpy_type)))
+        return self._dtype
 
     @property
     def packed(self) -> bool:
         """Values are stored in fewer bits than ``dtype`` holds (int4/uint4, int24/uint24)."""
-        return self.stored_bits != 8 * self.dtype.itemsize
+        return self.stored_bits != 8 * self.itemsize
 
     @property
     def stored_size(self) -> int:
@@ -159,27 +176,35 @@ class TypeRow:
         return self.decode_raw_position is not None
 
 
-def _row(name: str, dtype: Any, tf: str, position: int | None, padded: bool, kind: str,
+def _itemsize(numpy_type: Any) -> int:
+    """Item size of a numpy type, or of an ml_dtypes type named by a string (known without it:
+    bfloat16 is 2 bytes, each float8 1)."""
+    if isinstance(numpy_type, str):
+        return 2 if numpy_type == "bfloat16" else 1
+    return np.dtype(numpy_type).itemsize
+
+
+def _row(name: str, numpy_type: Any, tf: str, position: int | None, padded: bool, kind: str,
          npy_code: str | None, aliases: tuple[str, ...] = ()) -> TypeRow:
-    numpy_code = "ml_dtypes.bfloat16" if name == "bfloat16" else f"np.{name}"
-    return TypeRow(name=name, dtype=np.dtype(dtype), tf_name=tf, decode_raw_position=position,
+    numpy_code = f"ml_dtypes.{numpy_type}" if isinstance(numpy_type, str) else f"np.{name}"
+    return TypeRow(name=name, numpy_type=numpy_type, itemsize=_itemsize(numpy_type), tf_name=tf,
+                   decode_raw_position=position,
                    padded=padded, data_type=name.upper(), kind=kind, npy_code=npy_code,
                    numpy_code=numpy_code, tf_code=f"tf.{name}", aliases=aliases)
 
 
-#: The ml_dtypes float8 variants, in the order the GUI lists them (those the installed
-#: ml_dtypes lacks are left out).
-FLOAT8_NAMES: tuple[str, ...] = tuple(
-    name for name in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
-                      "float8_e4m3b11fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu")
-    if hasattr(ml_dtypes, name)
+#: The ml_dtypes float8 variants (all there from ml_dtypes 0.5), in the order the GUI lists them.
+FLOAT8_NAMES: tuple[str, ...] = (
+    "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+    "float8_e4m3b11fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu",
 )
 
 
-def _beyond_tf_row(name: str, dtype: Any, kind: str, stored_bits: int = 0,
+def _beyond_tf_row(name: str, numpy_type: Any, kind: str, stored_bits: int = 0,
                    numpy_code: str | None = None) -> TypeRow:
     """A row beyond TF that TFLite's DataType lacks too (float8, int4/uint4, int24/uint24)."""
-    return TypeRow(name=name, dtype=np.dtype(dtype), tf_name=name, decode_raw_position=None,
+    return TypeRow(name=name, numpy_type=numpy_type, itemsize=_itemsize(numpy_type), tf_name=name,
+                   decode_raw_position=None,
                    padded=False, data_type=name.upper(), kind=kind, npy_code=None,
                    numpy_code=numpy_code or f"ml_dtypes.{name}", tf_code=f"tf.{name}",
                    stored_bits=stored_bits, tensor_buffer=False)
@@ -200,11 +225,11 @@ TYPE_ROWS: tuple[TypeRow, ...] = (
     _row("uint16", np.uint16, "uint16", 4, True, "uint", "u2"),
     _row("complex64", np.complex64, "complex64", 9, False, "complex", "c8"),
     _row("complex128", np.complex128, "complex128", 10, False, "complex", "c16"),
-    _row("bfloat16", ml_dtypes.bfloat16, "bfloat16", 12, True, "float", None),
+    _row("bfloat16", "bfloat16", "bfloat16", 12, True, "float", None),
     _row("bool", np.bool_, "bool", 11, False, "bool", "b1", aliases=("bool_",)),
     _row("uint32", np.uint32, "uint32", None, False, "uint", "u4"),
     _row("uint64", np.uint64, "uint64", None, False, "uint", "u8"),
-    *(_beyond_tf_row(name, getattr(ml_dtypes, name), "float") for name in FLOAT8_NAMES),
+    *(_beyond_tf_row(name, name, "float") for name in FLOAT8_NAMES),
     _beyond_tf_row("int4", np.int8, "int", 4, "np.int8"),
     _beyond_tf_row("uint4", np.uint8, "uint", 4, "np.uint8"),
     _beyond_tf_row("int24", np.int32, "int", 24, "np.int32"),
@@ -215,8 +240,9 @@ _BY_NAME: dict[str, TypeRow] = {row.name: row for row in TYPE_ROWS}
 _BY_NPY_CODE: dict[str, TypeRow] = {row.npy_code: row for row in TYPE_ROWS if row.npy_code}
 _BY_NUMPY_KIND: dict[tuple[str, int], TypeRow] = {
     (row.dtype.kind, row.itemsize): row for row in TYPE_ROWS
-    # not the beyond-TFLite rows: int4's dtype is int8's, float8_e5m2's numpy kind is "f"
-    if row.dtype.kind in "biufc" and row.tensor_buffer
+    # not the beyond-TFLite rows (int4's dtype is int8's, float8_e5m2's numpy kind is "f"), and
+    # not bfloat16 (numpy kind "V")
+    if not row.from_ml_dtypes and row.dtype.kind in "biufc" and row.tensor_buffer
 }
 
 #: Canonical numpy-style names in the order a GUI should list them; those after bool are beyond TF.

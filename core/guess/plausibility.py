@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import ml_dtypes
 import numpy as np
+
+from core.dtypes.table import type_row
 
 __all__ = ["GUESS_TYPES", "TypeEvidence", "item_phase", "score_types", "typed_values"]
 
@@ -96,7 +97,7 @@ def typed_values(data: np.ndarray, dtype: str, little_endian: bool, start: int =
     count = min(max((data.size - start) // itemsize, 0), limit)
     chunk = data[start:start + count * itemsize]
     if dtype == "bfloat16":
-        kind = np.dtype(ml_dtypes.bfloat16)
+        kind = type_row("bfloat16").dtype
         raw = chunk.view(">u2" if not little_endian else "<u2").astype(np.uint16)
         return raw.view(kind)
     kind = np.dtype(dtype).newbyteorder("<" if little_endian else ">")

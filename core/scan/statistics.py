@@ -53,10 +53,10 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
 
 from core.budget import check_copy_budget, elements_per_chunk
+from core.dtypes.ml_types import loaded_ml_dtypes
 from core.errors import CoreError
 from core.files.safe_open import sequential_access
 from core.scan.block_summaries import (
@@ -134,7 +134,8 @@ def _ml_finfo(dtype: np.dtype):
     try:
         # A big-endian bfloat16 (what decode_raw gives for little_endian=False) prints as '>V2'
         # but keeps its name; ml_dtypes.finfo knows only the native one.
-        return ml_dtypes.finfo(dtype.newbyteorder("="))
+        ml_dtypes = loaded_ml_dtypes()  # none of its types exists before it is imported
+        return None if ml_dtypes is None else ml_dtypes.finfo(dtype.newbyteorder("="))
     except (TypeError, ValueError, KeyError):
         return None
 

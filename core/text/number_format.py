@@ -57,12 +57,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from core.dtypes.ml_types import loaded_ml_dtypes
 from core.dtypes.table import TYPE_ROWS
-
-try:  # ml_dtypes is a project dependency, but formatting numpy dtypes must not need it.
-    import ml_dtypes
-except ImportError:  # pragma: no cover - exercised only without ml_dtypes
-    ml_dtypes = None
 
 FORMATS: tuple[str, ...] = ("auto", "fixed", "scientific", "hex", "raw bits")
 """Format names accepted by :func:`format_value`, in the order a UI should offer them."""
@@ -87,6 +83,7 @@ def _info(dtype: np.dtype) -> tuple[str, np.dtype, int, int, float]:
     """
     native = dtype.newbyteorder("=") if dtype.byteorder not in ("|", "=") else dtype
     kind = dtype.kind
+    ml_dtypes = loaded_ml_dtypes()  # none of its types exists before it is imported
     if kind in "biu":
         return kind, native, 0, 0, 0.0
     if kind == "f":

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from core.dtypes.data_type import DataType
@@ -51,7 +50,8 @@ __all__ = [
     "round_to_odd_float32",
 ]
 
-_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+def _is_bfloat16(dtype: np.dtype) -> bool:
+    return dtype.name == "bfloat16"
 
 
 def convert_array(
@@ -253,14 +253,14 @@ def _float_to_int(values: np.ndarray, out: np.dtype, low: int, high: int) -> np.
 
 
 def _float_to_float(values: np.ndarray, out: np.dtype) -> np.ndarray:
-    if out == _BFLOAT16 and values.dtype == np.float64:
+    if _is_bfloat16(out) and values.dtype == np.float64:
         values = round_to_odd_float32(values)
     with np.errstate(over="ignore", invalid="ignore"):
         return np.array(values, dtype=out, order="C")
 
 
 def _int_to_float(values: np.ndarray, out: np.dtype) -> np.ndarray:
-    if out == _BFLOAT16 and values.dtype.itemsize >= 4:
+    if _is_bfloat16(out) and values.dtype.itemsize >= 4:
         wide = values.astype(np.float64) if values.dtype.itemsize == 4 else (
             _int64_to_float64_round_to_odd(values)
         )

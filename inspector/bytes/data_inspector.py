@@ -5,11 +5,16 @@ comes from :func:`core.decode.decode_raw.decode_raw` (``extended_types=True``) a
 ``itemsize`` bytes at the cursor: this module decides no decoding rule, it only lays out and
 formats the engine's answers (with :func:`core.text.number_format.format_value`, so the text
 matches the table view). Clicking a value cell emits :attr:`DataInspector.typeChosen`.
+
+The ml_dtypes rows (bfloat16, float8) wait for ml_dtypes, whose import takes about half a second
+(:mod:`core.dtypes.ml_types`): until something has imported it they show :data:`LOADING`, and the
+inspector imports it itself right after its first paint, then fills them. So the window's first
+frame does not wait for it.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -22,7 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.decode.decode_raw import decode_raw
-from core.dtypes.table import ENGINE_TYPES, is_tf_decode_type, packed_row, resolve_dtype, tf_name
+from core.dtypes.ml_types import loaded_ml_dtypes, ml_dtypes_module
+from core.dtypes.table import ENGINE_TYPES, is_tf_decode_type, packed_row, resolve_dtype, tf_name, type_row
 from core.errors import CoreError, describe_error
 from core.text.number_format import classify_value, describe_special, format_value
 from inspector.widgets import palette
@@ -32,6 +38,9 @@ MAX_BYTES = 16
 
 MISSING = "\u2014"
 """Cell text of a type wider than the bytes available (an em dash)."""
+
+LOADING = "\u2026"
+"""Cell text of an ml_dtypes type (bfloat16, float8) until ml_dtypes is imported (an ellipsis)."""
 
 BEYOND_TF = " (beyond TF)"
 
@@ -71,6 +80,8 @@ class DataInspector(QWidget):
         super().__init__(parent)
         self._data = b""
         self._offset: int | None = None
+        self._waiting_for_ml_dtypes = False  # some cell shows LOADING
+        self._ml_dtypes_load_scheduled = False
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
 
         self.bytes_label = QLabel()
@@ -96,6 +107,7 @@ class DataInspector(QWidget):
         for row, name in enumerate(ENGINE_TYPES):
             self._init_type_row(row, name, mono)
         self.table.cellClicked.connect(self._on_cell_clicked)
+        self.table.viewport().installEventFilter(self)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -144,6 +156,7 @@ class DataInspector(QWidget):
         """
         self._data = bytes(data[:MAX_BYTES])
         self._offset = offset
+        self._waiting_for_ml_dtypes = False
         self._update_bytes_label()
         for row, name in enumerate(ENGINE_TYPES):
             for col, little_endian in ((_LE_COL, True), (_BE_COL, False)):
@@ -187,15 +200,34 @@ class DataInspector(QWidget):
         lines.extend(f"     {line}" for line in binary[1:])
         self.bytes_label.setText("\n".join(lines))
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """After the table's first paint with :data:`LOADING` cells, import ml_dtypes (queued)."""
+        if (event.type() == QEvent.Type.Paint and self._waiting_for_ml_dtypes
+                and not self._ml_dtypes_load_scheduled):
+            self._ml_dtypes_load_scheduled = True
+            QTimer.singleShot(0, self._load_ml_dtypes)
+        return super().eventFilter(watched, event)
+
+    def _load_ml_dtypes(self) -> None:
+        ml_dtypes_module()
+        if self._waiting_for_ml_dtypes:
+            self.set_bytes(self._data, self._offset)
+
     def _fill_cell(self, item: QTableWidgetItem, name: str, little_endian: bool) -> None:
-        native = resolve_dtype(name, extended_types=True)
         packed = packed_row(name)  # int4: the first byte's low nibble; int24: 3 bytes
-        size = native.itemsize if packed is None else packed.stored_size
+        row = type_row(name)
+        size = row.stored_size
         item.setForeground(QBrush())
         if len(self._data) < size:
             item.setText(MISSING)
             item.setToolTip(f"needs {size} bytes")
             return
+        if row.from_ml_dtypes and loaded_ml_dtypes() is None:
+            self._waiting_for_ml_dtypes = True
+            item.setText(LOADING)
+            item.setToolTip(f"{name} values appear in a moment (loading ml_dtypes)")
+            return
+        native = resolve_dtype(name, extended_types=True)
         raw = self._data[:size]
         try:
             values = decode_raw(raw, name, little_endian=little_endian, extended_types=True)
@@ -225,7 +257,5 @@ class DataInspector(QWidget):
 
 def _stored_size_text(name: str) -> str:
     """Bytes one value occupies in the file: ``"½"`` for int4/uint4 (low nibble first)."""
-    packed = packed_row(name)
-    if packed is None:
-        return str(resolve_dtype(name, extended_types=True).itemsize)
-    return "½" if packed.stored_bits == 4 else str(packed.stored_size)
+    row = type_row(name)
+    return "½" if row.stored_bits == 4 else str(row.stored_size)

@@ -124,3 +124,46 @@ def test_plot_choices_are_applied_and_one_that_does_not_fit_is_a_warning(capsys)
     _apply_plot_choices(window, "RGB", "constellation")
     assert applied == ["constellation"]
     assert capsys.readouterr().err == "warning: --colour: colour mode must be one of (), got 'RGB'\n"
+
+
+_FIRST_PAINT_PROBE = r"""
+import sys
+import numpy as np
+from PySide6.QtCore import QElapsedTimer, QSettings
+from PySide6.QtWidgets import QApplication
+from core.pipeline.pipeline import DecodeParams
+from inspector.main_window import MainWindow
+from inspector.plot.panel import configure_pyqtgraph
+from inspector.state.settings_store import SettingsStore
+
+path, ini = sys.argv[1], sys.argv[2]
+np.array([1.0, 2.0], dtype=">f4").tofile(path)
+app = QApplication([])
+configure_pyqtgraph()
+w = MainWindow(SettingsStore(QSettings(ini, QSettings.IniFormat)))
+w.open_paths([path], DecodeParams(dtype="float32", little_endian=False))
+w.show()
+w.grab()
+print("painted", "ml_dtypes" in sys.modules, w.data_inspector.value_text("bfloat16", False))
+clock = QElapsedTimer()
+clock.start()
+while w.data_inspector.value_text("bfloat16", False) == "\u2026" and clock.elapsed() < 20000:
+    app.processEvents()
+print("later", "ml_dtypes" in sys.modules, w.data_inspector.value_text("bfloat16", False))
+w.close()
+w.deleteLater()
+app.processEvents()
+"""
+
+
+def test_the_first_paint_does_not_wait_for_ml_dtypes(tmp_path):
+    # Importing ml_dtypes takes about half a second: a float32 file's window paints without it,
+    # then imports it and fills the data inspector's bfloat16 row (3f 80 big-endian: 1.0).
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    out = subprocess.run(
+        [sys.executable, "-c", _FIRST_PAINT_PROBE, str(tmp_path / "x.bin"), str(tmp_path / "s.ini")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines == ["painted False \u2026", "later True 1.0"]

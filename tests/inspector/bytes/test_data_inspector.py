@@ -5,14 +5,17 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
+from core.dtypes.ml_types import ml_dtypes_module
 from core.dtypes.table import ENGINE_TYPES
-from inspector.bytes.data_inspector import MISSING, DataInspector
+from inspector.bytes import data_inspector as data_inspector_module
+from inspector.bytes.data_inspector import LOADING, MISSING, DataInspector
 
 LEFT = Qt.MouseButton.LeftButton
 
 
 @pytest.fixture
 def inspector(qtbot):
+    ml_dtypes_module()  # as in the window a moment after its first paint (see the loading test)
     w = DataInspector()
     qtbot.addWidget(w)
     w.resize(520, 560)
@@ -140,3 +143,31 @@ def test_clicking_a_value_cell_emits_type_chosen(inspector, qtbot):
     type_rect = inspector.table.visualItemRect(inspector.table.item(0, 0))
     with qtbot.assertNotEmitted(inspector.typeChosen):
         qtbot.mouseClick(viewport, LEFT, pos=type_rect.center())
+
+
+def test_ml_dtypes_rows_wait_for_ml_dtypes_then_fill_after_the_first_paint(qtbot, monkeypatch):
+    # As at start-up, before anything imported ml_dtypes: its rows show LOADING and the rest are
+    # filled; the first paint queues the import, after which every row has its value.
+    loaded = {"yes": False}
+    monkeypatch.setattr(data_inspector_module, "loaded_ml_dtypes",
+                        lambda: ml_dtypes_module() if loaded["yes"] else None)
+
+    def load():
+        loaded["yes"] = True
+        return ml_dtypes_module()
+
+    monkeypatch.setattr(data_inspector_module, "ml_dtypes_module", load)
+    w = DataInspector()
+    qtbot.addWidget(w)
+    w.set_bytes(b"\x3f\x80\x00\x00", offset=0)
+    assert w.value_text("bfloat16", False) == LOADING
+    assert w.value_text("float8_e4m3fn", True) == LOADING
+    assert "loading ml_dtypes" in w.value_item("bfloat16", False).toolTip()
+    assert w.value_text("float32", False) == "1.0" and w.value_text("uint16", True) == "32831"
+    w.resize(520, 560)
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.waitUntil(lambda: w.value_text("bfloat16", False) == "1.0")
+    assert loaded["yes"]
+    # 0x3f as e4m3fn: (1 + 7/8) * 2**(7 - 7) = 1.875, shown as the shortest text that reads back
+    assert w.value_text("float8_e4m3fn", True) == "1.9"

@@ -42,6 +42,7 @@ import numpy as np
 
 from core.budget import check_copy_budget
 from core.decode.inputs import Elements, as_elements
+from core.decode.output_pool import output_buffer
 from core.decode.packed import check_packed_length, unpack
 from core.dtypes.table import TypeRow, check_padded_type, packed_row, resolve_dtype, tf_name
 from core.errors import DecodeError
@@ -260,7 +261,8 @@ def _decode_padded(elements: Elements, out_dtype: np.dtype, fixed_length: int) -
         "choose a smaller fixed_length", field="fixed_length",
     )
     if raw is not None:
-        padded = np.empty(elements.shape + (fixed_length,), dtype=np.uint8)
+        # every byte is written below, so a recycled buffer (core.decode.output_pool) will do
+        padded = output_buffer(count * fixed_length).reshape(elements.shape + (fixed_length,))
         _copy_padded(raw, padded)
     else:
         padded = np.zeros(elements.shape + (fixed_length,), dtype=np.uint8)

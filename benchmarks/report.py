@@ -36,8 +36,20 @@ def machine_description() -> str:
         pass
     return (
         f"Machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}; "
-        f"numpy {np.__version__}; {qt}; {platform.system()} {platform.release()}"
+        f"numpy {np.__version__}; {qt}; {_tensorflow()}; {platform.system()} {platform.release()}"
     )
+
+
+def _tensorflow() -> str:
+    """TensorFlow's version, read from its installed metadata (importing it takes seconds)."""
+    from importlib import metadata
+
+    for name in ("tensorflow", "tensorflow-cpu"):
+        try:
+            return f"TensorFlow {metadata.version(name)}"
+        except metadata.PackageNotFoundError:
+            continue
+    return "TensorFlow not installed (its baselines skipped)"
 
 
 def write_reports(table: str, rows: list[Row], quick: bool) -> None:
@@ -49,6 +61,9 @@ def write_reports(table: str, rows: list[Row], quick: bool) -> None:
         "several runs after a warm-up; baselines are measured in the same run on the same data; "
         "memory is the peak RSS of a fresh subprocess (`resource.getrusage`). The test suite only "
         "smoke-tests this harness with tiny sizes; it asserts no timings.\n\n"
+        "The TensorFlow baselines run when TensorFlow is importable; the project never depends on "
+        "it. To include them, run from an environment that has it too: `python3 -m venv /tmp/tf && "
+        "/tmp/tf/bin/pip install tensorflow-cpu -e '.[test]' && /tmp/tf/bin/python -m benchmarks`.\n\n"
         f"Last run (`{kind}`):\n\n{machine_description()}\n\n{table}\n"
     )
     (ROOT / "benchmarks" / "README.md").write_text(body, encoding="utf-8")

@@ -114,7 +114,9 @@ class TensorEntry:
 
         Rules: ``dtype`` and ``little_endian`` replace the entry's; an explicit ``offset`` is a
         file offset and takes the layout over (the data then runs to the end of the file unless
-        ``length`` is given too); the entry's shape is kept only while the elements are the
+        ``length`` is given too); an entry of separate elements (a TFRecord batch of strings)
+        keeps them unless an offset, length or record size is given, and ``fixed_length`` pads
+        each; the entry's shape is kept only while the elements are the
         entry's own (no explicit offset, length, record size or fixed length, and a dtype of
         the same item size), else the decode shape is used unless ``shape`` is given. An entry
         that is not mappable (an undecodable type, a compressed member) can still be shown as
@@ -127,6 +129,16 @@ class TensorEntry:
         """
         if not self.mappable and (given.dtype is None or self.nbytes == 0):
             self.params()  # raises with the entry's problem
+        if self.elements is not None and given.offset is None and given.length is None \
+                and given.record_size is None:
+            # A batch of byte strings stays one: dtype, byte order and fixed_length apply to each
+            # element, as decode_raw applies them to each string of its input.
+            return dataclasses.replace(
+                given,
+                dtype=given.dtype if given.dtype is not None else self.dtype,
+                little_endian=given.little_endian if given.little_endian is not None else self.little_endian,
+                elements=self.elements,
+            )
         own_elements = (given.offset is None and given.length is None
                         and given.record_size is None and given.fixed_length is None
                         and _same_itemsize(given.dtype, self.dtype))

@@ -27,6 +27,12 @@ to ``tf.io.decode_raw`` after ``tf.io.parse_example``:
 - an ``int64_list`` stores varints, not fixed-width numbers: it is not a view of the file, so
   the entry is listed with a problem and :func:`int64_values` gives a decoded copy.
 
+A file whose records are not ``tf.train.Example`` messages (``TFRecordWriter.write`` of raw
+bytes, e.g. ``tensor.numpy().tobytes()``) has no features: it gives one entry, ``records``, the
+batch of record payloads exactly as ``tf.data.TFRecordDataset`` yields them to
+``tf.io.decode_raw`` (uint8, element ``i`` is record ``i``'s data in the file). A record is an
+Example only if it parses as one; field number 0 never occurs in protobuf, so zero bytes do not.
+
 A file with one record gives plain entries (offset and length) instead of one-element batches.
 Work is bounded: at most :data:`MAX_RECORDS` records and :data:`~core.formats.reader.HEADER_LIMIT`
 bytes are read; a longer file is listed up to there and says so in ``problems``.
@@ -121,8 +127,11 @@ def _fields(data: bytes, start: int, end: int, base: int):
     """Yield ``(number, wire_type, value_start, value_end, varint_value)`` of one message."""
     pos = start
     while pos < end:
+        key_start = pos
         key, pos = _varint(data, pos, end, base)
         number, wire = key >> 3, key & 7
+        if number == 0:
+            raise _WireError("field number 0 is not valid protobuf", base + key_start)
         if wire == 0:
             value_start = pos
             value, pos = _varint(data, pos, end, base)
@@ -237,6 +246,8 @@ def list_tfrecord(reader: HeaderReader) -> ContainerListing:
     """
     problems: list[str] = []
     per_key: dict[str, list[_Feature | None]] = {}
+    payloads: list[tuple[int, int]] = []  # (file offset, length) of each record with a good CRC
+    not_examples: list[str] = []  # problems saying a record is no Example, in ``problems`` too
     records = 0
     pos = 0
     where = f"the tfrecord file '{printable_name(reader.path)}'"
@@ -277,16 +288,44 @@ def list_tfrecord(reader: HeaderReader) -> ContainerListing:
                             "not match (a corrupt record, skipped; the others are usable)")
             _add_record(per_key, None, number)
             continue
+        payloads.append((record_start + _HEADER, length))
         try:
             features = parse_example(data, record_start + _HEADER)
         except _WireError as error:
-            problems.append(f"{where}: record {number} at byte {record_start}: not a "
-                            f"tf.train.Example ({error} at byte {error.offset}); skipped")
+            not_examples.append(f"{where}: record {number} at byte {record_start}: not a "
+                                f"tf.train.Example ({error} at byte {error.offset}); skipped")
+            problems.append(not_examples[-1])
             features = None
         _add_record(per_key, features, number)
-    entries = tuple(_entry(key, values, records) for key, values in per_key.items())
     metadata = {"records": str(records), "features": ", ".join(per_key) or "none"}
+    if not per_key and payloads:  # raw records, not Examples: the records themselves
+        entries: tuple[TensorEntry, ...] = (_records_entry(payloads, records),)
+        metadata["features"] = "none (the records are raw bytes, not tf.train.Example)"
+        problems = [problem for problem in problems if problem not in not_examples]
+    else:
+        entries = tuple(_entry(key, values, records) for key, values in per_key.items())
     return ContainerListing("tfrecord", reader.path, entries, metadata, tuple(problems))
+
+
+def _records_entry(payloads: list[tuple[int, int]], records: int) -> TensorEntry:
+    """The ``records`` entry of a file of raw records: each record's data, as tf.data yields it."""
+    extras: dict[str, object] = {"records": records, "records with it": len(payloads)}
+    if len(payloads) < records:
+        extras["records without it"] = "those whose data CRC failed (see the problems)"
+    start = payloads[0][0]
+    end = max(offset + length for offset, length in payloads)
+    base = dict(name="records", dtype="uint8", little_endian=True, stored_type="record bytes",
+                offset=start, nbytes=end - start)
+    lengths = {length for _, length in payloads}
+    if len(payloads) == 1 and records == 1:
+        return TensorEntry(shape=(payloads[0][1],), extras=extras, **base)
+    if len(lengths) == 1:
+        shape: tuple[int, ...] = (len(payloads), lengths.pop())
+    else:
+        shape = (len(payloads),)
+        extras["element lengths"] = (f"{min(lengths)} to {max(lengths)} bytes "
+                                     "(decode_raw needs fixed_length)")
+    return TensorEntry(shape=shape, extras=extras, elements=tuple(payloads), **base)
 
 
 def _add_record(per_key: dict[str, list[_Feature | None]], features: dict[str, _Feature] | None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import struct
 
 import ml_dtypes
 import numpy as np
@@ -187,3 +188,28 @@ def test_dequantize_needs_a_quantized_tensor(quantized_gguf, capsys):
                                        "to dequantize; --list shows the names)\n")
     assert main([str(path), "--tensor", "plain", "--dequantize"]) == 2
     assert "'plain' is not a quantized GGUF tensor" in capsys.readouterr().err
+
+
+def _tfrecord(path, *records: bytes):
+    from core.formats.tfrecord import masked_crc32c
+
+    def frame(data):
+        length = struct.pack("<Q", len(data))
+        return (length + struct.pack("<I", masked_crc32c(length)) + data
+                + struct.pack("<I", masked_crc32c(data)))
+
+    path.write_bytes(b"".join(frame(r) for r in records))
+    return str(path)
+
+
+def test_tensor_of_string_elements_keeps_them_with_dtype_and_fixed_length(tmp_path, capsys):
+    # Raw records of 4 and 8 bytes: --dtype and --fixed-length apply to each element, as
+    # tf.io.decode_raw(records, tf.int16, fixed_length=8) does (never to the bytes between them).
+    path = _tfrecord(tmp_path / "r.tfrecord", struct.pack("<2h", 1, -2), struct.pack("<4h", 3, 4, 5, 6))
+    assert main([path, "--tensor", "records", "--dtype", "int16", "--fixed-length", "8"]) == 0
+    assert capsys.readouterr().out == (
+        "shape: (2, 4)\ndtype: int16 (little-endian)\n[[ 1 -2  0  0]\n [ 3  4  5  6]]\n")
+    assert main([path, "--tensor", "records", "--dtype", "int16"]) == 2
+    assert "DecodeRaw requires input strings to all be the same size, but element 1 has size 4 != 8" \
+        in capsys.readouterr().err
+

@@ -261,3 +261,35 @@ def test_hostile_random_corruption_never_crashes(tmp_path):
         listing = list_file(str(path))
         for problem in listing.problems:
             assert "tfrecord file" in problem and "at byte" in problem
+
+
+def test_raw_records_are_one_entry_as_tf_data_yields_them(tmp_path):
+    # TFRecordWriter.write(array.tobytes()): no Examples, the records are decode_raw's input.
+    # Each record's key byte is a field number 0, which protobuf never uses: not an Example.
+    path = write(tmp_path / "raw.tfrecord", *(struct.pack("<4h", i, -i, 2 * i, 300) for i in range(3)))
+    listing = list_file(path)
+    assert listing.problems == ()
+    assert listing.metadata == {"records": "3",
+                                "features": "none (the records are raw bytes, not tf.train.Example)"}
+    (entry,) = listing.entries
+    assert (entry.name, entry.dtype, entry.shape, entry.stored_type) == ("records", "uint8", (3, 8), "record bytes")
+    # a record: 12 header bytes, its 8 data bytes, a 4-byte CRC
+    assert entry.elements == ((12, 8), (36, 8), (60, 8))
+    with Pipeline(path) as pipeline:
+        values = pipeline.run(entry.params(dtype="int16")).view
+        assert values.tolist() == [[0, 0, 0, 300], [1, -1, 2, 300], [2, -2, 4, 300]]
+        padded = pipeline.run(entry.params(dtype="int16", little_endian=False, fixed_length=10)).view
+        assert padded.tolist()[1] == [256, -1, 512, 0x2C01, 0]  # big-endian 01 00, ff ff, 02 00, 2c 01
+
+
+def test_raw_records_of_different_lengths_and_field_zero(tmp_path):
+    path = write(tmp_path / "v.tfrecord", b"\x00\x01\x02", b"\x00\x05")
+    (entry,) = list_file(path).entries
+    assert entry.shape == (2,) and entry.extras["element lengths"] == "2 to 3 bytes (decode_raw needs fixed_length)"
+    with Pipeline(path) as pipeline:
+        assert pipeline.run(entry.params(fixed_length=4)).view.tolist() == [[0, 1, 2, 0], [0, 5, 0, 0]]
+    with pytest.raises(tfrecord._WireError, match="field number 0 is not valid protobuf"):
+        tfrecord.parse_example(b"\x00\x01", 0)
+    one = write(tmp_path / "one.tfrecord", b"\x00abc")
+    (entry,) = list_file(one).entries
+    assert (entry.shape, entry.offset, entry.nbytes, entry.elements) == ((4,), 12, 4, None)

@@ -32,10 +32,11 @@ int24      int24      no      no         —     beyond TF; 3 bytes, decoded to 
 uint24     uint24     no      no         —     beyond TF; 3 bytes, decoded to uint32
 ========== ========== ======= ========== ===== ========================================
 
-The float8 rows are the variants of ml_dtypes >= 0.5 (the project's lower bound):
-``float8_e4m3fn``, ``float8_e5m2``, ``float8_e4m3fnuz``, ``float8_e5m2fnuz``,
-``float8_e4m3b11fnuz``, ``float8_e3m4``, ``float8_e4m3`` and ``float8_e8m0fnu`` (an exponent only:
-a power of two or NaN, no sign, no zero). The numpy dtype of an ml_dtypes row is resolved on
+The float8 rows are the variants of ml_dtypes 0.7: ``float8_e4m3fn``, ``float8_e5m2``,
+``float8_e4m3fnuz``, ``float8_e5m2fnuz``, ``float8_e4m3b11fnuz``, ``float8_e3m4``, ``float8_e4m3``,
+``float8_e8m0fnu`` (an exponent only: a power of two or NaN, no sign, no zero) and
+``float8_e5m3fnu`` (unsigned). ml_dtypes 0.5 (the lower bound) lacks the last one: choosing it
+there is refused with a message saying to upgrade. The numpy dtype of an ml_dtypes row is resolved on
 first use of :attr:`TypeRow.dtype` (:mod:`core.dtypes.ml_types`: importing ml_dtypes is slow);
 its name, size and every other fact are known without it. The *packed* rows (``stored_bits`` not a
 whole number of bytes of their ``dtype``) store values narrower than the numpy type that holds them
@@ -152,7 +153,13 @@ class TypeRow:
         """The native-byte-order numpy dtype (bfloat16 is ``ml_dtypes.bfloat16``, imported now
         if it is not yet)."""
         if self._dtype is None:
-            object.__setattr__(self, "_dtype", np.dtype(getattr(ml_dtypes_module(), self.numpy_type)))
+            ml_dtypes = ml_dtypes_module()
+            numpy_type = getattr(ml_dtypes, self.numpy_type, None)
+            if numpy_type is None:
+                raise DecodeError(
+                    f"{self.name} is not in the installed ml_dtypes {ml_dtypes.__version__} "
+                    "(upgrade it: pip install -U ml_dtypes)", field="dtype")
+            object.__setattr__(self, "_dtype", np.dtype(numpy_type))
         return self._dtype
 
     @property
@@ -193,10 +200,10 @@ def _row(name: str, numpy_type: Any, tf: str, position: int | None, padded: bool
                    numpy_code=numpy_code, tf_code=f"tf.{name}", aliases=aliases)
 
 
-#: The ml_dtypes float8 variants (all there from ml_dtypes 0.5), in the order the GUI lists them.
+#: The float8 variants of ml_dtypes 0.7, in the order the GUI lists them (the last is new in 0.7).
 FLOAT8_NAMES: tuple[str, ...] = (
     "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
-    "float8_e4m3b11fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu",
+    "float8_e4m3b11fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float8_e5m3fnu",
 )
 
 

@@ -71,7 +71,7 @@ def test_engine_types_order_for_a_gui():
     assert ENGINE_TYPES[12:15] == ("bool", "uint32", "uint64")
     assert ENGINE_TYPES.index("bfloat16") == 11
     assert ENGINE_TYPES[-4:] == ("int4", "uint4", "int24", "uint24")
-    assert len(ENGINE_TYPES) == 27 and len(set(ENGINE_TYPES)) == 27
+    assert len(ENGINE_TYPES) == 28 and len(set(ENGINE_TYPES)) == 28
     assert [engine_name(n) for n in ENGINE_TYPES] == list(ENGINE_TYPES)
     assert [n for n in ENGINE_TYPES if not is_tf_decode_type(n)] == list(ENGINE_TYPES[13:])
 

@@ -38,7 +38,7 @@ def test_engine_types_in_gui_order():
         "float32", "float64", "float16", "int8", "int16", "int32", "int64", "uint8", "uint16",
         "complex64", "complex128", "bfloat16", "bool", "uint32", "uint64", "float8_e4m3fn",
         "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e3m4",
-        "float8_e4m3", "float8_e8m0fnu", "int4", "uint4", "int24", "uint24")
+        "float8_e4m3", "float8_e8m0fnu", "float8_e5m3fnu", "int4", "uint4", "int24", "uint24")
 
 
 @pytest.mark.parametrize("name, itemsize, npy, numpy_code, tf_code", [

@@ -45,6 +45,8 @@ AWKWARD = [
     (1 / 3, _f8("float8_e3m4"), "0.33", "0.33", 0.33),  # 0.328125; "0.3" reads as 0.296875
     (240, _f8("float8_e4m3"), "240.0", "240.0", 240.0),  # its largest finite value
     (0.25, _f8("float8_e8m0fnu"), "0.2", "0.2", 0.2),  # 2**-2; 0.2 is nearer 0.25 than 0.125
+    # e5m3fnu (unsigned) stores 1/3 as 0.34375 = 1.375 * 2**-2; "0.3" would read back as 0.3125
+    (1 / 3, _f8("float8_e5m3fnu"), "0.34", "0.34", 0.34),
     (1 / 3, BF16, "0.334", "0.334", 0.334),
     (-0.0, BF16, "-0.0", "-0.0", -0.0),
     (NAN, BF16, "nan", "nan", "nan"),

@@ -26,7 +26,7 @@ def inspector(qtbot):
 
 def test_every_engine_type_has_a_row_and_beyond_tf_types_are_marked(inspector):
     table = inspector.table
-    assert table.rowCount() == len(ENGINE_TYPES) == 27
+    assert table.rowCount() == len(ENGINE_TYPES) == 28
     labels = [table.item(row, 0).text() for row in range(table.rowCount())]
     assert "float16 (half)" in labels and "float32 (float)" in labels
     assert "float64 (double)" in labels and "bfloat16" in labels

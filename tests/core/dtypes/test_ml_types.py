@@ -44,3 +44,17 @@ def test_float32_work_never_imports_ml_dtypes_and_bfloat16_imports_it_on_first_u
     assert result["before"] is False
     # 3f 80 / 40 40 big-endian: bfloat16 1.0 and 3.0
     assert result["after"] is True and result["bf16"] == ["bfloat16", [1.0, 3.0]]
+
+
+def test_a_type_the_installed_ml_dtypes_lacks_is_refused_with_an_upgrade_message():
+    import pytest
+
+    from core.dtypes import table
+    from core.errors import DecodeError
+
+    row = table._beyond_tf_row("float8_e9m9", "float8_e9m9", "float")  # as float8_e5m3fnu on 0.5
+    assert (row.itemsize, row.stored_bits, row.from_ml_dtypes) == (1, 8, True)
+    with pytest.raises(DecodeError, match=r"float8_e9m9 is not in the installed ml_dtypes .* "
+                       r"\(upgrade it: pip install -U ml_dtypes\)") as caught:
+        row.dtype
+    assert caught.value.field == "dtype"

@@ -8,9 +8,14 @@ member's own ``.npy`` header length. Dtype, byte order and shape come from that 
 header (a Fortran-order member is listed with its axes reversed, like a ``.npy`` file). The
 entry name is the key ``np.load`` gives: the member name without ``.npy``.
 
-A compressed member (``numpy.savez_compressed``, deflate) is listed with a problem: its bytes in
-the file are deflate output, not the array's, so no view of the file shows its values; the fix is
-to save it uncompressed. Nothing is ever decompressed, so a zip bomb costs nothing.
+A compressed member (``numpy.savez_compressed``: deflate; bzip2 and lzma too) is not a view of the
+file: its bytes there are compressor output. The listing decompresses only the member's ``.npy``
+header (at most :data:`~core.files.npy_header.MAX_HEADER_BYTES` bytes of output) to give its
+dtype and shape, and marks the entry ``compressed`` with a problem saying so. Its values come
+only from :func:`decompressed_values`: a copy in memory, refused before anything is allocated
+when the header's size exceeds the copy budget (:mod:`core.budget`), filled by streaming the
+member into that one array (a member that decompresses to more or fewer bytes than its header
+says, or fails its CRC, is refused). So a zip bomb costs at most the budget, and only when asked.
 
 The central directory is read by the standard library's :mod:`zipfile` through a read-only file
 object whose every read goes through the bounded :class:`~core.formats.reader.HeaderReader`
@@ -21,15 +26,24 @@ data). Zip64 archives (``numpy.savez`` writes them for members over 2 GiB) are r
 from __future__ import annotations
 
 import io
+import lzma
 import struct
 import zipfile
+import zlib
 
-from core.errors import SourceError
-from core.files.npy_header import MAX_HEADER_BYTES, NPY_MAGIC, parse_npy_header
+import numpy as np
+
+from core.budget import check_copy_budget
+from core.decode.decode_raw import byte_ordered
+from core.dtypes.table import resolve_dtype
+from core.errors import ContainerError, CoreError, SourceError
+from core.files.npy_header import MAX_HEADER_BYTES, NPY_MAGIC, NpyHeader, parse_npy_header
+from core.files.sources import FileSource
 from core.formats.entry import ContainerFormat, ContainerListing, TensorEntry
 from core.formats.reader import HeaderReader
+from core.text.names import printable_name
 
-__all__ = ["FORMAT", "list_npz", "sniff_npz"]
+__all__ = ["FORMAT", "decompressed_values", "list_npz", "sniff_npz"]
 
 _LOCAL_HEADER = b"PK\x03\x04"
 _LOCAL_HEADER_SIZE = 30
@@ -47,11 +61,12 @@ def sniff_npz(head: bytes, size: int) -> bool:
     return head[_LOCAL_HEADER_SIZE:_LOCAL_HEADER_SIZE + name_length].endswith(b".npy")
 
 
-class _ReaderFile(io.RawIOBase):
-    """A read-only, seekable file object over a :class:`HeaderReader` (bounded reads)."""
+class _RangeFile(io.RawIOBase):
+    """A read-only, seekable file object of ``size`` bytes whose reads go to :meth:`_read`."""
 
-    def __init__(self, reader: HeaderReader) -> None:
-        self._reader = reader
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
         self._position = 0
 
     def readable(self) -> bool:
@@ -64,16 +79,40 @@ class _ReaderFile(io.RawIOBase):
         return self._position
 
     def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self._reader.size}[whence]
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self.size}[whence]
         self._position = max(0, base + offset)
         return self._position
 
     def readinto(self, buffer) -> int:
-        count = max(0, min(len(buffer), self._reader.size - self._position))
-        data = self._reader.read(self._position, count, "zip directory")
-        buffer[:count] = data
+        count = max(0, min(len(buffer), self.size - self._position))
+        buffer[:count] = self._read(self._position, count)
         self._position += count
         return count
+
+    def _read(self, offset: int, count: int) -> bytes:
+        raise NotImplementedError
+
+
+class _ReaderFile(_RangeFile):
+    """Over a :class:`HeaderReader`: bounded reads, for the zip directory and member headers."""
+
+    def __init__(self, reader: HeaderReader) -> None:
+        super().__init__(reader.size)
+        self._reader = reader
+
+    def _read(self, offset: int, count: int) -> bytes:
+        return self._reader.read(offset, count, "zip directory")
+
+
+class _SourceFile(_RangeFile):
+    """Over file ``index`` of a source (its guarded map), for member data."""
+
+    def __init__(self, source: FileSource, index: int) -> None:
+        super().__init__(source.file_size(index))
+        self._source, self._index = source, index
+
+    def _read(self, offset: int, count: int) -> bytes:
+        return self._source.bytes_at(self._index, offset, count)
 
 
 def list_npz(reader: HeaderReader) -> ContainerListing:
@@ -121,12 +160,7 @@ def _member_entry(reader: HeaderReader, info: zipfile.ZipInfo) -> TensorEntry:
     name_length, extra_length = struct.unpack("<HH", local[26:30])
     start = info.header_offset + _LOCAL_HEADER_SIZE + name_length + extra_length
     if info.compress_type != zipfile.ZIP_STORED:
-        method = _COMPRESSION_NAMES.get(info.compress_type, f"method {info.compress_type}")
-        return broken(
-            f"it is compressed ({method}, numpy.savez_compressed), so the file holds "
-            "compressed bytes, not the array's values, and no view of the file can show them "
-            "(save it uncompressed: numpy.savez(out, **numpy.load(path)), then open that)",
-            start, info.compress_size)
+        return _compressed_entry(reader, info, name, start, broken)
     if start + info.file_size > reader.size:
         return broken(f"its {info.file_size} bytes from byte {start} reach past the end of the "
                       f"file ({reader.size} bytes) (the file is truncated)", start)
@@ -151,6 +185,90 @@ def _member_entry(reader: HeaderReader, info: zipfile.ZipInfo) -> TensorEntry:
                       "e.g. --dtype bfloat16", start + header.data_offset, header.nbytes, shape)
     return TensorEntry(name, header.dtype, header.little_endian, shape,
                        start + header.data_offset, header.nbytes, header.descr, extras)
+
+
+def _compressed_entry(reader: HeaderReader, info: zipfile.ZipInfo, name: str, start: int,
+                      broken) -> TensorEntry:
+    """A compressed member: dtype and shape from its decompressed ``.npy`` header only."""
+    method = _COMPRESSION_NAMES.get(info.compress_type, f"method {info.compress_type}")
+    problem = (f"it is compressed ({method}, numpy.savez_compressed), so the file holds "
+               "compressed bytes, not the array's values, and no view of the file can show them "
+               "(--tensor NAME, or Decompress in a new window in the Tensors dock, shows a "
+               "decompressed copy in memory)")
+    try:
+        with zipfile.ZipFile(_ReaderFile(reader), "r") as archive, archive.open(info) as member:
+            header = _member_header(member, f"{reader.path}:{info.filename}", info.file_size)
+    except CoreError as error:  # the header's own problem, or a bounded read past the limit
+        return broken(f"{problem}; its .npy header cannot be read: {error}", start, info.compress_size)
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError, RuntimeError,
+            zlib.error, lzma.LZMAError) as error:
+        return broken(f"{problem}; it does not decompress ({str(error)[:120]})", start, info.compress_size)
+    shape = header.shape[::-1] if header.fortran_order else header.shape
+    extras: dict[str, object] = {"member": info.filename, "compressed": method,
+                                 "decompressed bytes": header.nbytes}
+    if header.fortran_order:
+        extras["fortran_order"] = True
+    return TensorEntry(name, header.dtype, header.little_endian, shape, start, info.compress_size,
+                       header.descr, extras, problem=f"npz member {info.filename!r}: {problem}")
+
+
+def _member_header(member, name: str, file_size: int) -> NpyHeader:
+    """The ``.npy`` header at the start of a member's decompressed stream (bounded read)."""
+    head = member.read(12)
+    prefix = head + member.read(max(0, min(_npy_header_length(head), 12 + MAX_HEADER_BYTES) - len(head)))
+    return parse_npy_header(prefix, name=name, file_size=file_size)
+
+
+def decompressed_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np.ndarray:
+    """The values of a compressed member (an entry with ``extras["compressed"]``): a copy in
+    memory, shaped as the entry (a Fortran-order member with its axes reversed, its values in
+    file order, as a stored member's view shows them).
+
+    Raises
+    ------
+    ContainerError
+        The entry is not a compressed member, or the member no longer decompresses to what its
+        header says (a corrupt or changed file).
+    BudgetError
+        The values would exceed the copy budget (checked before anything is allocated).
+    """
+    member_name = entry.extras.get("member")
+    if not entry.extras.get("compressed") or not isinstance(member_name, str):
+        raise ContainerError(f"'{entry.name}' is not a compressed npz member", field="tensor")
+    where = f"the npz file '{printable_name(source.paths[index])}': member {member_name!r}"
+    try:
+        with zipfile.ZipFile(_SourceFile(source, index), "r") as archive, \
+                archive.open(member_name) as member:
+            info = archive.getinfo(member_name)
+            header = _member_header(member, f"{source.paths[index]}:{member_name}", info.file_size)
+            if header.dtype is None:
+                raise ContainerError(f"{where}: its dtype {header.descr!r} is not a numpy type "
+                                     "(decompress it yourself and open it with an explicit dtype)",
+                                     field="tensor")
+            check_copy_budget(header.nbytes, f"decompressing npz member {member_name!r}",
+                              "open a smaller member, or save it uncompressed (numpy.savez)",
+                              field="tensor")
+            data = np.empty(header.nbytes, np.uint8)
+            filled = 0
+            view = memoryview(data)
+            while filled < header.nbytes:
+                count = member.readinto(view[filled:])
+                if not count:
+                    break
+                filled += count
+            extra = member.read(1)  # also reads to the end: zipfile checks the CRC there
+    except CoreError:
+        raise
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError, RuntimeError,
+            KeyError, zlib.error, lzma.LZMAError) as error:
+        raise ContainerError(f"{where}: it does not decompress ({str(error)[:160]}) (list the file "
+                             "again; it may have changed or be corrupt)", field="tensor") from None
+    if filled != header.nbytes or extra:
+        raise ContainerError(f"{where}: it decompresses to {'more' if extra else filled} bytes of "
+                             f"values, not the {header.nbytes} its header says (a corrupt member)",
+                             field="tensor")
+    dtype = byte_ordered(resolve_dtype(header.dtype, extended_types=True), header.little_endian)
+    return data.view(dtype).reshape(entry.shape)
 
 
 def _npy_header_length(head: bytes) -> int:

@@ -213,3 +213,22 @@ def test_tensor_of_string_elements_keeps_them_with_dtype_and_fixed_length(tmp_pa
     assert "DecodeRaw requires input strings to all be the same size, but element 1 has size 4 != 8" \
         in capsys.readouterr().err
 
+
+
+def test_tensor_of_a_compressed_npz_member_prints_its_decompressed_values(tmp_path, capsys):
+    path = tmp_path / "c.npz"
+    np.savez_compressed(path, a=np.arange(6, dtype="<f4").reshape(2, 3), b=np.array([1, -2], ">i2"))
+    assert main([str(path), "--tensor", "a", "--slice", "[::-1, 1:]"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "shape: (2, 2)\ndtype: float32 (little-endian)\n[[4.0 5.0]\n [1.0 2.0]]\n"
+    assert captured.err == ("note: 'a' is compressed in the file (deflate): these are its decompressed "
+                            "values, a copy of 24 bytes in memory (their byte offsets are not file offsets)\n")
+    assert main([str(path), "--tensor", "b", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["values"] == [1, -2] and document["shape"] == [2]
+    # a layout option means the member's bytes in the file: the deflate stream
+    from core.formats.registry import list_file
+
+    compressed = list_file(str(path)).entries[0].nbytes
+    assert main([str(path), "--tensor", "a", "--dtype", "uint8", "--limit", "2"]) == 0
+    assert capsys.readouterr().out.startswith(f"shape: ({compressed},)\ndtype: uint8\n")

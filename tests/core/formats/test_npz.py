@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 import zipfile
 
 import numpy as np
 import pytest
 
-from core.errors import ContainerError
+from core.errors import BudgetError, ContainerError
 from core.files.sources import open_source
 from core.formats.entry import find_entry
-from core.formats.npz import list_npz
+from core.formats.npz import decompressed_values, list_npz
 from core.formats.reader import HeaderReader
 from core.formats.registry import list_file
 from core.pipeline.pipeline import DecodeParams
@@ -92,9 +93,52 @@ def test_compressed_members_say_why_they_cannot_be_mapped(tmp_path):
     assert entry.problem == (
         "npz member 'a.npy': it is compressed (deflate, numpy.savez_compressed), so the file "
         "holds compressed bytes, not the array's values, and no view of the file can show them "
-        "(save it uncompressed: numpy.savez(out, **numpy.load(path)), then open that)")
+        "(--tensor NAME, or Decompress in a new window in the Tensors dock, shows a decompressed "
+        "copy in memory)")
     with pytest.raises(ContainerError, match="it is compressed"):
         entry.params()
+    # dtype and shape come from the member's decompressed .npy header alone
+    assert (entry.dtype, entry.little_endian, entry.shape) == ("float64", True, (1000,))
+    assert entry.extras == {"member": "a.npy", "compressed": "deflate", "decompressed bytes": 8000}
+
+
+def test_decompressed_values_are_a_copy_checked_against_the_header(tmp_path):
+    path = tmp_path / "c.npz"
+    fortran = np.asfortranarray(np.arange(6, dtype=">i2").reshape(2, 3))
+    np.savez_compressed(path, a=np.arange(12, dtype="<f4").reshape(3, 4), f=fortran)
+    with open_source(str(path)) as source:
+        listing = list_npz(HeaderReader(source, 0, "npz"))
+        a = decompressed_values(source, find_entry(listing, "a"))
+        assert a.dtype == np.dtype("<f4") and a.tolist() == np.arange(12).reshape(3, 4).tolist()
+        # a Fortran-order member: axes reversed, values in file order (as a stored one is shown)
+        f = decompressed_values(source, find_entry(listing, "f"))
+        assert f.dtype == np.dtype(">i2") and f.tolist() == [[0, 3], [1, 4], [2, 5]]
+        with pytest.raises(ContainerError, match="'a' is not a compressed npz member"):
+            decompressed_values(source, dataclasses.replace(find_entry(listing, "a"), extras={}))
+
+
+def test_a_compressed_member_over_the_budget_or_lying_about_its_size_is_refused(tmp_path, monkeypatch):
+    path = tmp_path / "c.npz"
+    np.savez_compressed(path, big=np.zeros((1000, 1000), np.uint8))
+    with open_source(str(path)) as source:
+        entry = list_file(str(path)).entries[0]
+        assert entry.extras["decompressed bytes"] == 1_000_000
+        monkeypatch.setattr("core.budget.COPY_BUDGET_BYTES", 500_000)
+        with pytest.raises(BudgetError, match="decompressing npz member 'big.npy' would copy "
+                           "976.6 KiB, above the 488.3 KiB copy budget"):
+            decompressed_values(source, entry)
+    # a member whose header promises more values than it holds: refused by the listing
+    lying = tmp_path / "lying.npz"
+    header = b"{'descr': '<f8', 'fortran_order': False, 'shape': (100,), }"
+    header += b" " * (118 - len(header)) + b"\n"
+    with zipfile.ZipFile(lying, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("x.npy", b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header
+                         + np.zeros(10).tobytes())
+    entry = list_file(str(lying)).entries[0]
+    assert "its header promises (100,) float64 values (800 bytes from byte 129) but the file has " \
+        "only 80 bytes of data" in entry.problem and "compressed" not in entry.extras
+    with open_source(str(lying)) as source, pytest.raises(ContainerError, match="not a compressed npz member"):
+        decompressed_values(source, entry)
 
 
 def test_compressed_bytes_can_still_be_seen_raw(tmp_path, shown):
@@ -140,3 +184,16 @@ def test_bfloat16_member_asks_for_its_type(tmp_path, shown):
     assert (entry.shape, entry.nbytes) == ((3,), 6)
     shown_values, _ = shown(path, "w", DecodeParams(dtype="bfloat16"))
     np.testing.assert_array_equal(shown_values.astype(np.float32), values.astype(np.float32))
+
+
+def test_a_corrupt_compressed_member_is_refused_with_a_message(tmp_path):
+    path = tmp_path / "c.npz"
+    np.savez_compressed(path, a=np.arange(4000, dtype=np.int32))
+    entry = list_file(str(path)).entries[0]
+    data = bytearray(path.read_bytes())
+    data[entry.offset + entry.nbytes // 2] ^= 0xFF  # inside the deflate stream, past the header
+    path.write_bytes(bytes(data))
+    with open_source(str(path)) as source:
+        with pytest.raises(ContainerError, match=r"member 'a.npy': it does not decompress \(") as caught:
+            decompressed_values(source, entry)
+    assert caught.value.field == "tensor"

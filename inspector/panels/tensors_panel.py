@@ -10,8 +10,9 @@ quantized, an unsupported type) is greyed, and its note says why.
 A quantized GGUF tensor (Q4_0, Q8_0, Q4_K...) shows its raw blocks; *Dequantize* (enabled while
 one is the current row) opens its float32 values, computed by the gguf package
 (:func:`core.formats.gguf.dequantize`, a budget-checked copy), in a new window named after the
-tensor; the file's window stays as it is. A refusal (package missing, over budget) is shown
-under the tree.
+tensor; the file's window stays as it is. A compressed npz member (``numpy.savez_compressed``)
+likewise has *Decompress* (:func:`core.formats.npz.decompressed_values`, a budget-checked
+copy). A refusal (package missing, over budget, a corrupt member) is shown under the tree.
 """
 
 from __future__ import annotations
@@ -213,6 +214,11 @@ class TensorsPanel(QWidget):
                                           "(computed by the gguf package) in a new window")
         self.dequantize_button.clicked.connect(self.dequantize_current)
         self.dequantize_button.hide()
+        self.decompress_button = QPushButton("Decompress in a new window", self, objectName="tensors.decompress")
+        self.decompress_button.setToolTip("Open the chosen compressed npz member's values "
+                                          "(decompressed into memory) in a new window")
+        self.decompress_button.clicked.connect(self.decompress_current)
+        self.decompress_button.hide()
         self.dequantize_error = QLabel(self, objectName="tensors.dequantizeError")
         self.dequantize_error.setWordWrap(True)
         self.dequantize_error.setTextFormat(Qt.PlainText)
@@ -223,6 +229,7 @@ class TensorsPanel(QWidget):
         layout.addWidget(self.filter_edit)
         layout.addWidget(self.tree, 1)
         layout.addWidget(self.dequantize_button)
+        layout.addWidget(self.decompress_button)
         layout.addWidget(self.dequantize_error)
         layout.addWidget(self.problems)
         self.filter_edit.textChanged.connect(self._on_filter)
@@ -244,6 +251,8 @@ class TensorsPanel(QWidget):
         self.problems.setVisible(bool(problems))
         self.dequantize_button.setVisible(listing is not None and any(
             "quantization" in entry.extras for entry in listing.entries))
+        self.decompress_button.setVisible(listing is not None and any(
+            "compressed" in entry.extras for entry in listing.entries))
         self.dequantize_error.hide()
         self._show_current()
 
@@ -266,24 +275,42 @@ class TensorsPanel(QWidget):
                 selection.clearSelection()
         finally:
             selection.blockSignals(False)
-        self.dequantize_button.setEnabled(self._quantized_current() is not None)
+        self._enable_computing_buttons()
         self.tree.viewport().update()
 
-    def _quantized_current(self) -> TensorEntry | None:
+    def _enable_computing_buttons(self) -> None:
+        self.dequantize_button.setEnabled(self._current_with("quantization") is not None)
+        self.decompress_button.setEnabled(self._current_with("compressed") is not None)
+
+    def _current_with(self, extra: str) -> TensorEntry | None:
+        """The current row's entry if it has ``extra`` (``"quantization"``, ``"compressed"``)."""
         entry = self.model.entry(self.tree.selectionModel().currentIndex())
-        return entry if entry is not None and "quantization" in entry.extras else None
+        return entry if entry is not None and extra in entry.extras else None
 
     def dequantize_current(self) -> None:
         """Open the current row's dequantized float32 values in a new window (the button)."""
-        entry = self._quantized_current()
-        pipeline = self._document.pipeline
-        if entry is None or pipeline is None:
-            return
         from core.formats.gguf import dequantize  # the gguf package only when asked
 
+        entry = self._current_with("quantization")
+        if entry is not None:
+            self._open_computed(dequantize, entry, f"{entry.extras['quantization']}, dequantized")
+
+    def decompress_current(self) -> None:
+        """Open the current row's decompressed values in a new window (the button)."""
+        from core.formats.npz import decompressed_values
+
+        entry = self._current_with("compressed")
+        if entry is not None:
+            self._open_computed(decompressed_values, entry, "decompressed")
+
+    def _open_computed(self, compute, entry: TensorEntry, how: str) -> None:
+        """Emit :attr:`valuesComputed` with ``compute(source, entry)``, or show its refusal."""
+        pipeline = self._document.pipeline
+        if pipeline is None:
+            return
         QApplication.setOverrideCursor(Qt.WaitCursor)
         try:
-            values = dequantize(pipeline.source, entry)
+            values = compute(pipeline.source, entry)
         except CoreError as error:
             self.dequantize_error.setText(describe_error(error).message)
             self.dequantize_error.show()
@@ -291,10 +318,10 @@ class TensorsPanel(QWidget):
         finally:
             QApplication.restoreOverrideCursor()
         self.dequantize_error.hide()
-        self.valuesComputed.emit(values, f"{entry.name} ({entry.extras['quantization']}, dequantized)")
+        self.valuesComputed.emit(values, f"{entry.name} ({how})")
 
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        self.dequantize_button.setEnabled(self._quantized_current() is not None)
+        self._enable_computing_buttons()
         entry = self.model.entry(current)
         if entry is not None and entry.mappable and entry is not self._document.current_entry:
             self._document.choose_tensor(entry.name)

@@ -184,3 +184,34 @@ def test_a_named_array_window_shows_its_name(qtbot, tmp_path):
         assert handle.view.tolist() == [[0, 1, 2], [3, 4, 5]]
     finally:
         handle.close()
+
+
+def test_decompress_opens_a_compressed_npz_members_values_in_a_new_window(window, qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QLabel, QPushButton
+
+    path = tmp_path / "c.npz"
+    np.savez_compressed(path, a=np.arange(6, dtype=">i2").reshape(3, 2), b=np.ones(4, np.float32))
+    window.open_paths([str(path)])
+    button = window.findChild(QPushButton, "tensors.decompress")
+    assert button.isVisibleTo(window) and not button.isEnabled()
+    assert not window.findChild(QPushButton, "tensors.dequantize").isVisibleTo(window)
+    tree, model, root, names = _rows(window)
+    assert names == ["a", "b"]
+    tree.selectionModel().setCurrentIndex(model.index(0, 0, root), QItemSelectionModel.ClearAndSelect)
+    assert button.isEnabled()
+    button.click()
+    [other] = window._other_windows.values()
+    qtbot.addWidget(other)
+    assert other.document.paths == ("a (decompressed)",) and "a (decompressed)" in other.windowTitle()
+    values = other.document.result.view
+    assert values.tolist() == [[0, 1], [2, 3], [4, 5]] and values.dtype == np.dtype(">i2")
+    # a member whose values exceed the copy budget: refused under the tree, no window
+    window.document.open_files([str(path)])
+    tree, model, root, names = _rows(window)
+    tree.selectionModel().setCurrentIndex(model.index(1, 0, root), QItemSelectionModel.ClearAndSelect)
+    monkeypatch.setattr("core.budget.COPY_BUDGET_BYTES", 8)
+    button.click()
+    error = window.findChild(QLabel, "tensors.dequantizeError")
+    assert error.isVisibleTo(window) and error.text().startswith(
+        "decompressing npz member 'b.npy' would copy 16 bytes, above the 8 bytes copy budget")
+    assert len(window._other_windows) == 1

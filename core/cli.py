@@ -31,6 +31,7 @@ from core.decode.reshape import parse_shape
 from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
 from core.errors import DEBUG_VARIABLE, ContainerError, CoreError, describe_error
 from core.files.sources import FileSource, open_source
+from core.formats.copies import copy_kind, copy_note, values_copy
 from core.formats.entry import ContainerListing, find_entry
 from core.formats.reader import HeaderReader
 from core.formats.registry import FORMATS, list_container
@@ -240,21 +241,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             and plan.bookmark.kind != "region" else None
         with Pipeline(args.files) as pipeline:
             entry = None
-            decompress = False
+            copied = False
             if args.tensor is not None:  # listed from the pipeline's own map: one open
                 entry = find_entry(_listing_of(pipeline.source), args.tensor)
-                # a compressed npz member shows its decompressed values, unless options ask
-                # for a layout of its bytes in the file
-                decompress = bool(entry.extras.get("compressed")) and not args.dequantize and all(
+                # a compressed npz member or chunked HDF5 dataset shows a copy of its values,
+                # unless options ask for a layout of its bytes in the file
+                copied = copy_kind(entry) is not None and not args.dequantize and all(
                     getattr(params, name) is None for name in _LAYOUT_OPTIONS)
-                if not decompress:
+                if not copied:
                     params = entry.params_over(params)
             # "view as" converts only the printed values: run without it, convert while printing.
             try:
                 if args.dequantize:
                     result = _run_dequantized(pipeline, entry, parse_shape(args.shape) if args.shape else None, spec)
-                elif decompress:
-                    result = _run_decompressed(pipeline, entry, parse_shape(args.shape) if args.shape else None, spec)
+                elif copied:
+                    result = _run_copied(pipeline, entry, parse_shape(args.shape) if args.shape else None, spec)
                 else:
                     result = pipeline.run(dataclasses.replace(params, view_as=None), spec)
                 problem = None
@@ -293,10 +294,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"note: '{entry.name}' ({entry.extras['quantization']}) dequantized to float32 by the "
                       f"gguf package: a copy of {result.view.dtype.itemsize * math.prod(entry.extras['values shape'])} "
                       "bytes; its values are computed, not stored at a file offset", file=sys.stderr)
-            if decompress:
-                print(f"note: '{entry.name}' is compressed in the file ({entry.extras['compressed']}): "
-                      f"these are its decompressed values, a copy of {entry.extras['decompressed bytes']} "
-                      "bytes in memory (their byte offsets are not file offsets)", file=sys.stderr)
+            if copied:
+                print(f"note: {copy_note(entry)}", file=sys.stderr)
             for note in _notes(result, pipeline, args.tensor is not None, transposed) + \
                     (list(plan.notes) if plan is not None else []):
                 print(f"note: {note}", file=sys.stderr)
@@ -316,18 +315,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-#: Options that lay out a container entry's bytes in the file (a compressed member's values come
-#: decompressed only without them).
+#: Options that lay out a container entry's bytes in the file (the copy of a compressed or
+#: chunked entry's values is shown only without them).
 _LAYOUT_OPTIONS = ("dtype", "little_endian", "offset", "length", "record_size", "fixed_length")
 
 
-def _run_decompressed(pipeline: Pipeline, entry, shape: tuple[int, ...] | None, spec) -> PipelineResult:
-    """The view of a compressed npz member's values (:func:`core.formats.npz.decompressed_values`,
-    a budget-checked copy), shaped as the member (or ``shape``) and sliced by ``spec``."""
+def _run_copied(pipeline: Pipeline, entry, shape: tuple[int, ...] | None, spec) -> PipelineResult:
+    """The view of a compressed or chunked entry's values (:func:`core.formats.copies.values_copy`,
+    a budget-checked copy), shaped as the entry (or ``shape``) and sliced by ``spec``."""
     from core.files.memory import open_memory
-    from core.formats.npz import decompressed_values
 
-    return Pipeline(open_memory(decompressed_values(pipeline.source, entry))).run(DecodeParams(shape=shape), spec)
+    return Pipeline(open_memory(values_copy(pipeline.source, entry))).run(DecodeParams(shape=shape), spec)
 
 
 def _run_dequantized(pipeline: Pipeline, entry, shape: tuple[int, ...] | None, spec) -> PipelineResult:

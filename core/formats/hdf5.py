@@ -5,9 +5,12 @@ library) reads them. A dataset stored *contiguously* without filters is one byte
 file: ``dataset.id.get_offset()`` gives its first byte (an absolute file offset, user block
 included) and ``get_storage_size()`` its length; dtype and byte order come from the dataset's
 numpy dtype, the shape (C order) from the dataset. Datasets stored in *chunks* (always the case
-with compression or other filters), *compact* (inside the object header) or in *external* files
-are listed with a problem: their bytes are not one range of this file, so no view of it can
-show them.
+with compression or other filters) or *compact* (inside the object header) are not one range of
+the file, so no view of it can show them: they are listed with a problem and
+``extras["chunks"]`` (or ``extras["layout"] = "compact"``), and :func:`dataset_values` reads
+their values with the HDF5 library into a copy in memory, refused before anything is allocated
+when it would exceed the copy budget (:mod:`core.budget`). Datasets in *external* files are
+listed as not usable.
 
 Unlike the other formats, the file is opened by ``h5py`` itself (``h5py.File(path, "r",
 locking=False)``: read-only, taking no file lock) rather than through :class:`~core.formats.reader.HeaderReader`: acceptable for this
@@ -21,11 +24,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.budget import check_copy_budget
 from core.dtypes.table import row_for_numpy_kind
+from core.errors import ContainerError, CoreError
+from core.files.sources import FileSource
 from core.formats.entry import ContainerFormat, ContainerListing, TensorEntry
 from core.formats.reader import HeaderReader
+from core.text.names import printable_name
 
-__all__ = ["FORMAT", "HDF5_SIGNATURE", "MAX_DATASETS", "list_hdf5", "sniff_hdf5"]
+__all__ = ["FORMAT", "HDF5_SIGNATURE", "MAX_DATASETS", "dataset_values", "list_hdf5", "sniff_hdf5"]
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 #: Most datasets listed.
@@ -84,9 +91,14 @@ def _dataset_entry(h5py, name: str, dataset) -> TensorEntry:
     little = dtype.byteorder != ">" if dtype.byteorder != "=" else np.little_endian
     stored = dtype.str
 
-    def broken(problem: str, offset: int = 0, nbytes: int = 0) -> TensorEntry:
-        return TensorEntry(name, None, little, shape, offset, nbytes, stored,
+    def broken(problem: str, offset: int = 0, nbytes: int = 0, extras: dict | None = None) -> TensorEntry:
+        return TensorEntry(name, None, little, shape, offset, nbytes, stored, extras or {},
                            problem=f"HDF5 dataset {name!r}: {problem}")
+
+    def unmappable(problem: str, extras: dict) -> TensorEntry:
+        """Readable by h5py, not one byte range: typed, so the copy's type is known."""
+        return TensorEntry(name, row.name, little or dtype.itemsize == 1, shape, 0, 0, stored,
+                           extras, problem=f"HDF5 dataset {name!r}: {problem}")
 
     if row is None:
         return broken(f"its type {dtype} is not a numeric type the engine decodes")
@@ -96,13 +108,17 @@ def _dataset_entry(h5py, name: str, dataset) -> TensorEntry:
         filters = [plist.get_filter(i)[3].decode("latin-1", "replace")
                    for i in range(plist.get_nfilters())]
         how = f" with filters {', '.join(filters)}" if filters else ""
-        return broken(f"it is stored in chunks of {dataset.chunks}{how}, scattered through the "
-                      "file, so it is not one byte range and cannot be mapped (copy it "
-                      "contiguously, e.g. h5repack -l CONTI, or save it with h5py without "
-                      "chunks= or compression=)")
+        extras: dict[str, object] = {"chunks": tuple(dataset.chunks)}
+        if filters:
+            extras["filters"] = ", ".join(filters)
+        return unmappable(f"it is stored in chunks of {dataset.chunks}{how}, scattered through "
+                          "the file, so it is not one byte range and cannot be mapped (--tensor "
+                          "NAME, or Read into a new window in the Tensors dock, shows a copy "
+                          "read by h5py; h5repack -l CONTI makes it mappable)", extras)
     if layout == h5py.h5d.COMPACT:
-        return broken("it is stored compact (inside its object header), which has no data "
-                      "offset (save it contiguous to map it)")
+        return unmappable("it is stored compact (inside its object header), which has no data "
+                          "offset (--tensor NAME shows a copy read by h5py; save it contiguous "
+                          "to map it)", {"layout": "compact"})
     if plist.get_external_count():
         return broken("its data lives in external files, not in this one")
     offset = dataset.id.get_offset()
@@ -111,6 +127,45 @@ def _dataset_entry(h5py, name: str, dataset) -> TensorEntry:
         return broken("no space was allocated for its data yet (it reads as the fill value)")
     return TensorEntry(name, row.name, little or dtype.itemsize == 1, shape, int(offset),
                        int(nbytes), stored)
+
+
+def dataset_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np.ndarray:
+    """The values of a chunked or compact dataset (``extras["chunks"]`` or ``["layout"]``),
+    read by the HDF5 library into a copy in memory (filters undone), in its stored byte order.
+
+    Raises
+    ------
+    ContainerError
+        The entry is not such a dataset, ``h5py`` is missing, or the library cannot read it
+        (the file changed or is corrupt).
+    BudgetError
+        The values would exceed the copy budget (checked before anything is read).
+    """
+    if entry.dtype is None or not ("chunks" in entry.extras or "layout" in entry.extras):
+        raise ContainerError(f"'{entry.name}' is not a chunked or compact HDF5 dataset", field="tensor")
+    path = source.paths[index]
+    where = f"the HDF5 file '{printable_name(path)}': dataset {entry.name!r}"
+    try:
+        import h5py
+    except ImportError:
+        raise ContainerError(f"{where}: reading it needs the h5py package ({_INSTALL})",
+                             field="tensor") from None
+    try:
+        with h5py.File(path, "r", locking=False) as handle:
+            dataset = handle[entry.name]
+            nbytes = int(np.prod(dataset.shape, dtype=object)) * dataset.dtype.itemsize
+            check_copy_budget(nbytes, f"reading HDF5 dataset {entry.name!r}",
+                              "open a smaller dataset", field="tensor")
+            values = np.empty(dataset.shape, dataset.dtype)
+            if values.size:
+                dataset.read_direct(values)
+    except CoreError:
+        raise
+    except (OSError, ValueError, KeyError, RuntimeError, TypeError) as error:
+        raise ContainerError(f"{where}: the HDF5 library cannot read it ({str(error)[:160]}) (list "
+                             "the file again; it may have changed or be corrupt)",
+                             field="tensor") from None
+    return values
 
 
 def _short(value: object) -> str:

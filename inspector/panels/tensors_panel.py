@@ -11,8 +11,9 @@ A quantized GGUF tensor (Q4_0, Q8_0, Q4_K...) shows its raw blocks; *Dequantize*
 one is the current row) opens its float32 values, computed by the gguf package
 (:func:`core.formats.gguf.dequantize`, a budget-checked copy), in a new window named after the
 tensor; the file's window stays as it is. A compressed npz member (``numpy.savez_compressed``)
-likewise has *Decompress* (:func:`core.formats.npz.decompressed_values`, a budget-checked
-copy). A refusal (package missing, over budget, a corrupt member) is shown under the tree.
+or a chunked HDF5 dataset likewise has *Decompress* / *Read into a new window*
+(:func:`core.formats.copies.values_copy`, a budget-checked copy). A refusal (package missing,
+over budget, a corrupt member) is shown under the tree.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from core.budget import format_bytes
 from core.errors import CoreError, describe_error
+from core.formats.copies import copy_kind, values_copy
 from core.formats.entry import ContainerListing, TensorEntry
 from core.text.names import printable_name
 from inspector.state.document import Document
@@ -215,8 +217,8 @@ class TensorsPanel(QWidget):
         self.dequantize_button.clicked.connect(self.dequantize_current)
         self.dequantize_button.hide()
         self.decompress_button = QPushButton("Decompress in a new window", self, objectName="tensors.decompress")
-        self.decompress_button.setToolTip("Open the chosen compressed npz member's values "
-                                          "(decompressed into memory) in a new window")
+        self.decompress_button.setToolTip("Open the chosen compressed npz member's or chunked HDF5 "
+                                          "dataset's values (a copy in memory) in a new window")
         self.decompress_button.clicked.connect(self.decompress_current)
         self.decompress_button.hide()
         self.dequantize_error = QLabel(self, objectName="tensors.dequantizeError")
@@ -252,7 +254,7 @@ class TensorsPanel(QWidget):
         self.dequantize_button.setVisible(listing is not None and any(
             "quantization" in entry.extras for entry in listing.entries))
         self.decompress_button.setVisible(listing is not None and any(
-            "compressed" in entry.extras for entry in listing.entries))
+            copy_kind(entry) is not None for entry in listing.entries))
         self.dequantize_error.hide()
         self._show_current()
 
@@ -280,12 +282,23 @@ class TensorsPanel(QWidget):
 
     def _enable_computing_buttons(self) -> None:
         self.dequantize_button.setEnabled(self._current_with("quantization") is not None)
-        self.decompress_button.setEnabled(self._current_with("compressed") is not None)
+        copied = self._copied_current()
+        self.decompress_button.setEnabled(copied is not None)
+        self.decompress_button.setText("Read into a new window" if copied is not None
+                                       and copy_kind(copied) == "read" else "Decompress in a new window")
+
+    def _current_entry(self) -> TensorEntry | None:
+        return self.model.entry(self.tree.selectionModel().currentIndex())
 
     def _current_with(self, extra: str) -> TensorEntry | None:
-        """The current row's entry if it has ``extra`` (``"quantization"``, ``"compressed"``)."""
-        entry = self.model.entry(self.tree.selectionModel().currentIndex())
+        """The current row's entry if it has ``extra`` (``"quantization"``)."""
+        entry = self._current_entry()
         return entry if entry is not None and extra in entry.extras else None
+
+    def _copied_current(self) -> TensorEntry | None:
+        """The current row's entry if its values come as a copy (compressed, chunked)."""
+        entry = self._current_entry()
+        return entry if entry is not None and copy_kind(entry) is not None else None
 
     def dequantize_current(self) -> None:
         """Open the current row's dequantized float32 values in a new window (the button)."""
@@ -296,12 +309,11 @@ class TensorsPanel(QWidget):
             self._open_computed(dequantize, entry, f"{entry.extras['quantization']}, dequantized")
 
     def decompress_current(self) -> None:
-        """Open the current row's decompressed values in a new window (the button)."""
-        from core.formats.npz import decompressed_values
-
-        entry = self._current_with("compressed")
+        """Open the current row's values, decompressed or read by h5py, in a new window (the button)."""
+        entry = self._copied_current()
         if entry is not None:
-            self._open_computed(decompressed_values, entry, "decompressed")
+            how = "decompressed" if copy_kind(entry) == "decompress" else "read by h5py"
+            self._open_computed(values_copy, entry, how)
 
     def _open_computed(self, compute, entry: TensorEntry, how: str) -> None:
         """Emit :attr:`valuesComputed` with ``compute(source, entry)``, or show its refusal."""

@@ -62,13 +62,32 @@ def test_listing(h5):
     assert not chunked.mappable
     assert chunked.problem == (
         "HDF5 dataset 'chunked': it is stored in chunks of (10,) with filters deflate, scattered "
-        "through the file, so it is not one byte range and cannot be mapped (copy it "
-        "contiguously, e.g. h5repack -l CONTI, or save it with h5py without chunks= or "
-        "compression=)")
+        "through the file, so it is not one byte range and cannot be mapped (--tensor NAME, or "
+        "Read into a new window in the Tensors dock, shows a copy read by h5py; h5repack -l CONTI "
+        "makes it mappable)")
+    assert (chunked.dtype, chunked.shape, chunked.extras) == ("int64", (100,), {"chunks": (10,), "filters": "deflate"})
     assert "stored compact" in find_entry(listing, "compact").problem
     assert "not a numeric type" in find_entry(listing, "text").problem
     with pytest.raises(ContainerError, match="stored in chunks"):
         chunked.params()
+
+
+def test_chunked_and_compact_datasets_are_read_by_h5py_into_a_copy(h5, monkeypatch):
+    from core.budget import BudgetError
+    from core.files.sources import open_source
+    from core.formats.copies import copy_kind, values_copy
+
+    listing = list_file(str(h5))
+    chunked, compact = find_entry(listing, "chunked"), find_entry(listing, "compact")
+    assert copy_kind(chunked) == copy_kind(compact) == "read"
+    assert copy_kind(find_entry(listing, "text")) is None  # not numeric: no copy either
+    with open_source(str(h5)) as source:
+        values = values_copy(source, chunked)
+        assert values.dtype == np.int64 and values.tolist() == list(range(100))
+        assert values_copy(source, compact).tolist() == [0, 1, 2, 3]
+        monkeypatch.setattr("core.budget.COPY_BUDGET_BYTES", 799)
+        with pytest.raises(BudgetError, match="reading HDF5 dataset 'chunked' would copy 800 bytes"):
+            values_copy(source, chunked)
 
 
 def test_user_block_offsets_are_absolute(tmp_path, shown):

@@ -215,3 +215,27 @@ def test_decompress_opens_a_compressed_npz_members_values_in_a_new_window(window
     assert error.isVisibleTo(window) and error.text().startswith(
         "decompressing npz member 'b.npy' would copy 16 bytes, above the 8 bytes copy budget")
     assert len(window._other_windows) == 1
+
+
+def test_read_opens_a_chunked_hdf5_datasets_values_in_a_new_window(window, qtbot, tmp_path):
+    h5py = pytest.importorskip("h5py")
+    from PySide6.QtWidgets import QPushButton
+
+    path = tmp_path / "d.h5"
+    with h5py.File(path, "w") as out:
+        out.create_dataset("gz", data=np.arange(12, dtype="<f4").reshape(3, 4), chunks=(1, 4),
+                           compression="gzip")
+        out.create_dataset("plain", data=np.ones(2, np.int8))
+    window.open_paths([str(path)])
+    button = window.findChild(QPushButton, "tensors.decompress")
+    tree, model, root, names = _rows(window)
+    assert names == ["gz", "plain"] and button.isVisibleTo(window)
+    tree.selectionModel().setCurrentIndex(model.index(0, 0, root), QItemSelectionModel.ClearAndSelect)
+    assert button.isEnabled() and button.text() == "Read into a new window"
+    button.click()
+    [other] = window._other_windows.values()
+    qtbot.addWidget(other)
+    assert other.document.paths == ("gz (read by h5py)",)
+    assert other.document.result.view.tolist() == np.arange(12).reshape(3, 4).tolist()
+    tree.selectionModel().setCurrentIndex(model.index(1, 0, root), QItemSelectionModel.ClearAndSelect)
+    assert not button.isEnabled()  # a contiguous dataset is shown as a view, no copy needed

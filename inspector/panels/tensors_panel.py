@@ -266,6 +266,8 @@ class TensorsPanel(QWidget):
     def _show_current(self, *_args: object) -> None:
         """Select the row of the entry the decode parameters show (without choosing it again)."""
         entry = self._document.current_entry
+        if entry is None:  # the file shown as bytes: offer the first tensor that needs a copy
+            entry = self._first_copied_entry()
         index = self.model.index_of(entry) if entry is not None else None
         selection = self.tree.selectionModel()
         selection.blockSignals(True)
@@ -286,6 +288,14 @@ class TensorsPanel(QWidget):
         self.decompress_button.setEnabled(copied is not None)
         self.decompress_button.setText("Read into a new window" if copied is not None
                                        and copy_kind(copied) == "read" else "Decompress in a new window")
+
+    def _first_copied_entry(self) -> TensorEntry | None:
+        """With no tensor a view of the file (a savez_compressed archive, an HDF5 file of
+        chunked datasets), the first one whose values come as a copy; else None."""
+        listing = self._document.container
+        if listing is None or any(entry.mappable for entry in listing.entries):
+            return None
+        return next((entry for entry in listing.entries if copy_kind(entry) is not None), None)
 
     def _current_entry(self) -> TensorEntry | None:
         return self.model.entry(self.tree.selectionModel().currentIndex())

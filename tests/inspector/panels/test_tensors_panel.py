@@ -193,7 +193,7 @@ def test_decompress_opens_a_compressed_npz_members_values_in_a_new_window(window
     np.savez_compressed(path, a=np.arange(6, dtype=">i2").reshape(3, 2), b=np.ones(4, np.float32))
     window.open_paths([str(path)])
     button = window.findChild(QPushButton, "tensors.decompress")
-    assert button.isVisibleTo(window) and not button.isEnabled()
+    assert button.isVisibleTo(window) and button.isEnabled()  # "a" offered: no member is a view
     assert not window.findChild(QPushButton, "tensors.dequantize").isVisibleTo(window)
     tree, model, root, names = _rows(window)
     assert names == ["a", "b"]
@@ -239,3 +239,16 @@ def test_read_opens_a_chunked_hdf5_datasets_values_in_a_new_window(window, qtbot
     assert other.document.result.view.tolist() == np.arange(12).reshape(3, 4).tolist()
     tree.selectionModel().setCurrentIndex(model.index(1, 0, root), QItemSelectionModel.ClearAndSelect)
     assert not button.isEnabled()  # a contiguous dataset is shown as a view, no copy needed
+
+
+def test_an_archive_of_compressed_members_offers_the_first_one_to_decompress(window, tmp_path):
+    from PySide6.QtWidgets import QPushButton
+
+    path = tmp_path / "c.npz"
+    np.savez_compressed(path, a=np.arange(3), b=np.ones(2))
+    window.open_paths([str(path)])
+    assert window.document.current_entry is None  # no view of the file shows a tensor: bytes
+    tree, model, root, names = _rows(window)
+    assert model.entry(tree.selectionModel().currentIndex()).name == "a"
+    button = window.findChild(QPushButton, "tensors.decompress")
+    assert button.isEnabled() and button.text() == "Decompress in a new window"

@@ -133,9 +133,11 @@ SAFE_EXPONENT = 500
 
 def scale_exponent(lo: float, hi: float) -> int:
     """0 when values between ``lo`` and ``hi`` are safe to square unscaled, else the exponent
-    ``e`` such that ``2**-e`` brings the largest magnitude into [0.5, 1)."""
+    ``e`` such that ``2**-e`` brings the largest magnitude into [0.5, 1), or -1023 at least:
+    ``2**1023`` is the largest power of two a float64 holds (float64 subnormals scale to
+    magnitudes above ``2**-52``, still safe)."""
     exponent = math.frexp(max(abs(float(lo)), abs(float(hi))))[1]
-    return 0 if -SAFE_EXPONENT < exponent < SAFE_EXPONENT else exponent
+    return 0 if -SAFE_EXPONENT < exponent < SAFE_EXPONENT else max(exponent, -1023)
 
 
 def merge_moments(a: tuple, b: tuple) -> tuple:

@@ -67,7 +67,7 @@ from core.scan.block_summaries import (
     summarise_block,
     table_values,
 )
-from core.scan.blocks import BlockReader, byte_span, memory_order
+from core.scan.blocks import DEFAULT_MAX_SPAN, BlockReader, byte_span, memory_order
 from core.scan.extremes import COUNT_FIELDS, Extremes, extremes_of_block, known_counts
 from core.scan.histogram import BinIndexer, FastBins
 from core.scan.parallel import scan_blocks
@@ -231,11 +231,15 @@ def compute_statistics(
     block_kind = "table" if one_pass else kind
     smallest_normal = _smallest_normal(view.dtype) if kind in ("float", "complex") else 0.0
 
+    # Each thread's reader holds a whole dense block: one pread into its buffer, never a second
+    # copy into a new array (a block in two pieces is copied whole by read_whole).
+    span = max(DEFAULT_MAX_SPAN, chunk_elements * view.dtype.itemsize)
+
     def scan(work, merge, done: int, weight: int, report: Progress | None) -> int:
         with sequential_access(scan_view):  # a pass reads the view whole: read ahead
             return scan_blocks(
                 (scan_view,), chunk_elements, lambda start, blocks, scratch: work(start, blocks[0], scratch),
-                merge, new_state=lambda: Scratch(reader.twin() if reader is not None else None),
+                merge, new_state=lambda: Scratch(reader.twin(span) if reader is not None else None),
                 before_block=check, cancelled=cancelled, cancel_message="statistics cancelled",
                 progress=report, total=2 * n, done=done, weight=weight, workers=workers)
 

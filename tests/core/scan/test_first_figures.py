@@ -212,3 +212,29 @@ def test_a_caller_can_stop_after_the_first_figures():
         compute_statistics(np.arange(100.0), chunk_elements=10, extremes_first_above=0,
                            partial=partials.append, cancelled=lambda: bool(partials))
     assert len(partials) == 1 and (partials[0].min, partials[0].max) == (0.0, 99.0)
+
+
+def test_a_dense_block_bigger_than_the_default_span_is_read_in_one_piece(tmp_path, monkeypatch):
+    from core.pipeline.pipeline import DecodeParams, Pipeline
+    from core.scan.blocks import DEFAULT_MAX_SPAN, BlockReader
+
+    x = np.random.default_rng(9).standard_normal(3 << 20).astype(np.float32)  # 12 MiB: one block
+    assert x.nbytes > DEFAULT_MAX_SPAN
+    path = tmp_path / "x.bin"
+    x.tofile(path)
+    expected = compute_statistics(x, extremes_first_above=0)
+    pipeline = Pipeline([str(path)])
+    try:
+        result = pipeline.run(DecodeParams(dtype="float32"))
+
+        def copy_refused(self, view):
+            raise AssertionError("a block was read in pieces and copied whole")
+
+        monkeypatch.setattr(BlockReader, "read", copy_refused)
+        partials = []
+        got = compute_statistics(result.view, reader=result.block_reader(), extremes_first_above=0,
+                                 partial=partials.append)
+        del result
+    finally:
+        pipeline.close()
+    assert got == expected and (partials[0].min, partials[0].max) == (expected.min, expected.max)

@@ -9,6 +9,10 @@ Rules
 * **When**: a view of at most ``auto_limit`` values (default 10**7, well under a second) is
   computed as soon as it appears; a bigger one waits for the *Compute* button, because two passes
   over gigabytes of memory-mapped data cost real time and disk reads nobody asked for.
+* **Figures as they come**: once computing starts, the type and the count show at once, every
+  other figure "computing…" (greyed) until the worker hands it over: the extremes of a big view
+  first, then the counts and moments, the histogram last (``compute_statistics(partial=...)``;
+  "histogram: computing…" above the plot until then).
 * **Cache**: results are kept (LRU, ``cache_size`` entries) per key: the files as recorded at
   open (path, size, mtime, device, inode), the *resolved* decode parameters (``view_as``
   included), and the slice as applied, located on the tensor before any "view as" conversion
@@ -456,11 +460,14 @@ class StatisticsPanel(QWidget):
         result = self._document.result
         self._show_known(stats, result.view.dtype if result is not None else None)
 
-    def _show_known(self, stats: Statistics, dtype: np.dtype | None) -> None:
-        """The figures known so far of a running computation, :data:`PENDING` for the others."""
+    def _show_known(self, stats: Statistics | None, dtype: np.dtype | None) -> None:
+        """The figures of ``stats`` (those still being computed: :data:`PENDING`, greyed)."""
+        pending = f"QLabel {{ color: {palette.MUTED}; }}"
         for name, text in field_texts(stats, dtype).items():
             self.value_labels[name].setText(text)
-        self.histogram_note.setText(f"histogram: {PENDING}" if "histogram" in stats.pending else "")
+            self.value_labels[name].setStyleSheet(pending if text == PENDING else "")
+        self.histogram_note.setText(f"histogram: {PENDING}" if stats and "histogram" in stats.pending else "")
+        self.histogram_note.setStyleSheet(pending)
 
     def _on_task_succeeded(self, stats: Statistics) -> None:
         task = self.sender()
@@ -545,9 +552,7 @@ class StatisticsPanel(QWidget):
         if changed:
             self._stale_note = ""
         self._statistics = stats
-        for key, text in field_texts(stats, dtype).items():
-            self.value_labels[key].setText(text)
-        self.histogram_note.setText("")
+        self._show_known(stats, dtype)
         self._show_histogram(stats)
         self.compute_button.setEnabled(not self.is_running() and stats is None
                                        and self._document.result is not None)

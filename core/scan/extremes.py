@@ -17,6 +17,8 @@ Rules
   whichever way it is found; a zero extreme could be either zero, so then (and when the
   sub-block is all NaN) the NaNs are dropped and the extremes taken as pass 1 takes them.
 * Integers: ``min`` / ``max`` as exact Python ints; ``bool`` as 0 / 1 (any nonzero byte is 1).
+* Each block also gives its sub-blocks' ``(lo, hi, has_nan)`` (not for ``bool``), which pass 1
+  uses instead of its own reductions (:func:`core.scan.block_summaries.summarise_block`).
 * What the extremes prove about the counts is known at once (:func:`known_counts`): integers
   have no NaN, infinity or subnormal; a float view whose maximum was never NaN has no NaN; no
   ``+Inf`` below an extreme that is finite, no zero or subnormal when every value is at least the
@@ -38,11 +40,13 @@ COUNT_FIELDS = ("finite_count", "nan_count", "posinf_count", "neginf_count", "ze
 
 
 class Extremes:
-    """``lo`` / ``hi`` (NaN ignored; None while no value is seen) and whether some value is NaN."""
+    """``lo`` / ``hi`` (NaN ignored; None while no value is seen), whether some value is NaN, and
+    ``sub_blocks``: the ``(lo, hi, has_nan)`` of each sub-block of a block (kept for pass 1)."""
 
     def __init__(self) -> None:
         self.lo = self.hi = None
         self.has_nan = False
+        self.sub_blocks: list[tuple] = []
 
     def add(self, lo, hi) -> None:
         # The merge of core.scan.block_summaries.Part.extremes: of equal values the first stays.
@@ -56,7 +60,8 @@ class Extremes:
 
 
 def extremes_of_block(block: np.ndarray, kind: str, scratch: Scratch) -> Extremes:
-    """The :class:`Extremes` of one block (``kind``: ``"bool"``, ``"int"`` or ``"float"``)."""
+    """The :class:`Extremes` of one block (``kind``: ``"bool"``, ``"int"`` or ``"float"``), with
+    its sub-blocks' (but for ``"bool"``, whose pass counts values)."""
     values = scratch.read(block)
     if kind == "bool":
         values = values.view(np.uint8)  # any nonzero byte is True
@@ -67,29 +72,33 @@ def extremes_of_block(block: np.ndarray, kind: str, scratch: Scratch) -> Extreme
             sub = values[low:low + SUB_BLOCK]
             if kind == "bool":
                 out.add(int(np.minimum.reduce(sub) != 0), int(np.maximum.reduce(sub) != 0))
-            elif kind == "int":
-                out.add(int(np.minimum.reduce(sub)), int(np.maximum.reduce(sub)))
+                continue
+            if kind == "int":
+                lo, hi, has_nan = int(np.minimum.reduce(sub)), int(np.maximum.reduce(sub)), False
             else:
-                _float_extremes(float_values(sub, kind), out, scratch)
+                lo, hi, has_nan = _float_extremes(float_values(sub, kind), scratch)
+            out.sub_blocks.append((lo, hi, has_nan))
+            out.has_nan = out.has_nan or has_nan
+            if lo is not None:
+                out.add(lo, hi)
     return out
 
 
-def _float_extremes(v: np.ndarray, out: Extremes, scratch: Scratch) -> None:
+def _float_extremes(v: np.ndarray, scratch: Scratch) -> tuple:
+    """``(lo, hi, has_nan)`` of float values (``lo`` / ``hi`` None when all are NaN)."""
     top = np.maximum.reduce(v)
     if not math.isnan(top):
-        out.add(float(np.minimum.reduce(v)), float(top))  # pass 1's two reductions
-        return
-    out.has_nan = True
+        return float(np.minimum.reduce(v)), float(top), False  # pass 1's two reductions
     # v + 0 quiets every signalling NaN (IEEE 754 arithmetic delivers quiet NaNs) and changes
     # no other value but -0.0; fmin / fmax then skip every NaN.
     quiet = np.add(v, v.dtype.type(0), out=scratch.buffer(v.dtype, 3, v.size)[:v.size])
     lo, hi = float(np.fmin.reduce(quiet)), float(np.fmax.reduce(quiet))
     if lo != 0 and hi != 0 and not math.isnan(lo):  # NaN only when every value is NaN
-        out.add(lo, hi)  # unique values: the extremes pass 1 finds
-        return
+        return lo, hi, True  # unique values: the extremes pass 1 finds
     kept = v[np.equal(v, v, out=scratch.buffer(np.bool_, 0, v.size)[:v.size])]  # pass 1's way
-    if kept.size:
-        out.add(float(np.minimum.reduce(kept)), float(np.maximum.reduce(kept)))
+    if not kept.size:
+        return None, None, True
+    return float(np.minimum.reduce(kept)), float(np.maximum.reduce(kept)), True
 
 
 def known_counts(extremes: Extremes, kind: str, count: int, smallest_normal: float) -> dict[str, int]:

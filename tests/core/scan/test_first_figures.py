@@ -150,6 +150,8 @@ CATALOGUE = [
     np.random.default_rng(5).integers(0, 2**16, 3000).astype(np.uint16),
     (np.random.default_rng(6).standard_normal(3000) * 1e-39).astype(np.float32),  # subnormals
     np.random.default_rng(7).standard_normal((30, 100)).astype(">f4").T,  # big-endian, transposed
+    np.random.default_rng(8).integers(-(2**63), 2**63 - 1, 3000, dtype=np.int64),
+    np.where(np.arange(3000) % 5 == 0, np.nan, np.random.default_rng(9).standard_normal(3000)).astype(np.float16),
 ]
 
 
@@ -238,3 +240,13 @@ def test_a_dense_block_bigger_than_the_default_span_is_read_in_one_piece(tmp_pat
     finally:
         pipeline.close()
     assert got == expected and (partials[0].min, partials[0].max) == (expected.min, expected.max)
+
+
+def test_pass_1_finds_the_extremes_again_beyond_those_kept(monkeypatch):
+    import core.scan.statistics as statistics
+
+    x = CATALOGUE[1]  # float64 with NaN
+    reference = compute_statistics(x, chunk_elements=100, extremes_first_above=x.size)
+    monkeypatch.setattr(statistics, "KEEP_EXTREMES_UP_TO", 5)  # 30 blocks of one sub-block each
+    partials, result = run(x, chunk_elements=100)
+    assert result == reference and (partials[0].min, partials[0].max) == (reference.min, reference.max)

@@ -266,43 +266,22 @@ def compute_statistics(
                 before_block=check, cancelled=cancelled, cancel_message="statistics cancelled",
                 progress=report, total=2 * n, done=done, weight=weight, workers=workers)
 
-    report = progress
+    report, known = progress, None
     if kind != "complex" and n > extremes_first_above and _cheap_to_read(scan_view):
-        # The extremes first (core.scan.extremes): one read at memory speed, an eighth of the
-        # progress; the passes share the rest.
+        # The extremes first: an eighth of the progress, the passes share the rest.
         head = n // 4
-        extremes = Extremes()
-        # Pass 1 takes each sub-block's extremes from this read instead of finding them again,
-        # when they are few enough to keep.
-        known = None if one_pass else {}
-        kept = 0
-
-        def merge_extremes(found: tuple[int, Extremes]) -> None:
-            nonlocal known, kept
-            extremes.merge(found[1])
-            if known is not None:
-                kept += len(found[1].sub_blocks)
-                known = None if kept > KEEP_EXTREMES_UP_TO else known
-            if known is not None:
-                known[found[0]] = found[1].sub_blocks
-
-        scan(lambda start, block, scratch: (start, extremes_of_block(block, kind, scratch)), merge_extremes, 0, 2,
-             None if progress is None else lambda done, total: progress(done * head // total, total))
+        extremes, known = _read_extremes(
+            scan, kind, keep=not one_pass,
+            progress=None if progress is None else lambda done, total: progress(done * head // total, total))
         if progress is not None:
             report = lambda done, total: progress(head + done * (total - head) // total, total)  # noqa: E731
-        counts = known_counts(extremes, kind, n, smallest_normal)
-        if extremes.lo is None:  # every value is NaN: nothing else to compute
+        figures = _first_figures(view.dtype.name, quantity, n, extremes, known_counts(extremes, kind, n, smallest_normal))
+        if figures.complete:  # every value is NaN: nothing else to compute
             if report is not None:
                 report(2 * n, 2 * n)
-            return Statistics(dtype=view.dtype.name, quantity=quantity, count=n, min=None, max=None,
-                              mean=None, std=None, histogram_edges=(), histogram_counts=(), **counts)
+            return figures
         if partial is not None:
-            pending = tuple(name for name in COUNT_FIELDS if name not in counts) + ("mean", "std", "histogram")
-            partial(Statistics(dtype=view.dtype.name, quantity=quantity, count=n, min=extremes.lo,
-                               max=extremes.hi, mean=None, std=None, histogram_edges=(), histogram_counts=(),
-                               complete=False, pending=pending, **{name: counts.get(name) for name in COUNT_FIELDS}))
-    else:
-        known = None
+            partial(figures)
 
     first = Part()
     scan(lambda start, block, scratch: summarise_block(start, block, block_kind, smallest_normal, scratch, part_of,
@@ -343,6 +322,38 @@ def compute_statistics(
         hist[0] -= first.nan + first.neginf
         hist[-1] -= first.posinf
     return statistics(mean, std, _edges(indexer, exponent), tuple(int(c) for c in hist))
+
+
+def _read_extremes(scan, kind: str, keep: bool, progress: Progress | None) -> tuple[Extremes, dict | None]:
+    """The first read (module rules): the view's :class:`Extremes`, and its sub-blocks'
+    ``(lo, hi, has_nan)`` by block start for pass 1 (None: not kept)."""
+    extremes = Extremes()
+    known: dict[int, list] | None = {} if keep else None
+    kept = 0
+
+    def merge(found: tuple[int, Extremes]) -> None:
+        nonlocal known, kept
+        start, block = found
+        extremes.merge(block)
+        if known is not None:
+            kept += len(block.sub_blocks)
+            known = None if kept > KEEP_EXTREMES_UP_TO else known  # too many to keep
+        if known is not None:
+            known[start] = block.sub_blocks
+
+    scan(lambda start, block, scratch: (start, extremes_of_block(block, kind, scratch)), merge, 0, 2, progress)
+    return extremes, known
+
+
+def _first_figures(dtype: str, quantity: str, n: int, extremes: Extremes, counts: dict[str, int]) -> Statistics:
+    """The figures of the first read; complete when every value is NaN (nothing else to find)."""
+    if extremes.lo is None:
+        return Statistics(dtype=dtype, quantity=quantity, count=n, min=None, max=None, mean=None, std=None,
+                          histogram_edges=(), histogram_counts=(), **counts)
+    pending = tuple(name for name in COUNT_FIELDS if name not in counts) + ("mean", "std", "histogram")
+    return Statistics(dtype=dtype, quantity=quantity, count=n, min=extremes.lo, max=extremes.hi, mean=None,
+                      std=None, histogram_edges=(), histogram_counts=(), complete=False, pending=pending,
+                      **{name: counts.get(name) for name in COUNT_FIELDS})
 
 
 def _cheap_to_read(view: np.ndarray) -> bool:

@@ -133,9 +133,11 @@ SAFE_EXPONENT = 500
 
 def scale_exponent(lo: float, hi: float) -> int:
     """0 when values between ``lo`` and ``hi`` are safe to square unscaled, else the exponent
-    ``e`` such that ``2**-e`` brings the largest magnitude into [0.5, 1)."""
+    ``e`` such that ``2**-e`` brings the largest magnitude into [0.5, 1), or -1023 at least:
+    ``2**1023`` is the largest power of two a float64 holds (float64 subnormals scale to
+    magnitudes above ``2**-52``, still safe)."""
     exponent = math.frexp(max(abs(float(lo)), abs(float(hi))))[1]
-    return 0 if -SAFE_EXPONENT < exponent < SAFE_EXPONENT else exponent
+    return 0 if -SAFE_EXPONENT < exponent < SAFE_EXPONENT else max(exponent, -1023)
 
 
 def merge_moments(a: tuple, b: tuple) -> tuple:
@@ -195,8 +197,9 @@ def table_values(dtype: np.dtype) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- pass 1
 def summarise_block(start: int, block: np.ndarray, kind: str, smallest_normal: float,
-                    scratch: Scratch, quantity: str = "magnitude") -> Part:
-    """Pass-1 :class:`Part` of one block of the view."""
+                    scratch: Scratch, quantity: str = "magnitude", known=None) -> Part:
+    """Pass-1 :class:`Part` of one block of the view; ``known``: the ``(lo, hi, has_nan)`` of
+    each of its sub-blocks when a first read found them (:mod:`core.scan.extremes`), or None."""
     values = scratch.read(block)
     part = Part()
     if kind == "table":
@@ -204,12 +207,13 @@ def summarise_block(start: int, block: np.ndarray, kind: str, smallest_normal: f
         return part
     # Arithmetic on the masked-out NaNs of a sub-block raises the invalid flag for signalling ones.
     with np.errstate(invalid="ignore"):
-        for low in range(0, values.size, SUB_BLOCK):
+        for index, low in enumerate(range(0, values.size, SUB_BLOCK)):
             sub = values[low:low + SUB_BLOCK]
+            extremes = None if known is None else known[index]
             if kind == "int":
-                _integer_sub_block(sub, part, scratch)
+                _integer_sub_block(sub, part, scratch, extremes)
             else:
-                _float_sub_block(float_values(sub, kind, quantity), part, smallest_normal, scratch)
+                _float_sub_block(float_values(sub, kind, quantity), part, smallest_normal, scratch, extremes)
     return part.close_block(start)
 
 
@@ -226,16 +230,22 @@ def _count_patterns(values: np.ndarray, part: Part) -> None:
     part.table = table
 
 
-def _integer_sub_block(sub: np.ndarray, part: Part, scratch: Scratch) -> None:
-    lo, hi = int(sub.min()), int(sub.max())
+def _integer_sub_block(sub: np.ndarray, part: Part, scratch: Scratch, known=None) -> None:
+    lo, hi = (int(sub.min()), int(sub.max())) if known is None else known[:2]
     part.extremes(lo, hi, True)
     part.zero += sub.size - int(np.count_nonzero(sub))
     part.add_values(sub, lo, hi, scratch)
 
 
-def _float_sub_block(v: np.ndarray, part: Part, smallest_normal: float, scratch: Scratch) -> None:
+def _float_sub_block(v: np.ndarray, part: Part, smallest_normal: float, scratch: Scratch,
+                     known=None) -> None:
     size = v.size
-    top = np.maximum.reduce(v)
+    lo = None
+    if known is not None:  # the extremes (NaN ignored) a first read found, as they are found here
+        lo, top, has_nan = known
+        top = math.nan if has_nan else top
+    else:
+        top = np.maximum.reduce(v)
     if math.isnan(top):  # np.maximum propagates NaN: some value is NaN
         # Dropped with one boolean index (cheaper than masked reductions, and np.fmin / np.fmax
         # do not skip signalling NaNs: they return a wrong extreme).
@@ -244,15 +254,15 @@ def _float_sub_block(v: np.ndarray, part: Part, smallest_normal: float, scratch:
         part.nan += size - v.size
         if not v.size:
             return
-        _nan_free_sub_block(v, part, smallest_normal, scratch)
+        _nan_free_sub_block(v, part, smallest_normal, scratch, *(() if known is None else known[:2]))
         return
-    _nan_free_sub_block(v, part, smallest_normal, scratch, float(top))
+    _nan_free_sub_block(v, part, smallest_normal, scratch, lo, float(top))
 
 
 def _nan_free_sub_block(v: np.ndarray, part: Part, smallest_normal: float, scratch: Scratch,
-                        hi: float | None = None) -> None:
-    """Pass-1 figures of values without NaN (``hi``: their maximum, when known)."""
-    lo = float(np.minimum.reduce(v))
+                        lo: float | None = None, hi: float | None = None) -> None:
+    """Pass-1 figures of values without NaN (``lo`` / ``hi``: their extremes, when known)."""
+    lo = float(np.minimum.reduce(v)) if lo is None else lo
     hi = float(np.maximum.reduce(v)) if hi is None else hi
     part.extremes(lo, hi, False)
     _count_near_zero(v, lo, hi, part, smallest_normal, scratch)

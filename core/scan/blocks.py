@@ -138,9 +138,10 @@ class BlockReader:
         self._max_span = max(1, int(max_span))
         self._buffer: bytearray | None = None
 
-    def twin(self) -> BlockReader:
-        """A reader of the same maps with a buffer of its own (one per thread of a parallel scan)."""
-        return BlockReader(self._ranges, self._max_span)
+    def twin(self, max_span: int | None = None) -> BlockReader:
+        """A reader of the same maps with a buffer of its own (one per thread of a parallel scan),
+        of at most ``max_span`` bytes (default: this reader's)."""
+        return BlockReader(self._ranges, self._max_span if max_span is None else max_span)
 
     def range_of(self, view: np.ndarray) -> MappedRange | None:
         """The map that holds all bytes of ``view``, or None (memory not backed by a map)."""

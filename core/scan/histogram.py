@@ -109,7 +109,10 @@ class FastBins:
         first, last, bins = indexer.first, indexer.first + indexer.denominator, indexer.bins
         scale = bins / indexer.denominator
         reach = max(abs(first), abs(last)) * scale  # the largest |value| in bins
-        if not math.isfinite(reach):
+        info = np.finfo(work)
+        # The scale itself must be a normal number of the work type (a range of float32
+        # subnormals is narrower than 64 / float32 max).
+        if not math.isfinite(reach) or not float(info.smallest_normal) <= scale <= float(info.max) / 2:
             return None
         # Rounding of t (scale, product, offset, difference, the bias added) and of the edges
         # (linspace, float64), doubled.

@@ -33,14 +33,31 @@ Rules
   pass 2 the histogram, whose bin indices are numpy's (:class:`core.scan.histogram.BinIndexer`;
   computed in the values' own float type by :class:`core.scan.histogram.FastBins` whenever its
   error bound allows, with the same result).
-  ``partial(statistics)``, when given, receives the figures of pass 1 (``complete=False``,
-  empty histogram) as soon as they are known, so a window can show them while the histogram is
-  computed. Integers of one or two bytes (and bool) take one pass: the exact count of every
-  possible value, from which every figure follows (histogram included, as numpy bins those
-  values). ``progress(done, total)`` runs up to ``total = 2 * view.size`` either way. Memory: a
-  block read per thread plus scratch buffers of a sub-block, whatever the view size; blocks shrink
-  to stay within the copy budget of :mod:`core.budget`, and a histogram too big for it is
-  refused.
+  Integers of one or two bytes (and bool) take one pass: the exact count of every possible value,
+  from which every figure follows (histogram included, as numpy bins those values).
+* **First figures first.** A real view of more than ``extremes_first_above`` values
+  (:data:`EXTREMES_FIRST_ABOVE`, 2**24) whose bytes span at most twice its size (one more read
+  costs about its bytes) is first read once for its extremes only (:mod:`core.scan.extremes`:
+  at memory speed, the ``min`` / ``max`` pass 1 finds, bit for bit). ``partial(statistics)``,
+  when given, receives each stage's figures as soon as they are known, every one exact and
+  equal to the final figure: (1) after that first read, ``count``, ``min``, ``max`` and the
+  counts the extremes prove (no NaN when no maximum was NaN, no -Inf above a finite minimum, no
+  zero or subnormal when every value is a normal number away from 0; integers have no NaN,
+  infinity or subnormal); (2) after pass 1, every figure but the histogram (not given when one
+  pass gives everything). Each has ``complete=False`` and names in ``pending`` the fields it
+  does not know yet (they are None; ``"histogram"`` for the histogram tuples). A view found all
+  NaN by the first read is done (nothing else to compute). Complex views skip the first read
+  (computing ``|z|`` costs as much as pass 1), as do smaller and sparse views (their pass 1
+  ends about as soon). Pass 1 takes each sub-block's extremes from the first read (kept for up
+  to :data:`KEEP_EXTREMES_UP_TO` sub-blocks) instead of finding them again, which repays part
+  of that read: the whole computation of a 1 GiB float32 map takes about 5% longer (0.06-0.08 s
+  for the first read, 0.03 s saved by pass 1).
+* ``progress(done, total)`` runs up to ``total = 2 * view.size`` and never goes back; with the
+  first read, that read fills the first eighth and the passes share the rest.
+* Memory: a block read per thread plus scratch buffers of a sub-block, whatever the view size
+  (with a ``reader``, each thread's buffer holds a whole dense block: one ``pread`` per block);
+  blocks shrink to stay within the copy budget of :mod:`core.budget`, and a histogram too big
+  for it is refused.
 * Cancellation raises :class:`Cancelled` (deliberately *not* a :class:`~core.errors.CoreError`:
   nothing is wrong with the data). ``check()``, when given, is called before each block is read
   (the pipeline's ``FileSource.check_unchanged``), so a file that changed raises its
@@ -67,7 +84,8 @@ from core.scan.block_summaries import (
     summarise_block,
     table_values,
 )
-from core.scan.blocks import BlockReader, memory_order
+from core.scan.blocks import DEFAULT_MAX_SPAN, BlockReader, byte_span, memory_order
+from core.scan.extremes import COUNT_FIELDS, Extremes, extremes_of_block, known_counts
 from core.scan.histogram import BinIndexer, FastBins
 from core.scan.parallel import scan_blocks
 
@@ -77,6 +95,12 @@ __all__ = ["COMPLEX_QUANTITIES", "Statistics", "compute_statistics"]
 COMPLEX_QUANTITIES = ("magnitude", "real", "imaginary", "phase", "dB")
 
 Progress = Callable[[int, int], None]
+#: Views of more values than this get their extremes first (:mod:`core.scan.extremes`); pass 1
+#: of smaller ones ends in well under 0.3 s anyway (2**24 float64 values: 0.1 s).
+EXTREMES_FIRST_ABOVE = 1 << 24
+#: The first read keeps the extremes of up to this many sub-blocks for pass 1 (2**33 values in
+#: blocks of 2**22; about 8 MB); a view of more sub-blocks has pass 1 find them again.
+KEEP_EXTREMES_UP_TO = 1 << 16
 #: Memory one value of a block costs at most while scanned (the block read by each thread, the
 #: bincount copy of a small-integer block; the sub-block buffers are a constant on top).
 _BYTES_PER_VALUE = 40
@@ -90,18 +114,20 @@ class Statistics:
     when there is no non-NaN value; ``mean`` / ``std`` are floats, ``None`` without finite values.
     ``histogram_edges`` has ``len(histogram_counts) + 1`` entries (both empty without finite
     values). ``complete`` is False only for the figures given to ``partial`` before the
-    histogram is computed (then both histogram tuples are empty).
+    histogram is computed (then both histogram tuples are empty); ``pending`` names the fields
+    such figures do not know yet (they are None there; ``"histogram"`` for both histogram
+    tuples), and is empty when ``complete``.
     """
 
     dtype: str
     quantity: str
     count: int
-    finite_count: int
-    nan_count: int
-    posinf_count: int
-    neginf_count: int
-    zero_count: int
-    subnormal_count: int
+    finite_count: int | None
+    nan_count: int | None
+    posinf_count: int | None
+    neginf_count: int | None
+    zero_count: int | None
+    subnormal_count: int | None
     min: int | float | None
     max: int | float | None
     mean: float | None
@@ -109,6 +135,7 @@ class Statistics:
     histogram_edges: tuple[float, ...]
     histogram_counts: tuple[int, ...]
     complete: bool = True
+    pending: tuple[str, ...] = ()
 
 
 # ----------------------------------------------------------------------------- kinds
@@ -160,6 +187,7 @@ def compute_statistics(
     partial: Callable[[Statistics], None] | None = None,
     workers: int | None = None,
     quantity: str = "magnitude",
+    extremes_first_above: int = EXTREMES_FIRST_ABOVE,
 ) -> Statistics:
     """Compute :class:`Statistics` of ``view`` in bounded memory (rules: module docstring).
 
@@ -173,7 +201,7 @@ def compute_statistics(
     chunk_elements
         Elements per block.
     progress
-        ``progress(done, total)`` after each block, ``total = 2 * view.size`` (two passes).
+        ``progress(done, total)`` after each block, ``total = 2 * view.size`` (module rules).
     cancelled
         Checked before each block; when it returns True, :class:`Cancelled` is raised.
     check
@@ -185,13 +213,16 @@ def compute_statistics(
         whenever the view comes from files (:meth:`core.pipeline.pipeline.PipelineResult.block_reader`).
         Each thread reads with a twin of it (:meth:`BlockReader.twin`).
     partial
-        Called (in the calling thread) with the figures of pass 1, ``complete=False`` and no
-        histogram, before the histogram pass starts; not called when one pass gives everything.
+        Called (in the calling thread) with the figures known so far, ``complete=False``, their
+        ``pending`` fields None: after the first read of a big view (its extremes) and after
+        pass 1 (all but the histogram; not when one pass gives everything). Module rules.
     workers
         Threads (default: 2, or 1 on a single-core machine).
     quantity
         For complex data, what the statistics are of: one of :data:`COMPLEX_QUANTITIES`
         (module rules). Ignored for real data.
+    extremes_first_above
+        Real views of more values are read once for their extremes first (module rules).
 
     Returns
     -------
@@ -224,17 +255,39 @@ def compute_statistics(
     block_kind = "table" if one_pass else kind
     smallest_normal = _smallest_normal(view.dtype) if kind in ("float", "complex") else 0.0
 
-    def scan(work, merge, done: int, weight: int) -> int:
+    # Each thread's reader holds a whole dense block: one pread into its buffer, never a second
+    # copy into a new array (a block in two pieces is copied whole by read_whole).
+    span = max(DEFAULT_MAX_SPAN, chunk_elements * view.dtype.itemsize)
+
+    def scan(work, merge, done: int, weight: int, report: Progress | None) -> int:
         with sequential_access(scan_view):  # a pass reads the view whole: read ahead
             return scan_blocks(
                 (scan_view,), chunk_elements, lambda start, blocks, scratch: work(start, blocks[0], scratch),
-                merge, new_state=lambda: Scratch(reader.twin() if reader is not None else None),
+                merge, new_state=lambda: Scratch(reader.twin(span) if reader is not None else None),
                 before_block=check, cancelled=cancelled, cancel_message="statistics cancelled",
-                progress=progress, total=2 * n, done=done, weight=weight, workers=workers)
+                progress=report, total=2 * n, done=done, weight=weight, workers=workers)
+
+    report, known = progress, None
+    if kind != "complex" and n > extremes_first_above and _cheap_to_read(scan_view):
+        # The extremes first: an eighth of the progress, the passes share the rest.
+        head = n // 4
+        extremes, known = _read_extremes(
+            scan, kind, keep=not one_pass,
+            progress=None if progress is None else lambda done, total: progress(done * head // total, total))
+        if progress is not None:
+            report = lambda done, total: progress(head + done * (total - head) // total, total)  # noqa: E731
+        figures = _first_figures(view.dtype.name, quantity, n, extremes, known_counts(extremes, kind, n, smallest_normal))
+        if figures.complete:  # every value is NaN: nothing else to compute
+            if report is not None:
+                report(2 * n, 2 * n)
+            return figures
+        if partial is not None:
+            partial(figures)
 
     first = Part()
-    scan(lambda start, block, scratch: summarise_block(start, block, block_kind, smallest_normal, scratch, part_of),
-         first.merge, 0, 2 if one_pass else 1)
+    scan(lambda start, block, scratch: summarise_block(start, block, block_kind, smallest_normal, scratch, part_of,
+                                                       None if known is None else known[start]),
+         first.merge, 0, 2 if one_pass else 1, report)
 
     def statistics(mean, std, edges=(), counts=(), complete=True) -> Statistics:
         finite_count = n - first.nan - first.posinf - first.neginf
@@ -243,13 +296,14 @@ def compute_statistics(
             nan_count=first.nan, posinf_count=first.posinf, neginf_count=first.neginf,
             zero_count=first.zero, subnormal_count=first.subnormal, min=first.lo, max=first.hi,
             mean=mean, std=std, histogram_edges=edges, histogram_counts=counts, complete=complete,
+            pending=() if complete else ("histogram",),
         )
 
     if first.table is not None:
         return _from_value_counts(first, table_values(view.dtype), bins, statistics)
     if first.finite_lo is None:
-        if n and progress is not None:
-            progress(2 * n, 2 * n)  # nothing finite: the second pass has nothing to read
+        if n and report is not None:
+            report(2 * n, 2 * n)  # nothing finite: the second pass has nothing to read
         return statistics(None, None)
     mean, std = first.mean_std()
     if partial is not None:
@@ -264,11 +318,50 @@ def compute_statistics(
 
     scan(lambda start, block, scratch: histogram_of_block(block, kind, exponent, indexer, non_finite, scratch,
                                                           part_of, fast),
-         add, n, 1)
+         add, n, 1, report)
     if fast is not None:  # FastBins counts NaN and -Inf in the first bin, +Inf in the last
         hist[0] -= first.nan + first.neginf
         hist[-1] -= first.posinf
     return statistics(mean, std, _edges(indexer, exponent), tuple(int(c) for c in hist))
+
+
+def _read_extremes(scan, kind: str, keep: bool, progress: Progress | None) -> tuple[Extremes, dict | None]:
+    """The first read (module rules): the view's :class:`Extremes`, and its sub-blocks'
+    ``(lo, hi, has_nan)`` by block start for pass 1 (None: not kept)."""
+    extremes = Extremes()
+    known: dict[int, list] | None = {} if keep else None
+    kept = 0
+
+    def merge(found: tuple[int, Extremes]) -> None:
+        nonlocal known, kept
+        start, block = found
+        extremes.merge(block)
+        if known is not None:
+            kept += len(block.sub_blocks)
+            known = None if kept > KEEP_EXTREMES_UP_TO else known  # too many to keep
+        if known is not None:
+            known[start] = block.sub_blocks
+
+    scan(lambda start, block, scratch: (start, extremes_of_block(block, kind, scratch)), merge, 0, 2, progress)
+    return extremes, known
+
+
+def _first_figures(dtype: str, quantity: str, n: int, extremes: Extremes, counts: dict[str, int]) -> Statistics:
+    """The figures of the first read; complete when every value is NaN (nothing else to find)."""
+    if extremes.lo is None:
+        return Statistics(dtype=dtype, quantity=quantity, count=n, min=None, max=None, mean=None, std=None,
+                          histogram_edges=(), histogram_counts=(), **counts)
+    pending = tuple(name for name in COUNT_FIELDS if name not in counts) + ("mean", "std", "histogram")
+    return Statistics(dtype=dtype, quantity=quantity, count=n, min=extremes.lo, max=extremes.hi, mean=None,
+                      std=None, histogram_edges=(), histogram_counts=(), complete=False, pending=pending,
+                      **{name: counts.get(name) for name in COUNT_FIELDS})
+
+
+def _cheap_to_read(view: np.ndarray) -> bool:
+    """Whether one more read of ``view`` costs about its bytes: they span at most twice as many
+    (a sparse view is read in many small pieces, and its extremes would not come much sooner)."""
+    low, high = byte_span(view)
+    return high - low <= 2 * view.nbytes
 
 
 def _binned_dtype(dtype: np.dtype, kind: str) -> np.dtype:

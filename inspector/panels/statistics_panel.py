@@ -9,6 +9,10 @@ Rules
 * **When**: a view of at most ``auto_limit`` values (default 10**7, well under a second) is
   computed as soon as it appears; a bigger one waits for the *Compute* button, because two passes
   over gigabytes of memory-mapped data cost real time and disk reads nobody asked for.
+* **Figures as they come**: once computing starts, the type and the count show at once, every
+  other figure "computing…" (greyed) until the worker hands it over: the extremes of a big view
+  first, then the counts and moments, the histogram last (``compute_statistics(partial=...)``;
+  "histogram: computing…" above the plot until then).
 * **Cache**: results are kept (LRU, ``cache_size`` entries) per key: the files as recorded at
   open (path, size, mtime, device, inode), the *resolved* decode parameters (``view_as``
   included), and the slice as applied, located on the tensor before any "view as" conversion
@@ -53,8 +57,8 @@ from PySide6.QtWidgets import (
 
 from core.errors import CoreError, describe_error
 from core.pipeline.pipeline import PipelineResult
-from core.scan.statistics import COMPLEX_QUANTITIES, Statistics, compute_statistics
-from inspector.panels.statistics_texts import FIELDS, QUANTITY_AXIS, field_texts
+from core.scan.statistics import COMPLEX_QUANTITIES, EXTREMES_FIRST_ABOVE, Statistics, compute_statistics
+from inspector.panels.statistics_texts import FIELDS, PENDING, QUANTITY_AXIS, field_texts, pending_statistics
 from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
 from inspector.widgets import palette
@@ -95,6 +99,8 @@ class StatisticsPanel(QWidget):
         Histogram bins.
     cache_size
         Statistics kept for earlier settings.
+    extremes_first_above
+        Views of more values get their extremes first (``compute_statistics``).
 
     Signals
     -------
@@ -113,13 +119,15 @@ class StatisticsPanel(QWidget):
 
     def __init__(self, document: Document, parent: QWidget | None = None, *,
                  auto_limit: int = AUTO_COMPUTE_LIMIT, chunk_elements: int = 1 << 22,
-                 bins: int = 64, cache_size: int = 32) -> None:
+                 bins: int = 64, cache_size: int = 32,
+                 extremes_first_above: int = EXTREMES_FIRST_ABOVE) -> None:
         super().__init__(parent)
         self._document = document
         self._auto_limit = auto_limit
         self._chunk_elements = chunk_elements
         self._bins = bins
         self._cache_size = cache_size
+        self._extremes_first_above = extremes_first_above
         self._cache: OrderedDict[tuple, Statistics] = OrderedDict()
         self._task: BackgroundTask | None = None
         self._task_key: tuple | None = None
@@ -184,15 +192,16 @@ class StatisticsPanel(QWidget):
         view = result.view
         check = pipeline.source.check_unchanged
         chunk, bins, quantity = self._chunk_elements, self._bins, self.quantity
+        extremes_first_above = self._extremes_first_above
 
         interim = self._interim
 
         def work(progress, cancelled):
-            # The cheap figures (counts, extremes, moments) are shown as soon as they are known,
-            # the histogram when its pass ends.
+            # The figures are shown as soon as they are known: the extremes of a big view first,
+            # then the counts and moments, the histogram when its pass ends.
             return compute_statistics(view, bins=bins, chunk_elements=chunk, progress=progress,
                                       cancelled=cancelled, check=check, reader=result.block_reader(),
-                                      quantity=quantity,
+                                      quantity=quantity, extremes_first_above=extremes_first_above,
                                       partial=lambda figures: interim.figures.emit(key, figures))
 
         task = BackgroundTask(work)
@@ -203,6 +212,9 @@ class StatisticsPanel(QWidget):
         task.cancelled.connect(self._on_task_cancelled)
         self._task, self._task_key = task, key
         self._show(None)
+        # The type and the count are known before anything is read; the rest says "computing…".
+        self._show_known(pending_statistics(view.dtype, view.size, quantity if view.dtype.kind == "c" else "value"),
+                         view.dtype)
         self._set_status(f"Computing {view.size:,} values…")
         self.progress_bar.setValue(0)
         self._set_running(True)
@@ -325,6 +337,14 @@ class StatisticsPanel(QWidget):
         self.log_scale_check.setObjectName("stats.logScale")
         self.log_scale_check.setToolTip("Counts on a logarithmic axis: rare values stay visible")
         self.log_scale_check.toggled.connect(self.set_log_scale)
+        self.histogram_note = QLabel()
+        self.histogram_note.setObjectName("stats.histogramNote")
+        self.histogram_note.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
+        make_plain(self.histogram_note)
+        below = QHBoxLayout()
+        below.addWidget(self.log_scale_check)
+        below.addStretch(1)
+        below.addWidget(self.histogram_note)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -332,7 +352,7 @@ class StatisticsPanel(QWidget):
         layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
         layout.addLayout(header)
         layout.addLayout(self._grid)
-        layout.addWidget(self.log_scale_check)
+        layout.addLayout(below)
         layout.addWidget(self.plot, 1)
         self._set_running(False)
 
@@ -438,8 +458,16 @@ class StatisticsPanel(QWidget):
         if not self.is_running() or key != self._task_key:
             return
         result = self._document.result
-        for name, text in field_texts(stats, result.view.dtype if result is not None else None).items():
+        self._show_known(stats, result.view.dtype if result is not None else None)
+
+    def _show_known(self, stats: Statistics | None, dtype: np.dtype | None) -> None:
+        """The figures of ``stats`` (those still being computed: :data:`PENDING`, greyed)."""
+        pending = f"QLabel {{ color: {palette.MUTED}; }}"
+        for name, text in field_texts(stats, dtype).items():
             self.value_labels[name].setText(text)
+            self.value_labels[name].setStyleSheet(pending if text == PENDING else "")
+        self.histogram_note.setText(f"histogram: {PENDING}" if stats and "histogram" in stats.pending else "")
+        self.histogram_note.setStyleSheet(pending)
 
     def _on_task_succeeded(self, stats: Statistics) -> None:
         task = self.sender()
@@ -524,8 +552,7 @@ class StatisticsPanel(QWidget):
         if changed:
             self._stale_note = ""
         self._statistics = stats
-        for key, text in field_texts(stats, dtype).items():
-            self.value_labels[key].setText(text)
+        self._show_known(stats, dtype)
         self._show_histogram(stats)
         self.compute_button.setEnabled(not self.is_running() and stats is None
                                        and self._document.result is not None)

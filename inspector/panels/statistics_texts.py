@@ -2,7 +2,8 @@
 
 Min and max are values of the view, so they print as the table prints that value; counts carry
 their share of all values, never rounded to 0% or 100% when they are neither; moments have 7
-significant digits; an unknown figure is ``"—"``.
+significant digits; a figure that does not exist (no statistics, or the mean of no finite value)
+is ``"—"``, one still being computed (``Statistics.pending``) is :data:`PENDING`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ import numpy as np
 from core.scan.statistics import Statistics
 from core.text.number_format import format_value
 
-__all__ = ["FIELDS", "QUANTITY_AXIS", "field_texts"]
+__all__ = ["FIELDS", "PENDING", "QUANTITY_AXIS", "field_texts", "pending_statistics"]
+
+#: The text of a figure still being computed.
+PENDING = "computing…"
 
 #: The histogram's value axis (and the type's note) for each quantity statistics are of.
 QUANTITY_AXIS = {"value": "value", "magnitude": "|z|", "real": "re z", "imaginary": "im z",
@@ -28,8 +32,22 @@ FIELDS = (  # (key, label) in display order: two columns of label/value pairs
 )
 
 
+#: The :class:`Statistics` field each label shows.
+SOURCES = {"dtype": "dtype", "count": "count", "finite": "finite_count", "min": "min", "max": "max",
+           "mean": "mean", "std": "std", "nan": "nan_count", "posinf": "posinf_count",
+           "neginf": "neginf_count", "zeros": "zero_count", "subnormal": "subnormal_count"}
+
+
+def pending_statistics(dtype: np.dtype, count: int, quantity: str) -> Statistics:
+    """What is known of the statistics of ``count`` values of ``dtype`` before any is read: the
+    type and the count (``quantity``: of complex values, else ``"value"``); all else pending."""
+    unknown = dict.fromkeys(name for name in SOURCES.values() if name not in ("dtype", "count"))
+    return Statistics(dtype=np.dtype(dtype).name, quantity=quantity, count=count, histogram_edges=(),
+                      histogram_counts=(), complete=False, pending=(*unknown, "histogram"), **unknown)
+
+
 def field_texts(stats: Statistics | None, dtype: np.dtype | None) -> dict[str, str]:
-    """Label text of every field (``"—"`` when unknown)."""
+    """Label text of every field (``"—"`` when there is none, :data:`PENDING` while computed)."""
     if stats is None:
         return {key: "—" for key, _title in FIELDS}
 
@@ -38,20 +56,21 @@ def field_texts(stats: Statistics | None, dtype: np.dtype | None) -> dict[str, s
 
     exact = dtype if stats.quantity == "value" else None
     dtype_text = stats.dtype + ("" if stats.quantity == "value" else f" ({QUANTITY_AXIS[stats.quantity]})")
-    return {
-        "dtype": dtype_text,
-        "count": f"{stats.count:,}",
-        "finite": counted(stats.finite_count),
-        "min": _extreme(stats.min, exact),
-        "max": _extreme(stats.max, exact),
-        "mean": _moment(stats.mean),
-        "std": _moment(stats.std),
-        "nan": counted(stats.nan_count),
-        "posinf": counted(stats.posinf_count),
-        "neginf": counted(stats.neginf_count),
-        "zeros": counted(stats.zero_count),
-        "subnormal": counted(stats.subnormal_count),
+    texts = {
+        "dtype": lambda: dtype_text,
+        "count": lambda: f"{stats.count:,}",
+        "finite": lambda: counted(stats.finite_count),
+        "min": lambda: _extreme(stats.min, exact),
+        "max": lambda: _extreme(stats.max, exact),
+        "mean": lambda: _moment(stats.mean),
+        "std": lambda: _moment(stats.std),
+        "nan": lambda: counted(stats.nan_count),
+        "posinf": lambda: counted(stats.posinf_count),
+        "neginf": lambda: counted(stats.neginf_count),
+        "zeros": lambda: counted(stats.zero_count),
+        "subnormal": lambda: counted(stats.subnormal_count),
     }
+    return {key: PENDING if SOURCES[key] in stats.pending else texts[key]() for key, _title in FIELDS}
 
 
 def _extreme(value: int | float | None, dtype: np.dtype | None) -> str:
@@ -89,3 +108,4 @@ def _percent(part: int, whole: int) -> str:
 
 def _moment(value: float | None) -> str:
     return "—" if value is None else f"{value:.7g}"
+

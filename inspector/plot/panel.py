@@ -40,17 +40,9 @@ from collections.abc import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
-    QHBoxLayout,
-    QLabel,
-    QStackedWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
-from core.display.colour_image import channel_axis_candidates, colour_plane, modes_for_channels
+from core.display.colour_image import colour_plane
 from core.display.line_decimation import COMPLEX_PARTS, real_values
 from core.errors import CoreError, describe_error
 from core.scan.blocks import BlockReader
@@ -59,15 +51,13 @@ from inspector.plot.constellation_plot import ConstellationPlot
 from inspector.plot.image_plot import ImagePlot
 from inspector.plot.iq_traces import IQTracesPlot
 from inspector.plot.line_plot import LinePlot
+from inspector.plot.toolbar import SIGNAL_VIEWS, PlotToolbar
 from inspector.state.display_axes import DisplayAxes, normalize_index
 from inspector.state.document import Document
 from inspector.widgets.elided_label import ElidedLabel
 from inspector.widgets.plain_text import make_plain
 
-_IMAGE_MODE = -1  # combo item data for "image"; line modes store the axis
-#: Views of a 1-d complex signal offered in the complex combo after :data:`COMPLEX_PARTS`.
-SIGNAL_VIEWS = ("I and Q", "constellation")
-_GREY = "grey"  # the colour combo's first entry: a grey image through the colormap
+__all__ = ["COMPLEX_PARTS", "SIGNAL_VIEWS", "PlotPanel", "configure_pyqtgraph"]
 
 
 def configure_pyqtgraph() -> None:
@@ -125,39 +115,7 @@ class PlotPanel(QWidget):
         self._selected: tuple[int, ...] | None = None
         self._hovered: tuple[int, ...] | None = None
 
-        self._mode_combo = QComboBox()
-        self._mode_combo.setObjectName("plot.mode")
-        self._mode_combo.setToolTip("Plot the displayed plane as an image, or a line along one axis")
-        # Narrow docks: the combo may show fewer characters than its longest entry.
-        self._mode_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self._mode_combo.setMinimumContentsLength(8)
-        self._part_label = QLabel("complex:")
-        self._part_combo = QComboBox()
-        self._part_combo.setObjectName("plot.complexPart")
-        self._part_combo.addItems(COMPLEX_PARTS)
-        self._part_combo.setToolTip("abs: magnitude, re: real part, im: imaginary part, phase: "
-                                    "angle in radians, dB: 20·log10|z|; 1-d data: I and Q traces "
-                                    "or a constellation (Q against I)")
-        self._colour_combo = QComboBox()
-        self._colour_combo.setObjectName("plot.colourMode")
-        self._colour_combo.setToolTip("Show the channel axis (3 or 4 long) as colours: RGB, BGR, "
-                                      "RGBA or BGRA; grey shows one plane through the colormap")
-        self._channel_combo = QComboBox()
-        self._channel_combo.setObjectName("plot.channelAxis")
-        self._channel_combo.setToolTip("The axis holding the colour channels: last (HWC) or "
-                                       "third from last (CHW)")
-        self._square_check = QCheckBox("square pixels")
-        self._square_check.setObjectName("plot.squarePixels")
-        self._square_check.setToolTip("Draw elements square instead of stretching the plane to fill the plot")
-        toolbar = QHBoxLayout()
-        toolbar.setContentsMargins(0, 0, 0, 0)
-        toolbar.addWidget(self._mode_combo)
-        toolbar.addWidget(self._square_check)
-        toolbar.addWidget(self._colour_combo)
-        toolbar.addWidget(self._channel_combo)
-        toolbar.addWidget(self._part_label)
-        toolbar.addWidget(self._part_combo)
-        toolbar.addStretch(1)
+        self.toolbar = PlotToolbar(self)
 
         self.line_plot = LinePlot()
         self.line_plot.graphics_view.setObjectName("plot.line")
@@ -181,16 +139,16 @@ class PlotPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(toolbar)
+        layout.addWidget(self.toolbar)
         layout.addWidget(self._stack, 1)
         layout.addWidget(self._readout)
 
         self._axes.changed.connect(self._on_axes_changed)
-        self._mode_combo.currentIndexChanged.connect(self._on_mode_chosen)
-        self._part_combo.currentTextChanged.connect(self._on_part_chosen)
-        self._colour_combo.currentTextChanged.connect(self._on_colour_chosen)
-        self._channel_combo.currentIndexChanged.connect(self._on_channel_axis_chosen)
-        self._square_check.toggled.connect(self.image_plot.set_square_pixels)
+        self.toolbar.modeChosen.connect(self._on_mode_chosen)
+        self.toolbar.partChosen.connect(self._on_part_chosen)
+        self.toolbar.colourChosen.connect(self._on_colour_chosen)
+        self.toolbar.channelAxisChosen.connect(self._on_channel_axis_chosen)
+        self.toolbar.squarePixelsToggled.connect(self.image_plot.set_square_pixels)
         self.line_plot.indexHovered.connect(self._on_line_hovered)
         self.line_plot.indexClicked.connect(self._on_line_clicked)
         self.image_plot.cellHovered.connect(self._on_cell_hovered)
@@ -280,22 +238,21 @@ class PlotPanel(QWidget):
         if self._selected is not None and (array is None or not _fits(self._selected, array.shape)):
             self._selected = None
         self._hovered = None
-        self._rebuild_part_combo()
+        self._part = self.toolbar.offer_parts(None if array is None else array.ndim, self._part)
         if array is not None and array.dtype.kind != "c":
-            self._set_part_silently("abs")
+            self._part = "abs"
+            self.toolbar.show_part("abs")
         if array is None or array.ndim != old_ndim:
-            self._rebuild_mode_combo()
-        self._rebuild_colour_combos()
+            self.toolbar.offer_modes(0 if array is None else array.ndim)
+            self._line_axis = None
+        self._offer_colours()
         if array is not None and self._axes.shape != array.shape:
             self._axes.reset(array.shape)  # emits changed -> _render, unless nothing changed
         self._render()
 
     def set_line_axis(self, axis: int | None) -> None:
         """N-d data: plot a line along ``axis``, or the image of the plane (None)."""
-        index = self._mode_combo.findData(_IMAGE_MODE if axis is None else int(axis))
-        if index < 0:
-            raise ValueError(f"no line along axis {axis} for {self._axes.ndim}-d data")
-        self._mode_combo.setCurrentIndex(index)  # -> _on_mode_chosen
+        self.toolbar.choose_line_axis(axis, self._axes.ndim)  # -> _on_mode_chosen
 
     def set_complex_part(self, part: str) -> None:
         """Plot a part of complex data (:data:`COMPLEX_PARTS`), or for 1-d complex data one of
@@ -306,10 +263,7 @@ class PlotPanel(QWidget):
         ValueError
             ``part`` is not offered for the data shown.
         """
-        offered = [self._part_combo.itemText(i) for i in range(self._part_combo.count())]
-        if part not in offered:
-            raise ValueError(f"complex part must be one of {tuple(offered)}, got {part!r}")
-        self._part_combo.setCurrentText(part)  # -> _on_part_chosen
+        self.toolbar.choose_part(part)  # -> _on_part_chosen
 
     def set_colour_mode(self, mode: str | None, channel_axis: int | None = None) -> None:
         """Show the image in colour (``mode`` of :data:`core.display.colour_image.COLOUR_MODES`,
@@ -320,17 +274,7 @@ class PlotPanel(QWidget):
         ValueError
             The view has no such channel axis, or ``mode`` does not fit its length.
         """
-        if channel_axis is not None:
-            index = self._channel_combo.findData(int(channel_axis))
-            if index < 0:
-                raise ValueError(f"axis {channel_axis} cannot hold colour channels (it must be the "
-                                 "last or third from last axis, with 3 or 4 elements)")
-            self._channel_combo.setCurrentIndex(index)  # -> _on_channel_axis_chosen
-        text = _GREY if mode is None else mode
-        if self._colour_combo.findText(text) < 0:
-            offered = [self._colour_combo.itemText(i) for i in range(self._colour_combo.count())]
-            raise ValueError(f"colour mode must be one of {tuple(offered) or (_GREY,)}, got {mode!r}")
-        self._colour_combo.setCurrentText(text)  # -> _on_colour_chosen
+        self.toolbar.choose_colour(mode, channel_axis)  # -> _on_channel_axis_chosen, _on_colour_chosen
 
     def select_element(self, index: tuple) -> None:
         """Mark element ``index`` (a full N-d index; negative values count from the end).
@@ -368,14 +312,9 @@ class PlotPanel(QWidget):
             self._render_signal_view(array)
         else:
             self._render_line(array)
-        is_complex = array is not None and array.dtype.kind == "c"
-        self._part_label.setVisible(is_complex)
-        self._part_combo.setVisible(is_complex)
-        self._mode_combo.setVisible(array is not None and array.ndim >= 2)
-        self._square_check.setVisible(self._mode == "image")
-        colour_offered = self._mode == "image" and self._channel_combo.count() > 0
-        self._colour_combo.setVisible(colour_offered)
-        self._channel_combo.setVisible(colour_offered and self._colour is not None)
+        self.toolbar.show_for(ndim=None if array is None else array.ndim,
+                              is_complex=array is not None and array.dtype.kind == "c",
+                              image=self._mode == "image", colour=self._colour is not None)
         self._update_readout()
         self.rendered.emit()
 
@@ -394,7 +333,8 @@ class PlotPanel(QWidget):
         axes = self._axes
         colour = self._colour
         if colour is not None and self._channel_axis in (axes.row_axis, axes.col_axis):
-            self._set_colour_silently(None)  # the channels are on screen as rows or columns now
+            self._colour = None  # the channels are on screen as rows or columns now
+            self.toolbar.show_colour(None)
             colour = None
         indices = axes.indices
         if colour is not None:  # the channel index has no say in a colour image
@@ -509,67 +449,15 @@ class PlotPanel(QWidget):
             prefix = "" if index == self._hovered else "selected "
             self._readout.setText(f"{prefix}index {index} value {format_value(array[index], array.dtype)}")
 
-    def _rebuild_mode_combo(self) -> None:
-        ndim = 0 if self._array is None else self._array.ndim
-        self._mode_combo.blockSignals(True)
-        self._mode_combo.clear()
-        if ndim >= 2:
-            self._mode_combo.addItem("image (rows × cols)", _IMAGE_MODE)
-            for axis in range(ndim):
-                self._mode_combo.addItem(f"line along axis {axis}", axis)
-        self._mode_combo.setCurrentIndex(0)
-        self._mode_combo.blockSignals(False)
-        self._line_axis = None
-
-    def _rebuild_part_combo(self) -> None:
-        """Offer the signal views only for 1-d complex data; keep the part where it still fits."""
+    def _offer_colours(self) -> None:
+        """Offer the channel axes of the array shown and their colour modes; keep the choices
+        where they still fit."""
         array = self._array
-        parts = COMPLEX_PARTS + (SIGNAL_VIEWS if array is not None and array.ndim == 1 else ())
-        current = [self._part_combo.itemText(i) for i in range(self._part_combo.count())]
-        if current == list(parts):
-            return
-        self._part_combo.blockSignals(True)
-        self._part_combo.clear()
-        self._part_combo.addItems(parts)
-        self._part_combo.blockSignals(False)
-        self._set_part_silently(self._part if self._part in parts else "abs")
-
-    def _rebuild_colour_combos(self) -> None:
-        """Offer the channel axes of the array shown; keep the colour choice where it still fits."""
-        array = self._array
-        # Complex data has no colour: its parts are plotted as a grey image.
-        candidates = () if array is None or array.dtype.kind == "c" else channel_axis_candidates(array.shape)
-        ndim = 0 if array is None else array.ndim
-        current = [self._channel_combo.itemData(i) for i in range(self._channel_combo.count())]
-        if current != list(candidates):
-            self._channel_combo.blockSignals(True)
-            self._channel_combo.clear()
-            for axis in candidates:
-                self._channel_combo.addItem(f"channels: axis {axis} ({'HWC' if axis == ndim - 1 else 'CHW'})", axis)
-            self._channel_combo.blockSignals(False)
-        if self._channel_axis not in candidates:
-            self._channel_axis = candidates[0] if candidates else None
-        if self._channel_axis is not None:
-            self._channel_combo.blockSignals(True)
-            self._channel_combo.setCurrentIndex(self._channel_combo.findData(self._channel_axis))
-            self._channel_combo.blockSignals(False)
-        self._fill_colour_modes()
-
-    def _fill_colour_modes(self) -> None:
-        modes = () if self._channel_axis is None else modes_for_channels(self._array.shape[self._channel_axis])
-        wanted = [_GREY, *modes] if modes else []
-        if [self._colour_combo.itemText(i) for i in range(self._colour_combo.count())] != wanted:
-            self._colour_combo.blockSignals(True)
-            self._colour_combo.clear()
-            self._colour_combo.addItems(wanted)
-            self._colour_combo.blockSignals(False)
-        self._set_colour_silently(self._colour if self._colour in modes else None)
-
-    def _set_colour_silently(self, mode: str | None) -> None:
-        self._colour = mode
-        self._colour_combo.blockSignals(True)
-        self._colour_combo.setCurrentText(_GREY if mode is None else mode)
-        self._colour_combo.blockSignals(False)
+        self._channel_axis = self.toolbar.offer_channels(
+            None if array is None else array.shape, array is not None and array.dtype.kind == "c",
+            self._channel_axis)
+        channels = None if self._channel_axis is None else array.shape[self._channel_axis]
+        self._colour = self.toolbar.offer_colours(channels, self._colour)
 
     def _show_channels_beside(self) -> None:
         """Put the two image axes next to the channel axis on screen (HWC: the two before it;
@@ -580,41 +468,27 @@ class PlotPanel(QWidget):
         rows = channel - 2 if channel == axes.ndim - 1 else channel + 1
         self._axes.set_axes(rows, rows + 1)  # emits changed -> _render
 
-    def _set_part_silently(self, part: str) -> None:
-        self._part = part
-        self._part_combo.blockSignals(True)
-        self._part_combo.setCurrentText(part)
-        self._part_combo.blockSignals(False)
-
     # ----------------------------------------------------------------------------- handlers
     def _on_axes_changed(self) -> None:
         self._render()
 
-    def _on_mode_chosen(self, combo_index: int) -> None:
-        data = self._mode_combo.itemData(combo_index)
-        self._line_axis = None if data is None or data == _IMAGE_MODE else int(data)
+    def _on_mode_chosen(self, axis: int | None) -> None:
+        self._line_axis = axis
         self._render()
 
     def _on_part_chosen(self, part: str) -> None:
-        if not part:
-            return  # the combo is being refilled
         self._part = part
         self._render()
 
-    def _on_colour_chosen(self, text: str) -> None:
-        if not text:
-            return
-        self._colour = None if text == _GREY else text
+    def _on_colour_chosen(self, colour: str | None) -> None:
+        self._colour = colour
         if self._colour is not None:
             self._show_channels_beside()
         self._render()
 
-    def _on_channel_axis_chosen(self, combo_index: int) -> None:
-        data = self._channel_combo.itemData(combo_index)
-        if data is None:
-            return
-        self._channel_axis = int(data)
-        self._fill_colour_modes()
+    def _on_channel_axis_chosen(self, axis: int) -> None:
+        self._channel_axis = axis
+        self._colour = self.toolbar.offer_colours(self._array.shape[axis], self._colour)
         if self._colour is not None:
             self._show_channels_beside()
         self._render()

@@ -39,10 +39,8 @@ from __future__ import annotations
 from collections import OrderedDict
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
     QGridLayout,
     QHBoxLayout,
@@ -50,7 +48,6 @@ from PySide6.QtWidgets import (
     QLayout,
     QProgressBar,
     QPushButton,
-    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -58,6 +55,7 @@ from PySide6.QtWidgets import (
 from core.errors import CoreError, describe_error
 from core.pipeline.pipeline import PipelineResult
 from core.scan.statistics import COMPLEX_QUANTITIES, EXTREMES_FIRST_ABOVE, Statistics, compute_statistics
+from inspector.panels.statistics_histogram import HistogramView
 from inspector.panels.statistics_texts import FIELDS, PENDING, QUANTITY_AXIS, field_texts, pending_statistics
 from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
@@ -69,10 +67,6 @@ __all__ = ["StatisticsPanel", "AUTO_COMPUTE_LIMIT"]
 
 AUTO_COMPUTE_LIMIT = 10**7
 """Views with at most this many values are computed automatically."""
-
-_LOG_FLOOR = 0.5
-"""On the log axis, bars start at this count (below 1, so a bin of one value shows)."""
-_LOG_FLOOR_EXPONENT = float(np.log10(_LOG_FLOOR))
 
 
 class _Interim(QObject):
@@ -242,24 +236,12 @@ class StatisticsPanel(QWidget):
     @property
     def log_scale(self) -> bool:
         """Whether the histogram's counts are on a logarithmic axis."""
-        return self.log_scale_check.isChecked()
+        return self.histogram_view.log_scale
 
     def set_log_scale(self, enabled: bool) -> None:
-        """Show the histogram's counts on a logarithmic (True) or linear axis.
-
-        On the log axis a bar starts at half a count, so a bin of one value is a visible bar
-        and an empty bin is none (log 0 does not exist).
-        """
-        enabled = bool(enabled)
-        if self.log_scale_check.isChecked() != enabled:
-            self.log_scale_check.setChecked(enabled)  # toggled: applied by the call it makes
-            return
-        if enabled == self.plot.getAxis("left").logMode:
-            return
-        self.plot.setLogMode(y=enabled)
-        self.histogram.setFillLevel(_LOG_FLOOR_EXPONENT if enabled else 0)
-        self._show_histogram(self._statistics)
-        self.logScaleChanged.emit(enabled)
+        """Show the histogram's counts on a logarithmic (True) or linear axis
+        (:class:`~inspector.panels.statistics_histogram.HistogramView`)."""
+        self.histogram_view.set_log_scale(enabled)
 
     def cancel(self) -> None:
         """Stop the running computation (the status then says "Cancelled")."""
@@ -318,33 +300,13 @@ class StatisticsPanel(QWidget):
         self._field_columns = 0
         self._arrange_fields(2)
 
-        self.plot = pg.PlotWidget()
-        self.plot.setObjectName("stats.histogram")
-        self.plot.setMinimumHeight(100)
-        # Its preferred 480 px would make a scrolled dock scroll: it takes the height left over.
-        self.plot.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
-        self.plot.setMenuEnabled(False)
-        self.plot.setLabel("left", "count")
-        self.plot.setLabel("bottom", "value")
-        for side in ("left", "bottom"):  # counts and values as they are, never "(x0.001)"
-            self.plot.getAxis(side).enableAutoSIPrefix(False)
-        self.plot.showGrid(x=True, y=True, alpha=0.2)
-        self.histogram = pg.PlotDataItem(
-            stepMode="center", fillLevel=0, fillOutline=True, pen=pg.mkPen(palette.PLOT_HISTOGRAM),
-            brush=pg.mkBrush(74, 144, 217, 120))
-        self.plot.addItem(self.histogram)
-        self.log_scale_check = QCheckBox("log scale")
-        self.log_scale_check.setObjectName("stats.logScale")
-        self.log_scale_check.setToolTip("Counts on a logarithmic axis: rare values stay visible")
-        self.log_scale_check.toggled.connect(self.set_log_scale)
-        self.histogram_note = QLabel()
-        self.histogram_note.setObjectName("stats.histogramNote")
-        self.histogram_note.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
-        make_plain(self.histogram_note)
-        below = QHBoxLayout()
-        below.addWidget(self.log_scale_check)
-        below.addStretch(1)
-        below.addWidget(self.histogram_note)
+        self.histogram_view = HistogramView(self)
+        self.histogram_view.logScaleChanged.connect(self.logScaleChanged)
+        # The parts tests and the window reach: the plot, its curve, the switch and the note.
+        self.plot = self.histogram_view.plot
+        self.histogram = self.histogram_view.histogram
+        self.log_scale_check = self.histogram_view.log_scale_check
+        self.histogram_note = self.histogram_view.note
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -352,8 +314,7 @@ class StatisticsPanel(QWidget):
         layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
         layout.addLayout(header)
         layout.addLayout(self._grid)
-        layout.addLayout(below)
-        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.histogram_view, 1)
         self._set_running(False)
 
     # ------------------------------------------------------------------ field layout
@@ -466,8 +427,8 @@ class StatisticsPanel(QWidget):
         for name, text in field_texts(stats, dtype).items():
             self.value_labels[name].setText(text)
             self.value_labels[name].setStyleSheet(pending if text == PENDING else "")
-        self.histogram_note.setText(f"histogram: {PENDING}" if stats and "histogram" in stats.pending else "")
-        self.histogram_note.setStyleSheet(pending)
+        self.histogram_view.set_note(
+            f"histogram: {PENDING}" if stats and "histogram" in stats.pending else "", pending)
 
     def _on_task_succeeded(self, stats: Statistics) -> None:
         task = self.sender()
@@ -553,23 +514,12 @@ class StatisticsPanel(QWidget):
             self._stale_note = ""
         self._statistics = stats
         self._show_known(stats, dtype)
-        self._show_histogram(stats)
+        self.histogram_view.show_statistics(
+            stats, "value" if stats is None else QUANTITY_AXIS[stats.quantity])
         self.compute_button.setEnabled(not self.is_running() and stats is None
                                        and self._document.result is not None)
-        quantity = "value" if stats is None else QUANTITY_AXIS[stats.quantity]
-        self.plot.setLabel("bottom", quantity)
         if changed:
             self.statisticsChanged.emit(stats)
-
-
-    def _show_histogram(self, stats: Statistics | None) -> None:
-        if stats is None or not stats.histogram_counts:
-            self.histogram.setData([], [])
-            return
-        counts = np.asarray(stats.histogram_counts, dtype=np.float64)
-        if self.log_scale:
-            counts = np.where(counts > 0, counts, _LOG_FLOOR)  # an empty bin: no bar, no log(0)
-        self.histogram.setData(np.asarray(stats.histogram_edges), counts)
 
 
 def _address(array: np.ndarray) -> int:

@@ -380,7 +380,7 @@ def test_a_narrow_panel_shows_its_fields_in_one_column(qtbot, tmp_path):
     qtbot.waitUntil(lambda: panel.field_columns == 2)
     # The histogram takes the height left over: nothing to scroll in a 600 px dock.
     assert panel.height() == area.viewport().height() and area.verticalScrollBar().maximum() == 0
-    assert panel.plot.geometry().bottom() >= 600 - 20
+    assert panel.plot.mapTo(panel, panel.plot.rect().bottomLeft()).y() >= 600 - 20
     labels = panel.value_labels
     assert labels["count"].x() > labels["dtype"].x() and labels["count"].y() == labels["dtype"].y()
     area.resize(230, 600)

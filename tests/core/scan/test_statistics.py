@@ -203,11 +203,10 @@ def test_progress_ends_at_total_without_finite_values():
 
 def test_cancel_between_chunks():
     calls = []
-    state = {"n": 0}
+    asked = itertools.count(1)
 
-    def cancelled():
-        state["n"] += 1
-        return state["n"] > 2
+    def cancelled():  # cancel from the third question on
+        return next(asked) > 2
 
     with pytest.raises(Cancelled):
         compute_statistics(np.arange(10.0), chunk_elements=4, cancelled=cancelled,

@@ -35,6 +35,7 @@ readout and the table cell of one element show the same text.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -63,9 +64,14 @@ __all__ = ["COMPLEX_PARTS", "SIGNAL_VIEWS", "PlotPanel", "configure_pyqtgraph"]
 def configure_pyqtgraph() -> None:
     """Global pyqtgraph options for the app; call once at start-up (and in tests).
 
-    Images are row-major (``image[row, col]``, as numpy prints them).
+    Images are row-major (``image[row, col]``, as numpy prints them). NaN and +-inf are values
+    the plots show on purpose (NaN pixels transparent, inf saturating the colormap), so numpy's
+    floating-point warnings raised inside pyqtgraph's own arithmetic on them are not printed
+    to the user's terminal.
     """
     pg.setConfigOptions(imageAxisOrder="row-major")
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"pyqtgraph(\..*)?$",
+                            message=r"(invalid value|overflow|divide by zero) encountered")
 
 
 class PlotPanel(QWidget):

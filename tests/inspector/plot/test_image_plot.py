@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -74,3 +76,22 @@ def test_histogram_ignores_inf_and_uses_whole_bins_for_ints(image_plot):
     assert np.array_equal(edges, np.floor(edges))
     image_plot.set_plane(np.full((4, 4), np.nan))
     assert image_plot.image_item.getHistogram() == (None, None)
+
+
+def test_nan_inf_and_extreme_levels_paint_without_numpy_warnings(qtbot):
+    """NaN, inf and the whole float32 range are shown on purpose: pyqtgraph prints no warning."""
+    widget = ImagePlot()
+    qtbot.addWidget(widget)
+    widget.resize(400, 300)
+    # Levels spanning the whole float32 range (random bytes read as float32 give such): their
+    # difference overflows in pyqtgraph's rescale
+    plane = np.array([[-3e38, np.nan, 1.0, 2.0], [3.0, 4.0, np.inf, 3e38], [0.0, 1e-30, 5.0, -np.inf]],
+                     dtype=np.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        configure_pyqtgraph()  # its filter goes in front of "always"
+        widget.set_plane(plane)
+        widget.show()
+        widget.grab()
+    assert [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)] == []
+    np.testing.assert_array_equal(widget.image_item.image, plane)

@@ -163,10 +163,13 @@ class PlotToolbar(QWidget):
 
     def show_for(self, *, ndim: int | None, is_complex: bool, image: bool, colour: bool) -> None:
         """Show the controls that apply: the mode for N-d data, the complex part for complex
-        data, square pixels and the colour combos for an image (the channel axis in colour)."""
+        data, square pixels and the colour combos for an image (the channel axis in colour);
+        with none of them (real 1-d data) the bar itself is hidden and takes no room."""
+        n_dimensional = ndim is not None and ndim >= 2
+        self.setVisible(is_complex or n_dimensional or image)
         self.part_label.setVisible(is_complex)
         self.part_combo.setVisible(is_complex)
-        self.mode_combo.setVisible(ndim is not None and ndim >= 2)
+        self.mode_combo.setVisible(n_dimensional)
         self.square_check.setVisible(image)
         colour_offered = image and self.channel_combo.count() > 0
         self.colour_combo.setVisible(colour_offered)

@@ -108,6 +108,18 @@ def test_complex_part_combo(panel):
     assert not combo.isVisibleTo(panel) and panel.complex_part == "abs"
 
 
+def test_toolbar_takes_no_room_when_it_has_nothing_to_offer(shown):
+    shown.set_array(np.arange(5.0))  # real 1-d: no mode, part or colour to choose
+    assert not shown.toolbar.isVisibleTo(shown)
+    assert shown.line_plot.mapTo(shown, QPoint(0, 0)).y() == 0  # the plot starts at the top
+    shown.set_array(np.arange(6.0).reshape(2, 3))
+    assert shown.toolbar.isVisibleTo(shown)
+    assert shown.findChild(QComboBox, "plot.mode").isVisibleTo(shown)
+    shown.set_array(np.array([1 + 1j, 2], np.complex64))
+    assert shown.toolbar.isVisibleTo(shown)
+    assert shown.findChild(QComboBox, "plot.complexPart").isVisibleTo(shown)
+
+
 # --------------------------------------------------------------------------------- 2-d and N-d
 def test_2d_image_equals_array_and_levels_within_range(panel):
     rng = np.random.default_rng(1)

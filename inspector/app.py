@@ -1,6 +1,6 @@
 """GUI entry point: ``tensor-inspector [FILE ...]`` and ``python -m inspector [FILE ...]``.
 
-Shares the option set of the headless command (:mod:`core.cli`); options given on the command
+Shares the option set of the headless command (:mod:`core.cli.options`); options given on the command
 line override the settings remembered for the files. With no FILE, the files open when the app
 last closed are reopened (setting "reopen last files", on by default); the embedded sample opens
 on the first launch only, with a hint saying how to open one's own file; otherwise the window
@@ -17,7 +17,7 @@ import argparse
 import sys
 from dataclasses import fields, replace
 
-from core.cli import CliArgumentParser, add_pipeline_options, join_dash_values, params_from_args
+from core.cli.options import CliArgumentParser, add_pipeline_options, join_dash_values, params_from_args
 from core.errors import CoreError, describe_error
 
 

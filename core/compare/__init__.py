@@ -9,7 +9,7 @@ comparison produces, and numpy's summary words), :mod:`~core.compare.blockstats`
 one block, with a fast path for float32 / float64), :mod:`~core.compare.scanner` (the whole
 comparison, in matching blocks of both sides, read with ``pread``), :mod:`~core.compare.shift`
 (compare ``A[k]`` with ``B[k + shift]``, and the suggested shift), :mod:`~core.compare.snippet`
-(copy as code). The command ``tensor-inspect diff`` is ``core/compare_cli.py``.
+(copy as code). The command ``tensor-inspect diff`` is ``core/cli/diff.py``.
 
 For the GUI: :func:`core.compare.scanner.compare_results` (or ``compare_sides`` with two
 :class:`core.compare.scanner.Side` objects) runs on a worker thread with ``progress`` and

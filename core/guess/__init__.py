@@ -7,7 +7,7 @@ whatever the size) and combines independent evidence, one module per concern: th
 order (:mod:`.plausibility`), periodicity (:mod:`.periodicity`), headers and containers
 (:mod:`.headers`); :mod:`.ranking` turns them into :class:`Candidate` objects, each a complete
 :class:`~core.pipeline.pipeline.DecodeParams` with the reasons that raised or lowered it.
-:mod:`.cli` prints a report for ``tensor-inspect --guess``.
+:mod:`core.cli.guess` prints a report for ``tensor-inspect --guess``.
 
 May import: ``core.errors``, ``core.dtypes``, ``core.files``, ``core.formats``, ``core.pipeline``,
 ``core.text``.

@@ -10,13 +10,14 @@ from __future__ import annotations
 import io
 import json
 import os
+import sys
 
 import numpy as np
 import pytest
 
 import core.budget
 import core.cli
-import core.cli_printing
+import core.cli.printing
 import core.decode.decode_raw as decode_raw_module
 import core.scan.blocks
 from core import BudgetError, DecodeParams, Pipeline, decode_raw
@@ -88,13 +89,13 @@ def test_above_the_scan_limit_raw_bytes_stay_but_every_reader_sees_0_or_1(tmp_pa
 def converted(monkeypatch):
     """Sizes of the arrays the command converts for printing."""
     sizes: list[int] = []
-    original = core.cli_printing.convert_array
+    original = core.cli.printing.convert_array
 
     def recording(values, source, target, **kwargs):
         sizes.append(int(np.asarray(values).size))
         return original(values, source, target, **kwargs)
 
-    monkeypatch.setattr(core.cli_printing, "convert_array", recording)
+    monkeypatch.setattr(core.cli.printing, "convert_array", recording)
     return sizes
 
 
@@ -138,16 +139,16 @@ def test_printing_every_value_streams_in_bounded_blocks(tmp_path, monkeypatch):
     path = tmp_path / "many.bin"
     values = np.arange(50_000, dtype="<u2")
     values.tofile(path)
-    monkeypatch.setattr(core.cli_printing, "_PRINT_CHUNK", 1000)
-    monkeypatch.setattr(core.cli_printing, "_WRITE_BYTES", 4096)
+    monkeypatch.setattr(core.cli.printing, "_PRINT_CHUNK", 1000)
+    monkeypatch.setattr(core.cli.printing, "_WRITE_BYTES", 4096)
     blocks: list[int] = []
-    original = core.cli_printing._Printed.convert
-    monkeypatch.setattr(core.cli_printing._Printed, "convert",
+    original = core.cli.printing._Printed.convert
+    monkeypatch.setattr(core.cli.printing._Printed, "convert",
                         lambda self, block: blocks.append(block.size) or original(self, block))
     for json_output in (False, True):
         out = _RecordingOutput()
         writes = out.writes
-        monkeypatch.setattr(core.cli.sys, "stdout", out)
+        monkeypatch.setattr(sys, "stdout", out)
         blocks.clear()
         argv = [str(path), "--dtype", "uint16", "--limit", "50000"] + (["--json"] if json_output else [])
         assert core.cli.main(argv) == 0

@@ -12,7 +12,7 @@ import pytest
 
 from core.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def diff(capsys, *args: str) -> tuple[int, str, str]:

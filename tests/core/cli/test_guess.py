@@ -7,7 +7,7 @@ import json
 import numpy as np
 
 from core.cli import main
-from core.guess.cli import command_options
+from core.cli.guess import command_options
 from core.pipeline.pipeline import DecodeParams
 
 

@@ -22,8 +22,8 @@ Rules (docs/sessions.md, "The command line")
   session does not have lists the closest names.
 - ``--guess`` and ``--list`` take files, not a session.
 
-:func:`core.cli.main` calls :func:`plan_session` and, for element and byte bookmarks,
-:func:`bookmark_pieces`; this module never imports :mod:`core.cli` (no import cycle).
+:mod:`core.cli.show` calls :func:`plan_session` and, for element and byte bookmarks,
+:func:`bookmark_pieces`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
-"""The headless command: ``python -m core FILE ...`` (installed as ``tensor-inspect``).
+"""The plain command: ``tensor-inspect FILE ...`` decodes the files and prints the view.
 
-It runs the same :class:`core.pipeline.pipeline.Pipeline` as the GUI and prints the resulting view. The
-option set lives in :func:`add_pipeline_options` / :func:`params_from_args` so that the GUI's
-entry point accepts the same options. Nothing here imports Qt: ``--help`` works anywhere.
+It runs the same :class:`core.pipeline.pipeline.Pipeline` as the GUI and prints the resulting
+view (:mod:`core.cli.printing`); ``--list`` and ``--tensor`` open a container's entries,
+``--guess`` hands over to :mod:`core.cli.guess`, ``--session`` to :mod:`core.cli.session`. The
+decode options are :mod:`core.cli.options`' (shared with ``diff`` and the GUI). Nothing here
+imports Qt: ``--help`` works anywhere.
 
-Errors (a bad option value, an unusable file, a decode error) print exactly one line,
-``error: <what is wrong> (<how to fix it>)``, on stderr and exit with status 2; never a traceback.
+Errors print one ``error:`` line on stderr and exit with status 2 (:mod:`core.cli.options`).
 """
 
 from __future__ import annotations
@@ -15,40 +16,36 @@ import dataclasses
 import itertools
 import json
 import math
-import os
 import sys
 from collections.abc import Sequence
 
-from core.cli_printing import (
-    DEFAULT_LIMIT,
-    json_pieces,
-    render_json,
-    render_text,
-    text_pieces,
-    write_pieces,
+from core.cli.guess import run_guess
+from core.cli.options import (
+    OneLineErrorParser,
+    add_pipeline_options,
+    error_exit,
+    join_dash_values,
+    params_from_args,
+    parse_status,
+    silence_stdout,
 )
+from core.cli.printing import DEFAULT_LIMIT, json_pieces, text_pieces, write_pieces
+from core.cli.session import add_session_options, bookmark_pieces, plan_session
 from core.decode.reshape import parse_shape
 from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
-from core.errors import DEBUG_VARIABLE, ContainerError, CoreError, describe_error
+from core.errors import ContainerError, CoreError
 from core.files.sources import FileSource, open_source
 from core.formats.copies import copy_kind, copy_note, values_copy
 from core.formats.entry import ContainerListing, find_entry
 from core.formats.reader import HeaderReader
 from core.formats.registry import FORMATS, list_container
 from core.formats.report import listing_json, listing_table
-from core.guess.cli import run_guess
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.pipeline.view_as import no_tensor_buffer_error, view_as_target
-from core.session_cli import add_session_options, bookmark_pieces, plan_session
 from core.slicing.expr import parse_slice
 from core.text.names import printable_name
 
-__all__ = [
-    "OneLineErrorParser", "CliArgumentParser", "add_pipeline_options", "params_from_args", "build_parser",
-    "join_dash_values", "json_pieces", "render_text", "render_json", "text_pieces", "main",
-]
-
-_DASH_VALUE_OPTIONS = ("--shape", "--slice")
+__all__ = ["build_parser", "run"]
 
 _EPILOG = f"""\
 types: {", ".join(f"{n} ({tf_name(n)})" if tf_name(n) != n else n for n in ENGINE_TYPES)};
@@ -85,64 +82,6 @@ Errors print one "error: ..." line on stderr and exit with status 2.
 """
 
 
-class OneLineErrorParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose errors are one ``error: ...`` line and exit status 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"error: {message} (see --help)\n")
-
-
-def add_pipeline_options(parser: argparse.ArgumentParser) -> None:
-    """Add the decode/slice options shared by the command line and the GUI entry point."""
-    group = parser.add_argument_group("decoding (tf.io.decode_raw)")
-    group.add_argument("--dtype", metavar="NAME",
-                       help="out_type, TF or numpy name (default: the .npy header's, else uint8)")
-    order = group.add_mutually_exclusive_group()
-    order.add_argument("--little-endian", dest="little_endian", action="store_const",
-                       const=True, default=None,
-                       help="the data is little-endian (default: the .npy header's, else this)")
-    order.add_argument("--big-endian", dest="little_endian", action="store_const", const=False,
-                       help="the data is big-endian")
-    group.add_argument("--fixed-length", metavar="N", type=int,
-                       help="pad or truncate every element to N bytes (decode_raw's fixed_length)")
-    group.add_argument("--tf-only", dest="extended_types", action="store_false", default=True,
-                       help="refuse the types beyond TF (uint32, uint64, float8, int4, int24...)")
-    source = parser.add_argument_group("file layout")
-    source.add_argument("--offset", metavar="N", type=int,
-                        help="skip N header bytes in every file (default: .npy data offset, else 0)")
-    source.add_argument("--record-size", metavar="N", type=int,
-                        help="split the data into elements of N bytes (default: one element "
-                             "per file); bytes after the last whole record are reported")
-    source.add_argument("--length", metavar="N", type=int,
-                        help="use N bytes of data after the offset in every file (default: to "
-                             "the end of the file); the bytes after them are reported")
-    view = parser.add_argument_group("view")
-    view.add_argument("--shape", metavar="D0,D1,...",
-                      help="target shape of the decoded values in C order, one -1 inferred "
-                           "(default: the .npy header's, else the decode shape)")
-    view.add_argument("--slice", metavar="EXPR",
-                      help="slice expression applied to the shaped tensor, e.g. '1:, ::2'")
-    view.add_argument("--view-as", metavar="TYPE",
-                      help="show the values as TensorBuffer.create_from into TYPE would (e.g. uint8: what a TFLite UINT8 input receives)")
-
-
-def params_from_args(args: argparse.Namespace) -> tuple[DecodeParams, str | None, str | None]:
-    """Build ``(DecodeParams, slice_text, view_as)`` from parsed options.
-
-    Raises
-    ------
-    ShapeError
-        ``--shape`` does not parse.
-    """
-    shape = parse_shape(args.shape) if args.shape is not None else None
-    params = DecodeParams(
-        dtype=args.dtype, little_endian=args.little_endian, fixed_length=args.fixed_length,
-        offset=args.offset, record_size=args.record_size, shape=shape, view_as=args.view_as,
-        extended_types=args.extended_types, length=args.length,
-    )
-    return params, args.slice, args.view_as
-
-
 def build_parser(prog: str = "tensor-inspect") -> OneLineErrorParser:
     """The command line parser (files, pipeline options, output options)."""
     parser = OneLineErrorParser(
@@ -174,32 +113,11 @@ def build_parser(prog: str = "tensor-inspect") -> OneLineErrorParser:
     return parser
 
 
-def join_dash_values(argv: Sequence[str], known: Sequence[str] = ()) -> list[str]:
-    """Turn ``--shape -1,4`` into ``--shape=-1,4`` (argparse takes ``-1,4`` for an option).
-
-    Only for ``--shape`` and ``--slice``, and only when the next word is not a known option.
-    """
-    out: list[str] = []
-    words = list(argv)
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if (word in _DASH_VALUE_OPTIONS and i + 1 < len(words) and words[i + 1].startswith("-")
-                and words[i + 1] not in known and not words[i + 1].startswith("--")):
-            out.append(f"{word}={words[i + 1]}")
-            i += 2
-            continue
-        out.append(word)
-        i += 1
-    return out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command; return the exit status (0, or 2 after one ``error:`` line)."""
-    words = list(sys.argv[1:] if argv is None else argv)
-    if words[:1] == ["diff"]:  # the compare subcommand (a file named diff: ./diff)
-        from core.compare_cli import main as diff_main  # it gets our options, not an import cycle
-        return diff_main(words[1:], (OneLineErrorParser, add_pipeline_options, params_from_args))
+def run(words: Sequence[str]) -> int:
+    """Run the plain command with ``words`` (the command line after ``tensor-inspect``); return
+    the exit status (0, or 2 after one ``error:`` line)."""
     parser = build_parser()
     known = [opt for action in parser._actions for opt in action.option_strings]
     try:
@@ -208,8 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("the following arguments are required: FILE")
         if args.bookmark is not None and args.session is None:
             parser.error("--bookmark NAME needs --session S.json (the session that holds the bookmark)")
-    except SystemExit as stop:  # --help (0) or a usage error (2, already printed)
-        return stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
+    except SystemExit as stop:
+        return parse_status(stop)
     if args.guess and args.session is None:  # with --session: refused below, one error line
         return run_guess(args.files, as_json=args.json)
     if args.limit < 0:
@@ -304,14 +222,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if note:
                     print(f"note: {note}", file=sys.stderr)
     except BrokenPipeError:  # e.g. piped into head: not an error of ours
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        silence_stdout()
     except Exception as error:  # one line from describe_error, never a traceback for the user
-        if os.environ.get(DEBUG_VARIABLE) and not isinstance(error, (CoreError, OSError, IndexError)):
-            raise  # a bug (an unexpected type): the developer asked for the traceback
-        sys.stdout.flush()
-        print(f"error: {describe_error(error).message}", file=sys.stderr)
-        return 2
+        return error_exit(error)
     return 0
 
 
@@ -396,6 +309,3 @@ def _notes(result: PipelineResult, pipeline: Pipeline, inside_container: bool,
                      "np.load returns the transpose)")
     return notes
 
-
-#: Name used by the GUI entry point for the same parser class.
-CliArgumentParser = OneLineErrorParser

@@ -21,7 +21,7 @@ from core.cli import (
 )
 from core.pipeline.pipeline import DecodeParams
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:

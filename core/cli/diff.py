@@ -7,9 +7,7 @@ one side (``--b-offset 16``, ``--b-dtype float16``, ``--b-big-endian``...). The 
 :func:`core.compare.scanner.compare_sides` (rules: docs/compare.md). Errors print one
 ``error: ...`` line on stderr (exit status 2), never a traceback.
 
-:func:`core.cli.main` dispatches ``diff`` here and hands over its option helpers (the parser
-class, ``add_pipeline_options``, ``params_from_args``), so both commands share one definition of
-the decode options without an import cycle between the two modules.
+The decode options are :mod:`core.cli.options`', the plain command's.
 """
 
 from __future__ import annotations
@@ -17,11 +15,18 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from collections.abc import Sequence
 
+from core.cli.options import (
+    EXIT_ERROR,
+    OneLineErrorParser,
+    add_pipeline_options,
+    error_exit,
+    params_from_args,
+    parse_status,
+    silence_stdout,
+)
 from core.compare.result import CompareResult
 from core.compare.rules import NAN_POLICIES, resolve_rules
 from core.compare.scanner import Side, compare_sides
@@ -29,15 +34,15 @@ from core.compare.shift import suggest_shift
 from core.compare.snippet import numpy_compare_snippet
 from core.decode.reshape import parse_shape
 from core.dtypes.table import engine_name
-from core.errors import DEBUG_VARIABLE, CoreError, describe_error
+from core.errors import CoreError
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.slicing.expr import parse_slice
 from core.text.names import printable_name
 
-__all__ = ["PipelineOptions", "build_diff_parser", "main", "side_params"]
+__all__ = ["build_diff_parser", "run", "side_params"]
 
 DEFAULT_LIST = 10
-EXIT_EQUAL, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
+EXIT_EQUAL, EXIT_DIFFERENT = 0, 1
 
 #: Options a side may override: (option, DecodeParams field or "slice", type).
 _SIDE_OPTIONS = (
@@ -61,21 +66,13 @@ comparison instead of running it.
 """
 
 
-class PipelineOptions(NamedTuple):
-    """The plain command's option helpers (:mod:`core.cli`), shared by ``diff``."""
-
-    parser_class: type[argparse.ArgumentParser]
-    add_pipeline_options: Callable[[argparse.ArgumentParser], None]
-    params_from_args: Callable[[argparse.Namespace], tuple[DecodeParams, str | None, str | None]]
-
-
-def build_diff_parser(options: PipelineOptions, prog: str = "tensor-inspect diff") -> argparse.ArgumentParser:
+def build_diff_parser(prog: str = "tensor-inspect diff") -> argparse.ArgumentParser:
     """The parser of ``tensor-inspect diff``."""
-    parser = options.parser_class(prog=prog, description="Compare tensor A with tensor B numerically.",
+    parser = OneLineErrorParser(prog=prog, description="Compare tensor A with tensor B numerically.",
                                 epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file_a", metavar="A", help="the tensor to check")
     parser.add_argument("file_b", metavar="B", help="the reference tensor (golden)")
-    options.add_pipeline_options(parser)
+    add_pipeline_options(parser)
     for side in "ab":
         group = parser.add_argument_group(f"side {side.upper()} only (overrides the option above)")
         for option, _field, kind in _SIDE_OPTIONS:
@@ -104,7 +101,7 @@ def build_diff_parser(options: PipelineOptions, prog: str = "tensor-inspect diff
     return parser
 
 
-def side_params(args: argparse.Namespace, side: str, options: PipelineOptions) -> tuple[DecodeParams, str | None]:
+def side_params(args: argparse.Namespace, side: str) -> tuple[DecodeParams, str | None]:
     """The decode parameters and slice text of side ``"a"`` or ``"b"``: the shared options with
     that side's overrides.
 
@@ -113,7 +110,7 @@ def side_params(args: argparse.Namespace, side: str, options: PipelineOptions) -
     ShapeError
         A shape does not parse.
     """
-    params, slice_text, _view_as = options.params_from_args(args)
+    params, slice_text, _view_as = params_from_args(args)
     changes = {}
     for option, field, _kind in _SIDE_OPTIONS:
         value = getattr(args, f"{side}_{option.replace('-', '_')}")
@@ -169,13 +166,13 @@ def _parse_shift(text: str) -> int | None:
                         field="shift") from None
 
 
-def _run(args: argparse.Namespace, options: PipelineOptions) -> int:
+def _run(args: argparse.Namespace) -> int:
     if args.limit < 0:
         raise CoreError(f"--limit {args.limit} is negative (use 0 or more)")
     shift = _parse_shift(args.shift)
     specs = []
     for side in "ab":
-        params, slice_text = side_params(args, side, options)
+        params, slice_text = side_params(args, side)
         specs.append(([getattr(args, f"file_{side}")], params, slice_text))
     with Pipeline(specs[0][0]) as pipe_a, Pipeline(specs[1][0]) as pipe_b:
         results = []
@@ -212,26 +209,19 @@ def _run(args: argparse.Namespace, options: PipelineOptions) -> int:
     return EXIT_EQUAL if result.equal else EXIT_DIFFERENT
 
 
-def main(argv: Sequence[str], options: tuple) -> int:
-    """Run ``tensor-inspect diff`` with ``argv`` (the words after ``diff``) and the plain command's
-    option helpers (:class:`PipelineOptions` fields); return the exit status."""
-    options = PipelineOptions(*options)
-    parser = build_diff_parser(options)
+def run(argv: Sequence[str]) -> int:
+    """Run ``tensor-inspect diff`` with ``argv`` (the words after ``diff``); return the exit status."""
+    parser = build_diff_parser()
     try:
         args = parser.parse_args(_join_dash_values(list(argv)))
-    except SystemExit as stop:  # --help (0) or a usage error (2, already printed)
-        return stop.code if isinstance(stop.code, int) else (0 if stop.code is None else EXIT_ERROR)
+    except SystemExit as stop:
+        return parse_status(stop)
     try:
-        status = _run(args, options)
+        status = _run(args)
         sys.stdout.flush()
         return status
     except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        silence_stdout()
         return EXIT_ERROR
     except Exception as error:  # one line from describe_error, never a traceback for the user
-        if os.environ.get(DEBUG_VARIABLE) and not isinstance(error, (CoreError, OSError, IndexError)):
-            raise
-        sys.stdout.flush()
-        print(f"error: {describe_error(error).message}", file=sys.stderr)
-        return EXIT_ERROR
+        return error_exit(error)

@@ -22,7 +22,9 @@ from core.compare.scanner import Side, compare_sides
 from core.errors import ContainerError
 from core.export.arrays import export_view
 from core.formats.entry import find_entry
-from core.formats.registry import list_file
+from core.formats.reader import HeaderReader
+from core.formats.registry import list_container
+from core.formats.values import open_entry
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.scan.statistics import Statistics, compute_statistics
 from core.slicing.expr import parse_slice
@@ -88,7 +90,11 @@ def read_values(target: object, slice: str = "", params: DecodeParams | None = N
 
 def tensor(path: str | os.PathLike, name: str, slice: str = "", **options: Any) -> np.ndarray:
     """The values of the tensor called ``name`` in a container file (safetensors, npz, TFLite,
-    GGUF, HDF5, TFRecord...; :func:`core.formats.registry.list_file` lists them).
+    GGUF, HDF5, TFRecord...; :func:`core.formats.registry.list_file` lists them), opened as the
+    command's ``--tensor`` opens it (:func:`core.formats.values.open_entry`): a view, or the copy
+    or computed values of its format (a compressed npz member decompressed, a quantized GGUF
+    tensor dequantized...). ``options`` (DecodeParams fields) override the entry's, as on the
+    command line.
 
     Raises
     ------
@@ -97,11 +103,16 @@ def tensor(path: str | os.PathLike, name: str, slice: str = "", **options: Any) 
     CoreError
         As :func:`read_values`.
     """
-    listing = list_file(os.fspath(path))
-    if listing is None:
-        raise ContainerError(f"'{os.fspath(path)}' is not a container file this tool lists "
-                             "(open it with read_values() and explicit options)", field="files")
-    return read_values(os.fspath(path), slice, find_entry(listing, name).params(), **options)
+    with Pipeline(os.fspath(path)) as pipeline:
+        listing = list_container(HeaderReader(pipeline.source, 0))
+        if listing is None:
+            raise ContainerError(f"'{os.fspath(path)}' is not a container file this tool lists "
+                                 "(open it with read_values() and explicit options)", field="files")
+        opened = open_entry(pipeline.source, listing, find_entry(listing, name), DecodeParams(**options))
+        if not opened.owned:
+            return read_values(pipeline, slice, opened.params)
+        with Pipeline(opened.source) as shown:
+            return read_values(shown, slice, opened.params)
 
 
 def slice_array(array: Any, expression: str) -> np.ndarray:

@@ -12,10 +12,10 @@ Errors print one ``error:`` line on stderr and exit with status 2 (:mod:`core.cl
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import itertools
 import json
-import math
 import sys
 from collections.abc import Sequence
 
@@ -31,16 +31,15 @@ from core.cli.options import (
 )
 from core.cli.printing import DEFAULT_LIMIT, json_pieces, text_pieces, write_pieces
 from core.cli.session import add_session_options, bookmark_pieces, plan_session
-from core.decode.reshape import parse_shape
 from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
 from core.errors import ContainerError, CoreError
 from core.files.sources import FileSource, open_source
-from core.formats.copies import copy_kind, copy_note, values_copy
 from core.formats.entry import ContainerListing, find_entry
 from core.formats.reader import HeaderReader
 from core.formats.registry import FORMATS, list_container
 from core.formats.report import listing_json, listing_table
-from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
+from core.formats.values import open_entry
+from core.pipeline.pipeline import Pipeline, PipelineResult
 from core.pipeline.view_as import no_tensor_buffer_error, view_as_target
 from core.slicing.expr import parse_slice
 from core.text.names import printable_name
@@ -70,12 +69,16 @@ JSON also has "trailing_bytes" (per file, bytes after the data that no value cov
 output notes them on stderr) and "transposed" (true for a Fortran-order .npy, shown as the
 C-order reading of its bytes, the transpose of what np.load returns).
 
---list prints a container's tensors (name, dtype, shape, offset, bytes, notes); --list --json
-prints {{"format", "path", "metadata", "problems", "tensors": [{{"name", "dtype", "stored_type",
-"byte_order", "shape", "offset", "nbytes", "mappable", "problem", "extras"}}]}}.
---tensor NAME then shows one of them like any file (--slice, --view-as, --json...).
---tensor NAME --dequantize shows a quantized GGUF tensor (Q4_0, Q8_0, Q4_K...) as the float32
-values llama.cpp's reference dequantizer gives (a budget-checked copy; --shape and --slice apply).
+--list prints a container's tensors (name, dtype, shape, kind, offset, bytes, notes); --list
+--json prints {{"format", "path", "metadata", "problems", "tensors": [{{"name", "dtype",
+"stored_type", "byte_order", "shape", "storage", "strides", "file", "offset", "nbytes",
+"mappable", "problem", "extras"}}]}}. The kind says how its values are had: "view" (of the
+file's bytes), "copy" (stored, but compressed, chunked or as varints: decoded into memory) or
+"computed" (a quantized GGUF tensor's float32 values, as llama.cpp's reference dequantizer
+gives them).
+--tensor NAME then shows any of them like a file (--slice, --view-as, --json...): a copy or
+computed value is made in memory (budget-checked; a note: says so); --dtype, --offset and the
+other layout options show its bytes in the file instead. --dequantize is accepted and ignored.
 
 Values starting with "-" may follow --shape and --slice directly (--shape -1,4).
 Errors print one "error: ..." line on stderr and exit with status 2.
@@ -107,8 +110,9 @@ def build_parser(prog: str = "tensor-inspect") -> OneLineErrorParser:
                             help="show the tensor of this exact name (see --list); --dtype, "
                                  "--offset, --shape... given too override the container's values")
     containers.add_argument("--dequantize", action="store_true",
-                            help="with --tensor: show a quantized GGUF tensor's float32 values "
-                                 "(a copy made by the gguf package) instead of its raw blocks")
+                            help="accepted for older scripts and ignored: --tensor NAME shows a "
+                                 "quantized GGUF tensor's float32 values (dequantized by the gguf "
+                                 "package); --dtype uint8 shows its raw blocks")
     add_session_options(parser)
     return parser
 
@@ -138,9 +142,6 @@ def run(words: Sequence[str]) -> int:
         if args.session is not None:  # the session's files, layout and slice; options override
             plan = plan_session(args, *params_from_args(args))
             args.files, args.tensor = list(plan.files), plan.tensor
-        if args.dequantize and args.tensor is None:
-            raise ContainerError("--dequantize needs --tensor NAME (the quantized GGUF tensor to "
-                                 "dequantize; --list shows the names)", field="tensor")
         if (args.list or args.tensor is not None) and len(args.files) != 1:
             raise ContainerError(f"--list and --tensor take one container file, not "
                                  f"{len(args.files)} (name one file)", field="files")
@@ -157,25 +158,20 @@ def run(words: Sequence[str]) -> int:
         spec = parse_slice(slice_text) if slice_text is not None else None
         mark = plan.bookmark if plan is not None and plan.bookmark is not None \
             and plan.bookmark.kind != "region" else None
-        with Pipeline(args.files) as pipeline:
-            entry = None
-            copied = False
+        with contextlib.ExitStack() as stack:
+            pipeline = stack.enter_context(Pipeline(args.files))
+            shown, entry, opened = pipeline, None, None
             if args.tensor is not None:  # listed from the pipeline's own map: one open
-                entry = find_entry(_listing_of(pipeline.source), args.tensor)
-                # a compressed npz member or chunked HDF5 dataset shows a copy of its values,
-                # unless options ask for a layout of its bytes in the file
-                copied = copy_kind(entry) is not None and not args.dequantize and all(
-                    getattr(params, name) is None for name in _LAYOUT_OPTIONS)
-                if not copied:
-                    params = entry.params_over(params)
+                listing = _listing_of(pipeline.source)
+                entry = find_entry(listing, args.tensor)
+                # one path for every entry: a view of its file, or its format's copy
+                opened = open_entry(pipeline.source, listing, entry, params)
+                params = opened.params
+                if opened.owned:
+                    shown = stack.enter_context(Pipeline(opened.source))
             # "view as" converts only the printed values: run without it, convert while printing.
             try:
-                if args.dequantize:
-                    result = _run_dequantized(pipeline, entry, parse_shape(args.shape) if args.shape else None, spec)
-                elif copied:
-                    result = _run_copied(pipeline, entry, parse_shape(args.shape) if args.shape else None, spec)
-                else:
-                    result = pipeline.run(dataclasses.replace(params, view_as=None), spec)
+                result = shown.run(dataclasses.replace(params, view_as=None), spec)
                 problem = None
             except CoreError as error:
                 if mark is None or mark.kind != "bytes":
@@ -208,13 +204,9 @@ def run(words: Sequence[str]) -> int:
                 sys.stdout.write("".join(f"# {step}\n" for step in steps))
             write_pieces(itertools.chain([first], pieces), sys.stdout)
             sys.stdout.flush()
-            if args.dequantize:
-                print(f"note: '{entry.name}' ({entry.extras['quantization']}) dequantized to float32 by the "
-                      f"gguf package: a copy of {result.view.dtype.itemsize * math.prod(entry.extras['values shape'])} "
-                      "bytes; its values are computed, not stored at a file offset", file=sys.stderr)
-            if copied:
-                print(f"note: {copy_note(entry)}", file=sys.stderr)
-            for note in _notes(result, pipeline, args.tensor is not None, transposed) + \
+            if opened is not None and opened.note is not None:
+                print(f"note: {opened.note}", file=sys.stderr)
+            for note in _notes(result, shown, args.tensor is not None, transposed) + \
                     (list(plan.notes) if plan is not None else []):
                 print(f"note: {note}", file=sys.stderr)
             if entry is None and len(args.files) == 1:
@@ -226,37 +218,6 @@ def run(words: Sequence[str]) -> int:
     except Exception as error:  # one line from describe_error, never a traceback for the user
         return error_exit(error)
     return 0
-
-
-#: Options that lay out a container entry's bytes in the file (the copy of a compressed or
-#: chunked entry's values is shown only without them).
-_LAYOUT_OPTIONS = ("dtype", "little_endian", "offset", "length", "record_size", "fixed_length")
-
-
-def _run_copied(pipeline: Pipeline, entry, shape: tuple[int, ...] | None, spec) -> PipelineResult:
-    """The view of a compressed or chunked entry's values (:func:`core.formats.copies.values_copy`,
-    a budget-checked copy), shaped as the entry (or ``shape``) and sliced by ``spec``."""
-    from core.files.memory import open_memory
-
-    return Pipeline(open_memory(values_copy(pipeline.source, entry))).run(DecodeParams(shape=shape), spec)
-
-
-def _run_dequantized(pipeline: Pipeline, entry, shape: tuple[int, ...] | None, spec) -> PipelineResult:
-    """The view of a quantized GGUF entry's float32 values (:func:`core.formats.gguf.dequantize`),
-    shaped as the entry's values (or ``shape``, the user's ``--shape``) and sliced by ``spec``.
-
-    Raises
-    ------
-    ContainerError
-        The entry is not quantized GGUF, or the gguf package is missing.
-    BudgetError
-        The float32 copy would exceed the memory budget.
-    """
-    from core.files.memory import open_memory
-    from core.formats.gguf import dequantize
-
-    values = dequantize(pipeline.source, entry)
-    return Pipeline(open_memory(values)).run(DecodeParams(shape=shape), spec)
 
 
 def _listing_of(source: FileSource) -> ContainerListing:

@@ -3,6 +3,10 @@
 The whole decoded tensor is read as a flat C-order sequence of values and given a new shape,
 as TFLite's ``TensorBuffer.load_buffer(buffer, shape)`` does with a byte buffer. One dimension
 may be ``-1``; it is inferred from the element count. The result is a view: no value is copied.
+
+A stored view that is not in C order (a Fortran-order array, a saved slice of a larger
+storage) is a shape with element strides over the flat values (:func:`strided_view`): still a
+view, made only when every element it reaches lies inside the values.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import numpy as np
 
 from core.errors import ShapeError
 
-__all__ = ["parse_shape", "resolve_shape", "format_shape"]
+__all__ = ["parse_shape", "resolve_shape", "format_shape", "strided_view"]
 
 _MAX_DIMS = 64
 _INT64_MAX = 2**63 - 1
@@ -183,3 +187,46 @@ def resolve_shape(shape: str | Sequence[int], size: int) -> tuple[int, ...]:
     return dims
 
 
+
+
+def strided_view(values: np.ndarray, shape: Sequence[int], strides: Sequence[int]) -> np.ndarray:
+    """A read-only view of ``values`` (read flat, in C order) with ``shape`` and element strides
+    ``strides`` (numpy's byte strides divided by the item size): element ``index`` is flat value
+    ``sum(index * strides)``, as PyTorch's ``as_strided`` over a storage.
+
+    Rules: ``shape`` is explicit (no -1) and has one stride per dimension; strides are
+    non-negative (0 repeats a value along its axis); the last element reached,
+    ``sum((n - 1) * s)``, must be a value of ``values`` (checked before the view is made, so
+    ``np.lib.stride_tricks.as_strided`` never reaches past them). An empty shape reaches
+    nothing. ``values`` must be one run of equally spaced values (a view of contiguous bytes).
+
+    Raises
+    ------
+    ShapeError
+        ``field="shape"``: a bad shape or stride, strides that reach past the values, or values
+        that are not one run.
+    """
+    dims = _validate(tuple(int(d) for d in shape))
+    steps = tuple(int(s) for s in strides)
+    if -1 in dims:
+        raise ShapeError(f"shape {dims} with strides must give every dimension (no -1)", field="shape")
+    if len(steps) != len(dims):
+        raise ShapeError(f"strides {steps} give {len(steps)} steps for the {len(dims)} dimensions of "
+                         f"shape {dims} (give one stride per dimension)", field="shape")
+    if any(step < 0 for step in steps):
+        raise ShapeError(f"strides {steps} have a negative step (element strides are 0 or more)",
+                         field="shape")
+    try:
+        flat = values.reshape(-1, copy=False)
+    except ValueError:
+        raise ShapeError(f"the decoded values {values.shape} are not one contiguous run, so strides "
+                         "cannot address them (drop record_size or fixed_length)", field="shape") from None
+    if 0 not in dims:
+        last = sum((n - 1) * step for n, step in zip(dims, steps))
+        if last >= flat.size:
+            raise ShapeError(f"shape {dims} with element strides {steps} reaches value {last}, past "
+                             f"the {flat.size} values there are (a corrupt entry, or the wrong "
+                             "strides)", field="shape")
+    itemsize = flat.strides[0] if flat.ndim and flat.size > 1 else flat.dtype.itemsize
+    return np.lib.stride_tricks.as_strided(flat, dims, tuple(step * itemsize for step in steps),
+                                           writeable=False)

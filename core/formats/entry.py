@@ -1,21 +1,38 @@
-"""What a container says about one tensor, and the decode parameters that show it.
+"""What a container says about one tensor, how its values are had, and the decode parameters
+that show it.
 
-Rule: an entry whose data is stored as plain elements (any byte order) in one contiguous byte
-range is *mappable*: ``TensorEntry.params()`` gives ``offset`` = the first data byte,
-``length`` = the data's byte count, the dtype, the byte order and the C-order shape, and the
-pipeline then shows it as a view of the map. An entry that is compressed, chunked, quantized in
-blocks, or of a type the engine cannot decode is listed all the same, with ``problem`` saying
-why it cannot be shown and what to do.
+Rules
+-----
+- Every entry has a storage kind (:class:`Storage`). A *view* entry's stored elements (any byte
+  order) are its values: :meth:`TensorEntry.params` gives ``offset`` = the first data byte,
+  ``length`` = the data's byte count, the dtype, the byte order and the shape, and the pipeline
+  shows it as a view of the read-only map (in C order, or with :attr:`TensorEntry.strides`
+  when the stored view is not C-contiguous; a batch of scattered strings is gathered into one
+  budget-checked copy by the pipeline). A *copy* entry's values are stored, but not as plain
+  elements in one range (compressed, chunked, varints), and a *computed* entry's values are
+  computed from what is stored (dequantized blocks): both come from their format's one
+  ``values`` hook (:class:`ContainerFormat`), a budget-checked copy in memory, and
+  ``offset``/``nbytes`` still name the stored bytes, which explicit layout options show raw.
+- An entry lives in the listed file unless :attr:`TensorEntry.file` names another one (a
+  shard, an external-data file); offsets are offsets in that file (a zip member's data is a
+  range of the listed file: its offsets are file offsets too).
+- ``problem`` says why the parameters cannot show the entry as a view (for a copy or computed
+  entry: that its values come through ``values``; for any other entry: why it cannot be shown
+  at all and what to do). :attr:`TensorEntry.mappable` is "a view the parameters show";
+  :attr:`TensorEntry.readable` is "its values can be had one way or the other".
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from core.dtypes.table import resolve_dtype
 from core.errors import ContainerError, CoreError
@@ -23,9 +40,21 @@ from core.pipeline.pipeline import DecodeParams
 from core.text.names import closest_names, printable_name
 
 if TYPE_CHECKING:
+    from core.files.sources import Source
     from core.formats.reader import HeaderReader
 
-__all__ = ["ContainerFormat", "ContainerListing", "TensorEntry", "find_entry"]
+__all__ = ["ContainerFormat", "ContainerListing", "EntryValues", "Storage", "TensorEntry", "find_entry"]
+
+
+class Storage(enum.Enum):
+    """How an entry's values are had (module rules)."""
+
+    #: The stored elements are the values: a view of the mapped file.
+    VIEW = "view"
+    #: Stored values that no view shows (compressed, chunked, varints): a decoded copy.
+    COPY = "copy"
+    #: Values computed from what is stored (dequantized blocks): a computed copy.
+    COMPUTED = "computed"
 
 
 #: The extras of an entry that has none (shared: entries are immutable).
@@ -65,6 +94,17 @@ class TensorEntry:
         each string's ``(offset, length)``; ``offset``/``nbytes`` then span them all, ``shape``
         is ``(n, length)`` (or ``(n,)`` when the lengths differ) and :meth:`params` gives
         ``DecodeParams.elements`` with the shape left to ``decode_raw``. None otherwise.
+    storage
+        How the values are had (:class:`Storage`; module rules).
+    strides
+        For a view that is not in C order: element strides of ``shape`` (numpy's strides
+        divided by the item size) over the elements from ``offset``; every element they reach
+        must lie in the ``nbytes`` from ``offset`` (the pipeline checks before it makes the
+        view). None: C order.
+    file
+        The file holding the data when it is not the listed one (a shard, an external-data
+        file): a path, never outside the listed file's directory (resolved by
+        :func:`core.formats.values.entry_file`). None: the listed file.
     """
 
     name: str
@@ -77,11 +117,31 @@ class TensorEntry:
     extras: Mapping[str, object] = field(default_factory=lambda: NO_EXTRAS)
     problem: str | None = None
     elements: tuple[tuple[int, int], ...] | None = None
+    storage: Storage = Storage.VIEW
+    strides: tuple[int, ...] | None = None
+    file: str | None = None
 
     @property
     def mappable(self) -> bool:
-        """Whether :meth:`params` can show the entry (a dtype and no problem)."""
-        return self.problem is None and self.dtype is not None
+        """Whether :meth:`params` show the entry as a view (a dtype and no problem)."""
+        return self.problem is None and self.dtype is not None and self.storage is Storage.VIEW
+
+    @property
+    def readable(self) -> bool:
+        """Whether its values can be had: a view :meth:`params` show, or a copy or computed
+        value of its format's ``values`` hook."""
+        return self.mappable or (self.storage is not Storage.VIEW and self.dtype is not None)
+
+    @property
+    def in_listed_file(self) -> bool:
+        """Whether its data lies in the listed file (:attr:`file` is None)."""
+        return self.file is None
+
+    @property
+    def local_view(self) -> bool:
+        """Whether it is a view of the listed file: shown by its :meth:`params` over that file
+        (anything else opens through :func:`core.formats.values.open_entry`)."""
+        return self.mappable and self.file is None
 
     @property
     def element_count(self) -> int:
@@ -97,6 +157,9 @@ class TensorEntry:
             The entry is not mappable (``problem`` is the message).
         """
         if not self.mappable:
+            if self.problem is None and self.storage is not Storage.VIEW:
+                raise ContainerError(f"tensor '{self.name}' holds {self.storage.value} values, not a "
+                                     "view of the file (its format's values() gives them)", field="tensor")
             raise ContainerError(
                 self.problem or f"tensor '{self.name}' has a type the engine cannot decode "
                 f"({self.stored_type})", field="tensor")
@@ -106,6 +169,8 @@ class TensorEntry:
         )
         if self.elements is not None:
             values.update(offset=None, length=None, shape=None, elements=self.elements)
+        if self.strides is not None:
+            values["strides"] = self.strides
         values.update(overrides)
         return DecodeParams(**values)  # type: ignore[arg-type]
 
@@ -118,9 +183,10 @@ class TensorEntry:
         keeps them unless an offset, length or record size is given, and ``fixed_length`` pads
         each; the entry's shape is kept only while the elements are the
         entry's own (no explicit offset, length, record size or fixed length, and a dtype of
-        the same item size), else the decode shape is used unless ``shape`` is given. An entry
-        that is not mappable (an undecodable type, a compressed member) can still be shown as
-        bytes with an explicit dtype when its byte range is known.
+        the same item size), else the decode shape is used unless ``shape`` is given; its
+        strides only while its shape is kept too. An entry that is not a view (an undecodable
+        type, a compressed member, quantized blocks) can still be shown as bytes with an
+        explicit dtype when its byte range is known.
 
         Raises
         ------
@@ -145,8 +211,12 @@ class TensorEntry:
         shape = given.shape
         if shape is None and own_elements:
             shape = self.shape
+        # the entry's strides address its own elements in its own shape only
+        strides = given.strides if given.strides is not None else (
+            self.strides if own_elements and given.shape is None and self.mappable else None)
         return dataclasses.replace(
             given,
+            strides=strides,
             dtype=given.dtype if given.dtype is not None else self.dtype,
             little_endian=given.little_endian if given.little_endian is not None else self.little_endian,
             offset=given.offset if given.offset is not None else self.offset,
@@ -218,8 +288,29 @@ def find_entry(listing: ContainerListing, name: str) -> TensorEntry:
 
 
 @dataclass(frozen=True)
+class EntryValues:
+    """The values of a copy or computed entry, as its format's ``values`` hook gives them.
+
+    Attributes
+    ----------
+    array
+        The values, in the entry's shape and type (any byte order), a copy in memory.
+    how
+        A few words for the name of a window showing them (``"decompressed"``,
+        ``"Q8_0, dequantized"``).
+    note
+        One sentence for the command's ``note:`` line: what the copy is and that its byte
+        offsets are not file offsets.
+    """
+
+    array: np.ndarray
+    how: str
+    note: str
+
+
+@dataclass(frozen=True)
 class ContainerFormat:
-    """One container format.
+    """One container format (docs/containers.md, "Adding a format").
 
     Attributes
     ----------
@@ -231,8 +322,15 @@ class ContainerFormat:
     list
         ``list(reader) -> ContainerListing``; raises ``ContainerError`` when the file cannot be
         listed at all (a corrupt part that leaves the rest usable goes in ``problems``).
+    values
+        ``values(source, entry) -> EntryValues`` for the entries it lists as
+        :attr:`Storage.COPY` or :attr:`Storage.COMPUTED` (``source``: the open listed file);
+        checks the copy budget (:mod:`core.budget`) before it allocates anything, and raises
+        ``ContainerError`` (``field="tensor"``) when the values cannot be had. None for a
+        format whose entries are all views.
     """
 
     name: str
     sniff: Callable[[bytes, int], bool]
     list: Callable[[HeaderReader], ContainerListing]
+    values: Callable[[Source, TensorEntry], EntryValues] | None = None

@@ -12,10 +12,12 @@ Rules:
   into C order, so ``shape[-1] == ne[0]``;
 - F32, F16, BF16, F64, I8, I16, I32 and I64 tensors are mappable as they are;
 - a quantized tensor (Q4_0, Q8_0, Q4_K, ...) stores blocks of ``block size`` values in
-  ``type size`` bytes: it is listed as ``uint8`` over its raw blocks, shape ``C-order rows +
-  (bytes per row,)``, with extras naming the quantization type, the block and the values'
-  shape; :func:`dequantize` gives the values as float32 through the ``gguf`` package
+  ``type size`` bytes: it is listed as a :attr:`~core.formats.entry.Storage.COMPUTED` float32
+  entry of the values' shape (C order), whose offset and length are those of its raw blocks,
+  with extras naming the quantization type and the block; the format's ``values`` hook
+  (:func:`dequantize`) computes the values through the ``gguf`` package
   (``gguf.quants.dequantize``, optional extra ``[gguf]``), a bounded, budget-checked copy.
+  ``dtype="uint8"`` over the entry's offset and length shows the raw blocks.
 
 Reading: the header is parsed here through :class:`~core.formats.reader.HeaderReader`, in
 chunks (bounded by ``HEADER_LIMIT``); every count and string length is checked against the
@@ -35,11 +37,11 @@ import numpy as np
 from core.budget import check_copy_budget
 from core.errors import ContainerError
 from core.files.sources import FileSource
-from core.formats.entry import ContainerFormat, ContainerListing, TensorEntry
+from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
 from core.formats.reader import HeaderReader
 from core.text.names import printable_name
 
-__all__ = ["FORMAT", "GGML_TYPES", "dequantize", "list_gguf", "sniff"]
+__all__ = ["FORMAT", "GGML_TYPES", "dequantize", "gguf_values", "list_gguf", "sniff"]
 
 #: ggml type code -> (name, values per block, bytes per block, engine type or None when the
 #: data is quantized blocks). From ggml.h / gguf-py ``GGML_QUANT_SIZES``.
@@ -264,20 +266,17 @@ def _entry(reader: HeaderReader, order: str, data_start: int, name: str, dims: t
         problem = (f"tensor '{name}' ({type_name}) has {dims[0]} values per row, not a multiple "
                    f"of its block of {block}: a corrupt tensor info")
     nbytes = count // block * type_size
-    if dtype is None:
-        extras.update({"quantization": type_name, "block": f"{block} values in {type_size} bytes",
-                       "values shape": shape,
-                       "dequantize": "core.formats.gguf.dequantize (needs the gguf package: "
-                       "pip install 'tensor-inspector[gguf]')"})
-        row_bytes = (dims[0] // block * type_size) if dims else type_size
-        shape = shape[:-1] + (row_bytes,) if shape else (row_bytes,)
-        dtype, little = "uint8", True
+    storage = Storage.VIEW
+    if dtype is None:  # blocks: float32 values computed by dequantize
+        extras.update({"quantization": type_name, "block": f"{block} values in {type_size} bytes"})
+        dtype, little, storage = "float32", True, Storage.COMPUTED
     if offset + nbytes > reader.size:
         problem = (f"tensor '{name}' data ({nbytes} bytes from byte {offset}) reaches past the end "
                    f"of the file ({reader.size} bytes): a truncated file")
         problem = reader.error(problem, offset).message
     return TensorEntry(name=name, dtype=dtype, little_endian=little, shape=shape, offset=offset,
-                       nbytes=nbytes, stored_type=type_name, extras=extras, problem=problem)
+                       nbytes=nbytes, stored_type=type_name, extras=extras, problem=problem,
+                       storage=storage)
 
 
 def dequantize(source: FileSource, entry: TensorEntry, index: int = 0) -> np.ndarray:
@@ -301,7 +300,7 @@ def dequantize(source: FileSource, entry: TensorEntry, index: int = 0) -> np.nda
         The blocks plus the float32 values would exceed the memory budget.
     """
     quant = entry.extras.get("quantization")
-    if quant is None or entry.problem is not None:
+    if quant is None or entry.storage is not Storage.COMPUTED or entry.problem is not None:
         raise ContainerError(
             f"'{entry.name}' is not a quantized GGUF tensor" +
             (f" ({entry.problem})" if entry.problem else " (open it directly: its values are stored as they are)"),
@@ -312,9 +311,9 @@ def dequantize(source: FileSource, entry: TensorEntry, index: int = 0) -> np.nda
     except ImportError:
         raise ContainerError(
             f"dequantizing '{entry.name}' ({quant}) needs the gguf package (pip install "
-            "'tensor-inspector[gguf]'); its raw blocks are shown as uint8 meanwhile",
+            "'tensor-inspector[gguf]'); meanwhile --dtype uint8 shows its raw blocks",
             field="tensor") from None
-    values_shape = tuple(entry.extras["values shape"])  # type: ignore[arg-type]
+    values_shape = entry.shape
     check_copy_budget(entry.nbytes + math.prod(values_shape) * 4,
                       f"dequantizing '{entry.name}' ({quant}) to float32",
                       "dequantize a smaller tensor", field="tensor")
@@ -324,9 +323,18 @@ def dequantize(source: FileSource, entry: TensorEntry, index: int = 0) -> np.nda
             f"the gguf file '{printable_name(source.paths[index])}' at byte {entry.offset}: tensor "
             f"'{entry.name}' has {raw.size} of its {entry.nbytes} bytes (the file is truncated)",
             field="tensor")
-    blocks = raw.reshape(entry.shape)
+    blocks = raw.reshape(values_shape[:-1] + (-1,)) if values_shape else raw  # one row of blocks per row
     values = gguf_dequantize(blocks, GGMLQuantizationType[str(quant)])
     return np.asarray(values, dtype=np.float32).reshape(values_shape)
 
 
-FORMAT = ContainerFormat("gguf", sniff, list_gguf)
+def gguf_values(source: FileSource, entry: TensorEntry) -> EntryValues:
+    """The format's ``values`` hook: a quantized tensor's :func:`dequantize`."""
+    array = dequantize(source, entry)
+    quant = entry.extras["quantization"]
+    return EntryValues(array, f"{quant}, dequantized",
+                       f"'{entry.name}' ({quant}) dequantized to float32 by the gguf package: a copy of "
+                       f"{array.nbytes} bytes; its values are computed, not stored at a file offset")
+
+
+FORMAT = ContainerFormat("gguf", sniff, list_gguf, gguf_values)

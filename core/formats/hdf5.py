@@ -6,11 +6,12 @@ file: ``dataset.id.get_offset()`` gives its first byte (an absolute file offset,
 included) and ``get_storage_size()`` its length; dtype and byte order come from the dataset's
 numpy dtype, the shape (C order) from the dataset. Datasets stored in *chunks* (always the case
 with compression or other filters) or *compact* (inside the object header) are not one range of
-the file, so no view of it can show them: they are listed with a problem and
-``extras["chunks"]`` (or ``extras["layout"] = "compact"``), and :func:`dataset_values` reads
-their values with the HDF5 library into a copy in memory, refused before anything is allocated
-when it would exceed the copy budget (:mod:`core.budget`). Datasets in *external* files are
-listed as not usable.
+the file, so no view of it can show them: they are listed as
+:attr:`~core.formats.entry.Storage.COPY` entries with ``extras["chunks"]`` (or
+``extras["layout"] = "compact"``), and the format's ``values`` hook (:func:`dataset_values`)
+reads their values with the HDF5 library into a copy in memory, refused before anything is
+allocated when it would exceed the copy budget (:mod:`core.budget`). Datasets in *external*
+files are listed as not usable.
 
 Unlike the other formats, the file is opened by ``h5py`` itself (``h5py.File(path, "r",
 locking=False)``: read-only, taking no file lock) rather than through :class:`~core.formats.reader.HeaderReader`: acceptable for this
@@ -28,11 +29,11 @@ from core.budget import check_copy_budget
 from core.dtypes.table import row_for_numpy_kind
 from core.errors import ContainerError, CoreError
 from core.files.sources import FileSource
-from core.formats.entry import ContainerFormat, ContainerListing, TensorEntry
+from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
 from core.formats.reader import HeaderReader
 from core.text.names import printable_name
 
-__all__ = ["FORMAT", "HDF5_SIGNATURE", "MAX_DATASETS", "dataset_values", "list_hdf5", "sniff_hdf5"]
+__all__ = ["FORMAT", "HDF5_SIGNATURE", "MAX_DATASETS", "dataset_values", "hdf5_values", "list_hdf5", "sniff_hdf5"]
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 #: Most datasets listed.
@@ -95,10 +96,10 @@ def _dataset_entry(h5py, name: str, dataset) -> TensorEntry:
         return TensorEntry(name, None, little, shape, offset, nbytes, stored, extras or {},
                            problem=f"HDF5 dataset {name!r}: {problem}")
 
-    def unmappable(problem: str, extras: dict) -> TensorEntry:
+    def copied(extras: dict) -> TensorEntry:
         """Readable by h5py, not one byte range: typed, so the copy's type is known."""
         return TensorEntry(name, row.name, little or dtype.itemsize == 1, shape, 0, 0, stored,
-                           extras, problem=f"HDF5 dataset {name!r}: {problem}")
+                           extras, storage=Storage.COPY)
 
     if row is None:
         return broken(f"its type {dtype} is not a numeric type the engine decodes")
@@ -107,18 +108,12 @@ def _dataset_entry(h5py, name: str, dataset) -> TensorEntry:
     if layout == h5py.h5d.CHUNKED:
         filters = [plist.get_filter(i)[3].decode("latin-1", "replace")
                    for i in range(plist.get_nfilters())]
-        how = f" with filters {', '.join(filters)}" if filters else ""
         extras: dict[str, object] = {"chunks": tuple(dataset.chunks)}
         if filters:
             extras["filters"] = ", ".join(filters)
-        return unmappable(f"it is stored in chunks of {dataset.chunks}{how}, scattered through "
-                          "the file, so it is not one byte range and cannot be mapped (--tensor "
-                          "NAME, or Read into a new window in the Tensors dock, shows a copy "
-                          "read by h5py; h5repack -l CONTI makes it mappable)", extras)
+        return copied(extras)
     if layout == h5py.h5d.COMPACT:
-        return unmappable("it is stored compact (inside its object header), which has no data "
-                          "offset (--tensor NAME shows a copy read by h5py; save it contiguous "
-                          "to map it)", {"layout": "compact"})
+        return copied({"layout": "compact"})
     if plist.get_external_count():
         return broken("its data lives in external files, not in this one")
     offset = dataset.id.get_offset()
@@ -141,7 +136,7 @@ def dataset_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np
     BudgetError
         The values would exceed the copy budget (checked before anything is read).
     """
-    if entry.dtype is None or not ("chunks" in entry.extras or "layout" in entry.extras):
+    if entry.dtype is None or entry.storage is not Storage.COPY:
         raise ContainerError(f"'{entry.name}' is not a chunked or compact HDF5 dataset", field="tensor")
     path = source.paths[index]
     where = f"the HDF5 file '{printable_name(path)}': dataset {entry.name!r}"
@@ -168,9 +163,20 @@ def dataset_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np
     return values
 
 
+def hdf5_values(source: FileSource, entry: TensorEntry) -> EntryValues:
+    """The format's ``values`` hook: a chunked or compact dataset's :func:`dataset_values`."""
+    array = dataset_values(source, entry)
+    filters = f", filters {entry.extras['filters']}" if "filters" in entry.extras else ""
+    stored = f"in chunks of {entry.extras['chunks']}" if "chunks" in entry.extras else "compact"
+    return EntryValues(array, "read by h5py",
+                       f"'{entry.name}' is stored {stored}{filters} in the file: these are its values as "
+                       f"h5py reads them, a copy of {array.nbytes} bytes in memory (their byte offsets "
+                       "are not file offsets)")
+
+
 def _short(value: object) -> str:
     text = str(value)
     return text if len(text) <= 200 else text[:200] + "..."
 
 
-FORMAT = ContainerFormat("hdf5", sniff_hdf5, list_hdf5)
+FORMAT = ContainerFormat("hdf5", sniff_hdf5, list_hdf5, hdf5_values)

@@ -11,8 +11,9 @@ entry name is the key ``np.load`` gives: the member name without ``.npy``.
 A compressed member (``numpy.savez_compressed``: deflate; bzip2 and lzma too) is not a view of the
 file: its bytes there are compressor output. The listing decompresses only the member's ``.npy``
 header (at most :data:`~core.files.npy_header.MAX_HEADER_BYTES` bytes of output) to give its
-dtype and shape, and marks the entry ``compressed`` with a problem saying so. Its values come
-only from :func:`decompressed_values`: a copy in memory, refused before anything is allocated
+dtype and shape, and lists it as a :attr:`~core.formats.entry.Storage.COPY` entry with extras
+``compressed`` and ``decompressed bytes``. Its values come only from the format's ``values``
+hook (:func:`decompressed_values`): a copy in memory, refused before anything is allocated
 when the header's size exceeds the copy budget (:mod:`core.budget`), filled by streaming the
 member into that one array (a member that decompresses to more or fewer bytes than its header
 says, or fails its CRC, is refused). So a zip bomb costs at most the budget, and only when asked.
@@ -39,11 +40,11 @@ from core.dtypes.table import resolve_dtype
 from core.errors import ContainerError, CoreError, SourceError
 from core.files.npy_header import MAX_HEADER_BYTES, NPY_MAGIC, NpyHeader, parse_npy_header
 from core.files.sources import FileSource
-from core.formats.entry import ContainerFormat, ContainerListing, TensorEntry
+from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
 from core.formats.reader import HeaderReader
 from core.text.names import printable_name
 
-__all__ = ["FORMAT", "decompressed_values", "list_npz", "sniff_npz"]
+__all__ = ["FORMAT", "decompressed_values", "list_npz", "npz_values", "sniff_npz"]
 
 _LOCAL_HEADER = b"PK\x03\x04"
 _LOCAL_HEADER_SIZE = 30
@@ -192,9 +193,7 @@ def _compressed_entry(reader: HeaderReader, info: zipfile.ZipInfo, name: str, st
     """A compressed member: dtype and shape from its decompressed ``.npy`` header only."""
     method = _COMPRESSION_NAMES.get(info.compress_type, f"method {info.compress_type}")
     problem = (f"it is compressed ({method}, numpy.savez_compressed), so the file holds "
-               "compressed bytes, not the array's values, and no view of the file can show them "
-               "(--tensor NAME, or Decompress in a new window in the Tensors dock, shows a "
-               "decompressed copy in memory)")
+               "compressed bytes, not the array's values")
     try:
         with zipfile.ZipFile(_ReaderFile(reader), "r") as archive, archive.open(info) as member:
             header = _member_header(member, f"{reader.path}:{info.filename}", info.file_size)
@@ -208,8 +207,11 @@ def _compressed_entry(reader: HeaderReader, info: zipfile.ZipInfo, name: str, st
                                  "decompressed bytes": header.nbytes}
     if header.fortran_order:
         extras["fortran_order"] = True
+    if header.dtype is None:
+        return broken(f"{problem}; its dtype {header.descr!r} is not a numpy type (decompress it "
+                      "yourself and open it with an explicit dtype)", start, info.compress_size, shape)
     return TensorEntry(name, header.dtype, header.little_endian, shape, start, info.compress_size,
-                       header.descr, extras, problem=f"npz member {info.filename!r}: {problem}")
+                       header.descr, extras, storage=Storage.COPY)
 
 
 def _member_header(member, name: str, file_size: int) -> NpyHeader:
@@ -271,6 +273,15 @@ def decompressed_values(source: FileSource, entry: TensorEntry, index: int = 0) 
     return data.view(dtype).reshape(entry.shape)
 
 
+def npz_values(source: FileSource, entry: TensorEntry) -> EntryValues:
+    """The format's ``values`` hook: a compressed member's :func:`decompressed_values`."""
+    array = decompressed_values(source, entry)
+    return EntryValues(array, "decompressed",
+                       f"'{entry.name}' is compressed in the file ({entry.extras['compressed']}): these "
+                       f"are its decompressed values, a copy of {array.nbytes} bytes in memory (their "
+                       "byte offsets are not file offsets)")
+
+
 def _npy_header_length(head: bytes) -> int:
     """Bytes of a ``.npy`` member's magic, version, length field and header (from its first 12)."""
     if head[:6] != NPY_MAGIC or len(head) < 10:
@@ -282,4 +293,4 @@ def _npy_header_length(head: bytes) -> int:
     return 12 + struct.unpack("<I", head[8:12])[0]
 
 
-FORMAT = ContainerFormat("npz", sniff_npz, list_npz)
+FORMAT = ContainerFormat("npz", sniff_npz, list_npz, npz_values)

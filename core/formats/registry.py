@@ -7,6 +7,7 @@ the first that claims the file lists it. A file no format claims is a raw file (
 
 from __future__ import annotations
 
+from core.errors import ContainerError
 from core.files.sources import open_source
 from core.formats import hdf5, idx, npz, safetensors, wav
 from core.formats.entry import ContainerFormat, ContainerListing
@@ -15,7 +16,7 @@ from core.formats.reader import HeaderReader
 from core.formats.tflite import FORMAT as TFLITE
 from core.formats.tfrecord import FORMAT as TFRECORD
 
-__all__ = ["FORMATS", "SNIFF_BYTES", "detect_format", "list_container", "list_file"]
+__all__ = ["FORMATS", "SNIFF_BYTES", "detect_format", "format_named", "list_container", "list_file"]
 
 #: Bytes of the file's start every ``sniff`` sees.
 SNIFF_BYTES = 4096
@@ -34,6 +35,21 @@ FORMATS: tuple[ContainerFormat, ...] = (
     TFRECORD,            # no magic: a length whose masked CRC-32C matches (1 in 2**32 by chance)
     idx.FORMAT,          # two zero bytes, a type byte, a dimension count: the weakest magic (keep it last)
 )
+
+
+def format_named(name: str) -> ContainerFormat:
+    """The format whose listings say ``name`` (``ContainerListing.format``).
+
+    Raises
+    ------
+    ContainerError
+        No known format has that name.
+    """
+    for candidate in FORMATS:
+        if candidate.name == name:
+            return candidate
+    raise ContainerError(f"no container format is named {name!r} (known: "
+                         f"{', '.join(f.name for f in FORMATS)})", field="files")
 
 
 def detect_format(reader: HeaderReader) -> ContainerFormat | None:

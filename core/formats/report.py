@@ -1,8 +1,10 @@
 """A container listing as text (a table) and as JSON (the command's ``--list`` output).
 
 Rule: one row per entry, in the container's order: name, dtype (the engine type, or ``-`` when
-it cannot be decoded, with the stored type in the notes), shape in C order, file offset of the
-first data byte, bytes of data, and notes (the stored type when it differs from the engine's,
+it cannot be decoded, with the stored type in the notes), shape in C order, kind (``view``,
+``copy`` or ``computed``: :class:`~core.formats.entry.Storage`), file offset of the first data
+byte, bytes of data, and notes (the strides of a view not in C order, the file of an entry
+stored in another one, (the stored type when it differs from the engine's,
 the format's extras, and the problem of an entry that cannot be shown). Names and notes come
 from the file, so they are written with control characters escaped
 (:func:`core.text.names.printable_name`); the JSON keeps them as strings (JSON escapes them).
@@ -17,7 +19,7 @@ from core.text.names import printable_name
 
 __all__ = ["listing_json", "listing_table"]
 
-_COLUMNS = ("name", "dtype", "shape", "offset", "bytes", "notes")
+_COLUMNS = ("name", "dtype", "shape", "kind", "offset", "bytes", "notes")
 #: Longest name or shape shown in the table (longer ones are cut with "...").
 _MAX_CELL = 60
 
@@ -28,6 +30,10 @@ def _shape_text(shape: tuple[int, ...]) -> str:
 
 def _notes(entry: TensorEntry) -> str:
     parts = []
+    if entry.strides is not None:
+        parts.append(f"strides {entry.strides}")
+    if entry.file is not None:
+        parts.append(f"in file {entry.file}")
     if entry.stored_type and entry.stored_type != entry.dtype:
         parts.append(f"stored as {entry.stored_type}")
     if not entry.little_endian:
@@ -47,8 +53,8 @@ def listing_table(listing: ContainerListing) -> str:
     rows = [tuple(_COLUMNS)]
     for entry in listing.entries:
         rows.append((_cut(printable_name(entry.name)), entry.dtype or "-",
-                     _cut(_shape_text(entry.shape)), str(entry.offset), str(entry.nbytes),
-                     printable_name(_notes(entry))))
+                     _cut(_shape_text(entry.shape)), entry.storage.value, str(entry.offset),
+                     str(entry.nbytes), printable_name(_notes(entry))))
     widths = [max(len(row[i]) for row in rows) for i in range(len(_COLUMNS) - 1)]
     count = len(listing.entries)
     lines = [f"{listing.format} file '{printable_name(listing.path)}': {count} "
@@ -57,7 +63,7 @@ def listing_table(listing: ContainerListing) -> str:
         lines.append(f"  {printable_name(key)}: {printable_name(value)}")
     for row in rows:
         cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1]), row[2].ljust(widths[2]),
-                 row[3].rjust(widths[3]), row[4].rjust(widths[4]), row[5]]
+                 row[3].ljust(widths[3]), row[4].rjust(widths[4]), row[5].rjust(widths[5]), row[6]]
         lines.append("  ".join(cells).rstrip())
     for problem in listing.problems:
         lines.append(f"problem: {printable_name(problem)}")
@@ -85,7 +91,9 @@ def listing_json(listing: ContainerListing) -> dict:
             {
                 "name": e.name, "dtype": e.dtype, "stored_type": e.stored_type,
                 "byte_order": "little" if e.little_endian else "big", "shape": list(e.shape),
-                "offset": e.offset, "nbytes": e.nbytes, "mappable": e.mappable,
+                "storage": e.storage.value,
+                "strides": list(e.strides) if e.strides is not None else None,
+                "file": e.file, "offset": e.offset, "nbytes": e.nbytes, "mappable": e.mappable,
                 "problem": e.problem,
                 "extras": {k: _json_scalar(v) for k, v in e.extras.items()},
             }

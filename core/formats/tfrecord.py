@@ -25,7 +25,9 @@ to ``tf.io.decode_raw`` after ``tf.io.parse_example``:
 - a packed ``float_list`` stores little-endian float32 values contiguously: each record's
   values are one element, decoded as float32 (mappable, no copy when evenly spaced);
 - an ``int64_list`` stores varints, not fixed-width numbers: it is not a view of the file, so
-  the entry is listed with a problem and :func:`int64_values` gives a decoded copy.
+  the entry is a :attr:`~core.formats.entry.Storage.COPY` entry (int64, shape
+  ``(records, values)`` when every record has the same count) and the format's ``values`` hook
+  (:func:`int64_values`) gives a decoded, budget-checked copy.
 
 A file whose records are not ``tf.train.Example`` messages (``TFRecordWriter.write`` of raw
 bytes, e.g. ``tensor.numpy().tobytes()``) has no features: it gives one entry, ``records``, the
@@ -48,11 +50,11 @@ import numpy as np
 from core.budget import check_copy_budget
 from core.errors import ContainerError
 from core.files.sources import FileSource
-from core.formats.entry import ContainerFormat, ContainerListing, TensorEntry
+from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
 from core.formats.reader import HEADER_LIMIT, HeaderReader
 from core.text.names import printable_name
 
-__all__ = ["FORMAT", "MAX_RECORDS", "int64_values", "list_tfrecord", "masked_crc32c", "sniff"]
+__all__ = ["FORMAT", "MAX_RECORDS", "int64_values", "list_tfrecord", "masked_crc32c", "sniff", "tfrecord_values"]
 
 #: At most this many records are listed (the rest of the file is reported, not read).
 MAX_RECORDS = 100_000
@@ -365,10 +367,7 @@ def _entry(key: str, values: list[_Feature | None], records: int) -> TensorEntry
     if kind == "int64":
         return TensorEntry(
             dtype="int64", shape=_batch_shape(counts, records, len(present)), stored_type=stored,
-            extras=extras, elements=tuple(ranges),
-            problem=f"int64_list '{key}' stores varints (1 to 10 bytes each), not fixed-width "
-            "numbers, so it is not a view of the file (core.formats.tfrecord.int64_values gives "
-            "a decoded copy)", **base)
+            extras=extras, elements=tuple(ranges), storage=Storage.COPY, **base)
     if kind == "float" and not all(f.packed for _, f in present):
         extras["stored"] = "unpacked (one element per value)"
     elif kind == "float":  # packed: each record's values are one contiguous run, one element
@@ -419,22 +418,38 @@ def int64_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np.n
     if entry.stored_type != "int64_list" or entry.elements is None:
         raise ContainerError(f"'{entry.name}' is not an int64_list feature of a TFRecord file",
                              field="tensor")
-    check_copy_budget(entry.element_count * 8, f"decoding the int64 varints of '{entry.name}'",
+    count = entry.element_count
+    check_copy_budget(count * 8, f"decoding the int64 varints of '{entry.name}'",
                       "open a smaller file", field="tensor")
-    values: list[int] = []
+    where = f"the tfrecord file '{printable_name(source.paths[index])}'"
+    array = np.empty(count, dtype=np.uint64)  # varints are unsigned: two's complement below
+    filled = 0
     for start, size in entry.elements:
         data = source.bytes_at(index, start, size)
         pos = 0
         try:
             while pos < size:
                 value, pos = _varint(data, pos, size, start)
-                values.append(value - (1 << 64) if value >= 1 << 63 else value)
+                if filled == count:
+                    raise _WireError(f"more than the {count} values listed (the file changed)", start + pos)
+                array[filled] = value & 0xFFFF_FFFF_FFFF_FFFF
+                filled += 1
         except _WireError as error:
-            raise ContainerError(f"the tfrecord file '{printable_name(source.paths[index])}' at byte {error.offset}: "
-                                 f"feature '{entry.name}': {error} (list the file again)",
-                                 field="tensor") from None
-    array = np.array(values, dtype=np.int64)
-    return array.reshape(entry.shape) if array.size == entry.element_count else array
+            raise ContainerError(f"{where} at byte {error.offset}: feature '{entry.name}': {error} "
+                                 "(list the file again)", field="tensor") from None
+    if filled != count:
+        raise ContainerError(f"{where}: feature '{entry.name}' holds {filled} values, not the {count} "
+                             "listed (the file changed: list it again)", field="tensor")
+    return array.view(np.int64).reshape(entry.shape)
 
 
-FORMAT = ContainerFormat("tfrecord", sniff, list_tfrecord)
+def tfrecord_values(source: FileSource, entry: TensorEntry) -> EntryValues:
+    """The format's ``values`` hook: an int64_list feature's :func:`int64_values`."""
+    array = int64_values(source, entry)
+    return EntryValues(array, "varints decoded",
+                       f"'{entry.name}' is an int64_list of varints in the file: these are its decoded "
+                       f"values, a copy of {array.nbytes} bytes in memory (their byte offsets are not "
+                       "file offsets)")
+
+
+FORMAT = ContainerFormat("tfrecord", sniff, list_tfrecord, tfrecord_values)

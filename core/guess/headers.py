@@ -60,7 +60,7 @@ def known_layout(source: FileSource, index: int, head: bytes) -> KnownLayout | N
     except CoreError as error:
         return KnownLayout(None, f"it claims to be a container but cannot be listed: {describe_error(error).message}")
     if listing is not None:
-        entry = next((e for e in listing.entries if e.mappable), None)
+        entry = next((e for e in listing.entries if e.local_view), None)
         name = listing.format
         if entry is None:
             return KnownLayout(None, f"a {name} container with no tensor that can be shown")

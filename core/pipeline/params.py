@@ -45,6 +45,11 @@ class DecodeParams:
         TFRecord feature across records); ``offset``, ``length`` and ``record_size`` stay None.
         Evenly spaced equal-length elements are a strided view of the map; others are gathered
         into one copy (budget-checked). None: the elements come from offset/length/records.
+    strides
+        Element strides of ``shape`` over the decoded values read flat
+        (:func:`core.decode.reshape.strided_view`): a stored view that is not in C order (a
+        container entry's :attr:`~core.formats.entry.TensorEntry.strides`), still a view of the
+        map. ``shape`` must then be given in full. None: C order.
     """
 
     dtype: str | None = None
@@ -57,10 +62,13 @@ class DecodeParams:
     extended_types: bool = True
     length: int | None = None
     elements: tuple[tuple[int, int], ...] | None = None
+    strides: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.elements is not None and not isinstance(self.elements, tuple):
             object.__setattr__(self, "elements", tuple(tuple(pair) for pair in self.elements))
+        if self.strides is not None and not isinstance(self.strides, tuple):
+            object.__setattr__(self, "strides", tuple(self.strides))
         if isinstance(self.shape, str):
             object.__setattr__(self, "shape", parse_shape(self.shape))
         elif self.shape is not None and not isinstance(self.shape, tuple):

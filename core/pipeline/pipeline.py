@@ -32,7 +32,7 @@ import numpy as np
 
 from core.budget import check_copy_budget
 from core.decode.decode_raw import check_fixed_length, decode_raw
-from core.decode.reshape import resolve_shape
+from core.decode.reshape import resolve_shape, strided_view
 from core.dtypes.table import (
     check_padded_type,
     engine_name,
@@ -41,7 +41,7 @@ from core.dtypes.table import (
     tf_name,
     type_row,
 )
-from core.errors import DecodeError, SourceError
+from core.errors import DecodeError, ShapeError, SourceError
 from core.files.memory import is_in_memory, open_memory
 from core.files.npy_header import opaque_type_error
 from core.files.sources import Source, SourceLayout, open_source
@@ -156,9 +156,15 @@ class Pipeline:
         target, note, shape_from_header = self._target_shape(params, decoded, npy, len(layout.arrays),
                                                              source.header_kind)
         try:
-            tensor = decoded.reshape(target, copy=False)
+            if params.strides is not None:  # a stored view that is not in C order
+                tensor = strided_view(decoded, target, params.strides)
+                note = f" with element strides {tuple(params.strides)}{note}"
+            else:
+                tensor = decoded.reshape(target, copy=False)
             steps.append(f"reshape: {decoded.shape} -> {tensor.shape} (view){note}")
-        except ValueError:
+        except ValueError as error:
+            if isinstance(error, ShapeError):  # the strides' refusal: no copy would help
+                raise
             check_copy_budget(
                 decoded.nbytes, f"reshaping the strided {decoded.shape} values to {target}",
                 "keep the last dimension, or drop the fixed_length truncation", field="shape",
@@ -293,6 +299,8 @@ class Pipeline:
     def _target_shape(params: DecodeParams, decoded: np.ndarray, npy: object, n_files: int,
                       header_kind: str = ".npy header") -> tuple[tuple[int, ...], str, bool]:
         """The target shape, a note for the reshape step, and whether the shape is the header's."""
+        if params.strides is not None:  # a strided view reaches any values it names
+            return tuple(params.shape or ()), "", False
         if params.shape is not None:
             return resolve_shape(params.shape, decoded.size), "", False
         if npy is not None:

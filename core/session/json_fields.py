@@ -16,8 +16,9 @@ Rules
   failing or hiding it). A missing optional key takes its default; a missing required key is
   an error.
 - :class:`~core.pipeline.pipeline.DecodeParams` are written field by field under their own names,
-  in the dataclass's order, leaving out the fields that are None; ``shape`` is a list, and
-  ``elements`` a list of ``[offset, length]`` pairs. The dtype name is checked against the
+  in the dataclass's order, leaving out the fields that are None; ``shape`` is a list,
+  ``elements`` a list of ``[offset, length]`` pairs, and ``strides`` (a container entry's view
+  that is not in C order) a list of element strides. The dtype name is checked against the
   type tables when read.
 """
 
@@ -221,7 +222,7 @@ def params_to_json(params: DecodeParams) -> dict[str, object]:
         value = getattr(params, item.name)
         if value is None:
             continue
-        if item.name == "shape":
+        if item.name in ("shape", "strides"):
             value = [int(d) for d in value]
         elif item.name == "elements":
             value = [[int(o), int(n)] for o, n in value]
@@ -261,6 +262,9 @@ def params_from_json(data: object, where: str, notes: list[str] | None = None,
             raise SessionError(f"{obj.place('shape')} has more than one -1 (only one dimension "
                                f"can be inferred) {_FIX}", field=field)
         values["shape"] = shape
+    strides = obj.get("strides", check_ints, None, nullable=True, minimum=0)
+    if strides is not None:
+        values["strides"] = strides
     elements = obj.get("elements", check_list, None, nullable=True, limit=MAX_ELEMENTS)
     if elements is not None:
         place = obj.place("elements")

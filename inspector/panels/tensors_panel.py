@@ -1,19 +1,20 @@
 """The Tensors dock: the tensors inside the open container file, to choose one by name.
 
 A view of :attr:`Document.container` (listed by :mod:`core.formats` when a file is opened): a
-tree with the container at the root and one row per tensor (name, type, shape, offset, bytes,
-notes), a filter box that keeps the rows whose name contains its text (case-insensitive), and
-the entry the decode parameters show selected. Choosing a row is
-:meth:`Document.choose_tensor` (undoable); a tensor that cannot be shown (compressed,
-quantized, an unsupported type) is greyed, and its note says why.
+tree with the container at the root and one row per tensor (name, type, shape, kind, offset,
+bytes, notes), a filter box that keeps the rows whose name contains its text
+(case-insensitive), and the entry the decode parameters show selected. The kind says how the
+values are had (``view``, ``copy``, ``computed``: :class:`core.formats.entry.Storage`).
 
-A quantized GGUF tensor (Q4_0, Q8_0, Q4_K...) shows its raw blocks; *Dequantize* (enabled while
-one is the current row) opens its float32 values, computed by the gguf package
-(:func:`core.formats.gguf.dequantize`, a budget-checked copy), in a new window named after the
-tensor; the file's window stays as it is. A compressed npz member (``numpy.savez_compressed``)
-or a chunked HDF5 dataset likewise has *Decompress* / *Read into a new window*
-(:func:`core.formats.copies.values_copy`, a budget-checked copy). A refusal (package missing,
-over budget, a corrupt member) is shown under the tree.
+One path for every entry: choosing the row of a view of the open file is
+:meth:`Document.choose_tensor` (undoable); any other entry (a compressed npz member, a chunked
+HDF5 dataset, a quantized GGUF tensor, a TFRecord int64_list, a view of another file) is opened
+by *Open in a new window* (enabled while one is the current row; Enter or a double click on its
+row too): :meth:`Document.entry_values` gives its values (its format's one ``values`` hook, a
+budget-checked copy), shown in a new window named after the tensor (``q8 (Q8_0,
+dequantized)``); the file's window stays as it is. A refusal (package missing, over budget, a
+corrupt member) is shown under the tree. A tensor that cannot be had at all (an unsupported
+type, a truncated entry) is greyed, and its note says why.
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ from PySide6.QtWidgets import (
 
 from core.budget import format_bytes
 from core.errors import CoreError, describe_error
-from core.formats.copies import copy_kind, values_copy
 from core.formats.entry import ContainerListing, TensorEntry
 from core.text.names import printable_name
 from inspector.state.document import Document
@@ -46,7 +46,7 @@ __all__ = ["TensorsModel", "TensorsPanel"]
 #: The invisible root (Qt's default "parent" argument).
 _ROOT = QModelIndex()
 
-COLUMNS = ("name", "type", "shape", "offset", "bytes", "notes")
+COLUMNS = ("name", "type", "shape", "kind", "offset", "bytes", "notes")
 
 
 def entry_notes(entry: TensorEntry) -> str:
@@ -68,10 +68,18 @@ def _cell(entry: TensorEntry, column: int) -> str:
     if column == 2:
         return "(" + ", ".join(str(n) for n in entry.shape) + ("," if len(entry.shape) == 1 else "") + ")"
     if column == 3:
-        return str(entry.offset)
+        return entry.storage.value
     if column == 4:
+        return str(entry.offset)
+    if column == 5:
         return format_bytes(entry.nbytes)
     return entry_notes(entry)
+
+
+def opens_in_new_window(entry: TensorEntry | None) -> bool:
+    """Whether ``entry``'s values open in a window of their own (readable, not a view of the
+    open file)."""
+    return entry is not None and entry.readable and not entry.local_view
 
 
 class TensorsModel(QAbstractItemModel):
@@ -152,7 +160,7 @@ class TensorsModel(QAbstractItemModel):
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
         entry = self.entry(index)
-        if entry is not None and not entry.mappable:
+        if entry is not None and not entry.readable:
             return Qt.ItemIsEnabled  # listed, not selectable: its note says why
         return Qt.ItemIsEnabled | Qt.ItemIsSelectable
 
@@ -173,7 +181,7 @@ class TensorsModel(QAbstractItemModel):
             return None
         if role in (Qt.DisplayRole, Qt.ToolTipRole):
             return _cell(entry, index.column())
-        if role == Qt.ForegroundRole and not entry.mappable:
+        if role == Qt.ForegroundRole and not entry.readable:
             return QColor(palette.MUTED)
         return None
 
@@ -189,7 +197,8 @@ class TensorsPanel(QWidget):
     Signals
     -------
     valuesComputed(values, name)
-        Dequantize made float32 ``values`` (a numpy array) to show under ``name``.
+        *Open in a new window* got an entry's ``values`` (a numpy array: a copy, a computed
+        value, or a view of another file) to show under ``name``.
     """
 
     valuesComputed = Signal(object, str)
@@ -211,31 +220,27 @@ class TensorsPanel(QWidget):
         self.problems.setTextFormat(Qt.PlainText)
         self.problems.setStyleSheet(palette.banner_style("warning"))
         self.problems.hide()
-        self.dequantize_button = QPushButton("Dequantize in a new window", self, objectName="tensors.dequantize")
-        self.dequantize_button.setToolTip("Open the chosen quantized GGUF tensor's float32 values "
-                                          "(computed by the gguf package) in a new window")
-        self.dequantize_button.clicked.connect(self.dequantize_current)
-        self.dequantize_button.hide()
-        self.decompress_button = QPushButton("Decompress in a new window", self, objectName="tensors.decompress")
-        self.decompress_button.setToolTip("Open the chosen compressed npz member's or chunked HDF5 "
-                                          "dataset's values (a copy in memory) in a new window")
-        self.decompress_button.clicked.connect(self.decompress_current)
-        self.decompress_button.hide()
-        self.dequantize_error = QLabel(self, objectName="tensors.dequantizeError")
-        self.dequantize_error.setWordWrap(True)
-        self.dequantize_error.setTextFormat(Qt.PlainText)
-        self.dequantize_error.setStyleSheet(palette.banner_style("error"))
-        self.dequantize_error.hide()
+        self.open_button = QPushButton("Open in a new window", self, objectName="tensors.openValues")
+        self.open_button.setToolTip("Open the chosen tensor's values in a new window: a copy in memory "
+                                    "(decompressed, read by h5py, dequantized by the gguf package, "
+                                    "decoded from varints) or a view of the file it lives in")
+        self.open_button.clicked.connect(self.open_current)
+        self.open_button.hide()
+        self.values_error = QLabel(self, objectName="tensors.valuesError")
+        self.values_error.setWordWrap(True)
+        self.values_error.setTextFormat(Qt.PlainText)
+        self.values_error.setStyleSheet(palette.banner_style("error"))
+        self.values_error.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.filter_edit)
         layout.addWidget(self.tree, 1)
-        layout.addWidget(self.dequantize_button)
-        layout.addWidget(self.decompress_button)
-        layout.addWidget(self.dequantize_error)
+        layout.addWidget(self.open_button)
+        layout.addWidget(self.values_error)
         layout.addWidget(self.problems)
         self.filter_edit.textChanged.connect(self._on_filter)
         self.tree.selectionModel().currentRowChanged.connect(self._on_current)
+        self.tree.activated.connect(self._on_activated)
         document.containerChanged.connect(self._on_container)
         document.paramsChanged.connect(self._show_current)
         self._on_container(document.container)
@@ -251,11 +256,9 @@ class TensorsPanel(QWidget):
         self.problems.setText("\n".join(problems[:20]) + (f"\n... and {len(problems) - 20} more"
                                                             if len(problems) > 20 else ""))
         self.problems.setVisible(bool(problems))
-        self.dequantize_button.setVisible(listing is not None and any(
-            "quantization" in entry.extras for entry in listing.entries))
-        self.decompress_button.setVisible(listing is not None and any(
-            copy_kind(entry) is not None for entry in listing.entries))
-        self.dequantize_error.hide()
+        self.open_button.setVisible(listing is not None and any(
+            opens_in_new_window(entry) for entry in listing.entries))
+        self.values_error.hide()
         self._show_current()
 
     def _on_filter(self, text: str) -> None:
@@ -266,8 +269,8 @@ class TensorsPanel(QWidget):
     def _show_current(self, *_args: object) -> None:
         """Select the row of the entry the decode parameters show (without choosing it again)."""
         entry = self._document.current_entry
-        if entry is None:  # the file shown as bytes: offer the first tensor that needs a copy
-            entry = self._first_copied_entry()
+        if entry is None:  # the file shown as bytes: offer the first tensor of a new window
+            entry = self._first_other_entry()
         index = self.model.index_of(entry) if entry is not None else None
         selection = self.tree.selectionModel()
         selection.blockSignals(True)
@@ -283,67 +286,44 @@ class TensorsPanel(QWidget):
         self.tree.viewport().update()
 
     def _enable_computing_buttons(self) -> None:
-        self.dequantize_button.setEnabled(self._current_with("quantization") is not None)
-        copied = self._copied_current()
-        self.decompress_button.setEnabled(copied is not None)
-        self.decompress_button.setText("Read into a new window" if copied is not None
-                                       and copy_kind(copied) == "read" else "Decompress in a new window")
+        self.open_button.setEnabled(opens_in_new_window(self._current_entry()))
 
-    def _first_copied_entry(self) -> TensorEntry | None:
+    def _first_other_entry(self) -> TensorEntry | None:
         """With no tensor a view of the file (a savez_compressed archive, an HDF5 file of
-        chunked datasets), the first one whose values come as a copy; else None."""
+        chunked datasets), the first one whose values open in a new window; else None."""
         listing = self._document.container
-        if listing is None or any(entry.mappable for entry in listing.entries):
+        if listing is None or any(entry.local_view for entry in listing.entries):
             return None
-        return next((entry for entry in listing.entries if copy_kind(entry) is not None), None)
+        return next((entry for entry in listing.entries if opens_in_new_window(entry)), None)
 
     def _current_entry(self) -> TensorEntry | None:
         return self.model.entry(self.tree.selectionModel().currentIndex())
 
-    def _current_with(self, extra: str) -> TensorEntry | None:
-        """The current row's entry if it has ``extra`` (``"quantization"``)."""
-        entry = self._current_entry()
-        return entry if entry is not None and extra in entry.extras else None
+    def open_current(self) -> None:
+        """Open the current row's values in a new window (the button): :meth:`Document.entry_values`,
+        then :attr:`valuesComputed`; a refusal is shown under the tree."""
+        self._open_values(self._current_entry())
 
-    def _copied_current(self) -> TensorEntry | None:
-        """The current row's entry if its values come as a copy (compressed, chunked)."""
-        entry = self._current_entry()
-        return entry if entry is not None and copy_kind(entry) is not None else None
+    def _on_activated(self, index: QModelIndex) -> None:  # Enter or a double click on a row
+        self._open_values(self.model.entry(index))
 
-    def dequantize_current(self) -> None:
-        """Open the current row's dequantized float32 values in a new window (the button)."""
-        from core.formats.gguf import dequantize  # the gguf package only when asked
-
-        entry = self._current_with("quantization")
-        if entry is not None:
-            self._open_computed(dequantize, entry, f"{entry.extras['quantization']}, dequantized")
-
-    def decompress_current(self) -> None:
-        """Open the current row's values, decompressed or read by h5py, in a new window (the button)."""
-        entry = self._copied_current()
-        if entry is not None:
-            how = "decompressed" if copy_kind(entry) == "decompress" else "read by h5py"
-            self._open_computed(values_copy, entry, how)
-
-    def _open_computed(self, compute, entry: TensorEntry, how: str) -> None:
-        """Emit :attr:`valuesComputed` with ``compute(source, entry)``, or show its refusal."""
-        pipeline = self._document.pipeline
-        if pipeline is None:
+    def _open_values(self, entry: TensorEntry | None) -> None:
+        if not opens_in_new_window(entry):
             return
         QApplication.setOverrideCursor(Qt.WaitCursor)
         try:
-            values = compute(pipeline.source, entry)
+            values, name = self._document.entry_values(entry)
         except CoreError as error:
-            self.dequantize_error.setText(describe_error(error).message)
-            self.dequantize_error.show()
+            self.values_error.setText(describe_error(error).message)
+            self.values_error.show()
             return
         finally:
             QApplication.restoreOverrideCursor()
-        self.dequantize_error.hide()
-        self.valuesComputed.emit(values, f"{entry.name} ({how})")
+        self.values_error.hide()
+        self.valuesComputed.emit(values, name)
 
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         self._enable_computing_buttons()
         entry = self.model.entry(current)
-        if entry is not None and entry.mappable and entry is not self._document.current_entry:
+        if entry is not None and entry.local_view and entry is not self._document.current_entry:
             self._document.choose_tensor(entry.name)

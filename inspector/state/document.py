@@ -9,7 +9,10 @@ A single file that is a container (safetensors, npz, TFLite, GGUF...: :mod:`core
 listed when it is opened (:attr:`Document.container`); choosing one of its tensors
 (:meth:`Document.choose_tensor`) is an ordinary, undoable edit of the decode parameters, and the
 tensor shown is the entry whose byte range the parameters select (:attr:`Document.current_entry`),
-so the choice has no state of its own.
+so the choice has no state of its own. That is for entries that are views of the open file
+(:attr:`~core.formats.entry.TensorEntry.local_view`); any other entry (a copy or computed value,
+a view of another file) is opened the one way :func:`core.formats.values.open_entry` opens it,
+and :meth:`Document.entry_values` gives its values for a window of their own.
 
 Edits of the decode parameters and of the slice are commands on :attr:`Document.history`
 (:mod:`inspector.state.commands`): :meth:`Document.undo` / :meth:`Document.redo` walk through
@@ -24,14 +27,16 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+import numpy as np
 from PySide6.QtCore import QObject, Signal
 
-from core.errors import DEBUG_VARIABLE, CoreError, ErrorReport, SourceError, describe_error
+from core.errors import DEBUG_VARIABLE, ContainerError, CoreError, ErrorReport, SourceError, describe_error
 from core.files.file_change import ChangeReport
 from core.files.memory import open_memory
 from core.formats.entry import ContainerListing, TensorEntry, find_entry
 from core.formats.reader import HeaderReader
 from core.formats.registry import list_container
+from core.formats.values import open_entry
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.slicing.expr import format_slice, parse_slice
 from core.slicing.spec import SliceSpec
@@ -210,6 +215,8 @@ class Document(QObject):
             return None
         params = self._params
         for entry in self._container.entries:
+            if not entry.in_listed_file or entry.strides != params.strides:
+                continue
             if entry.elements is not None:
                 if entry.elements == params.elements:
                     return entry
@@ -220,19 +227,49 @@ class Document(QObject):
     def choose_tensor(self, name: str) -> None:
         """Show the container's tensor called ``name`` (one undoable edit of the parameters).
 
-        A name that is not in the container, or an entry that cannot be shown (compressed,
-        quantized...), is reported through :attr:`errorChanged` and changes nothing.
+        A name that is not in the container, or an entry that is not a view of the open file
+        (compressed, quantized, in another file: :meth:`entry_values`), is reported through
+        :attr:`errorChanged` and changes nothing.
         """
         if self._container is None:
             return
         try:
-            params = find_entry(self._container, name).params(view_as=self._params.view_as)
+            entry = find_entry(self._container, name)
+            if entry.mappable and not entry.local_view:
+                raise ContainerError(f"'{name}' lives in another file ({entry.file}): open it in a new "
+                                     "window (entry_values)", field="tensor")
+            params = entry.params(view_as=self._params.view_as)
         except CoreError as error:
             self._set_error(error)
             return
         if params != self._params:
             self._history.push(ValueCommand(f"choose tensor {name}", self._params, params,
                                             self._apply_params, None))
+
+    def entry_values(self, entry: TensorEntry) -> tuple[np.ndarray, str]:
+        """The values of a container entry this document does not show by its parameters (not
+        a :attr:`~core.formats.entry.TensorEntry.local_view`), and the name of a window
+        showing them (``"q8 (Q8_0, dequantized)"``): a copy or computed value from its
+        format's ``values`` hook (budget-checked), or a view of the other file it lives in.
+        Nothing of the document changes.
+
+        Raises
+        ------
+        CoreError
+            No container is open, the entry cannot be shown (its problem), or its values are
+            refused (package missing, over the copy budget, a corrupt member...).
+        """
+        if self._pipeline is None or self._container is None:
+            raise ContainerError("no container file is open (open one to read its tensors)", field="tensor")
+        opened = open_entry(self._pipeline.source, self._container, entry)
+        if opened.values is not None:
+            opened.source.close()  # the memory source over the array: the array stays
+            return opened.values.array, f"{entry.name} ({opened.how})"
+        if not opened.owned:
+            raise ContainerError(f"'{entry.name}' is a view of the open file: choose it to show it",
+                                 field="tensor")
+        with Pipeline(opened.source) as pipeline:  # the view keeps the other file's map alive
+            return pipeline.run(opened.params).view, f"{entry.name} ({opened.how})"
 
     # ------------------------------------------------------------------ edits
     def open_files(
@@ -291,7 +328,7 @@ class Document(QObject):
         self._paths = pipeline.source.paths
         self._container, self._container_error = _listing(pipeline)
         if self._container is not None and params == DecodeParams():
-            first = next((e for e in self._container.entries if e.mappable), None)
+            first = next((e for e in self._container.entries if e.local_view), None)
             if first is not None:
                 params = first.params()  # no settings for this file: show its first tensor
         self._params = params

@@ -120,8 +120,9 @@ class SettingsStore:
             params = data.get("params", {})
             if not isinstance(params, dict) or not set(params) <= _PARAM_FIELDS:
                 return None
-            if isinstance(params.get("shape"), list):
-                params["shape"] = tuple(params["shape"])
+            for name in ("shape", "strides"):
+                if isinstance(params.get(name), list):
+                    params[name] = tuple(params[name])
             if not all(_valid_param(name, value) for name, value in params.items()):
                 return None
             slice_text = data.get("slice", "")
@@ -200,6 +201,6 @@ def _valid_param(name: str, value: object) -> bool:
         return isinstance(value, str) and 0 < len(value) < 64
     if name in ("little_endian", "extended_types"):
         return isinstance(value, bool)
-    if name == "shape":
+    if name in ("shape", "strides"):
         return isinstance(value, tuple) and all(type(d) is int for d in value)
     return type(value) is int

@@ -64,6 +64,15 @@ def test_tensor_reads_a_container_entry_by_name(tmp_path):
         core.tensor(tmp_path / "raw.bin", "a")
 
 
+def test_tensor_reads_copies_and_computed_values_as_the_command_does(tmp_path, quantized_gguf):
+    np.savez_compressed(tmp_path / "c.npz", a=np.arange(6, dtype=">i2").reshape(2, 3))
+    assert core.tensor(tmp_path / "c.npz", "a", "[:, 1:]").tolist() == [[1, 2], [4, 5]]  # decompressed
+    assert core.tensor(tmp_path / "c.npz", "a", shape=(3, 2)).tolist() == [[0, 1], [2, 3], [4, 5]]
+    path, expected = quantized_gguf
+    np.testing.assert_array_equal(core.tensor(path, "q8"), expected)  # dequantized
+    assert core.tensor(path, "q8", dtype="uint8").shape == (136,)  # an explicit layout: the raw blocks
+
+
 def test_slice_array_is_strided_slice():
     array = np.arange(24).reshape(2, 3, 4)
     np.testing.assert_array_equal(core.slice_array(array, "[1, ..., ::-2]"), array[1, ..., ::-2])

@@ -30,9 +30,9 @@ def test_list_is_a_table(model, capsys):
     assert out == (
         f"safetensors file '{model}': 2 tensors\n"
         "  step: 10\n"
-        "name            dtype    shape   offset  bytes  notes\n"
-        "layer.0.weight  float32  (2, 3)     176     24  stored as F32\n"
-        "layer.0.bias    int16    (2,)       200      4  stored as I16\n")
+        "name            dtype    shape   kind  offset  bytes  notes\n"
+        "layer.0.weight  float32  (2, 3)  view     176     24  stored as F32\n"
+        "layer.0.bias    int16    (2,)    view     200      4  stored as I16\n")
 
 
 def test_list_json(model, capsys):
@@ -41,7 +41,8 @@ def test_list_json(model, capsys):
     assert document["format"] == "safetensors" and document["metadata"] == {"step": "10"}
     assert document["tensors"][0] == {  # the header's order (the writer aligns and sorts)
         "name": "layer.0.weight", "dtype": "float32", "stored_type": "F32",
-        "byte_order": "little", "shape": [2, 3], "offset": 176, "nbytes": 24,
+        "byte_order": "little", "shape": [2, 3], "storage": "view", "strides": None, "file": None,
+        "offset": 176, "nbytes": 24,
         "mappable": True, "problem": None, "extras": {}}
 
 
@@ -165,9 +166,9 @@ def test_a_container_shown_as_raw_bytes_says_how_to_open_its_tensors(tmp_path, c
     assert capsys.readouterr().err == ""
 
 
-def test_dequantize_shows_a_quantized_gguf_tensors_float32_values(quantized_gguf, capsys):
+def test_tensor_shows_a_quantized_gguf_tensors_float32_values(quantized_gguf, capsys):
     path, expected = quantized_gguf
-    assert main([str(path), "--tensor", "q8", "--dequantize", "--slice", "1, -3:", "--json"]) == 0
+    assert main([str(path), "--tensor", "q8", "--slice", "1, -3:", "--json"]) == 0
     captured = capsys.readouterr()
     document = json.loads(captured.out)
     assert document["shape"] == [3] and document["dtype"] == "float32"
@@ -176,18 +177,21 @@ def test_dequantize_shows_a_quantized_gguf_tensors_float32_values(quantized_gguf
     # Q8_0 of a ramp ending at 4.0: the last value comes back within one step of 4/127
     assert abs(document["values"][-1] - 4.0) < 4 / 127
     assert "note: 'q8' (Q8_0) dequantized to float32 by the gguf package: a copy of 512 bytes" in captured.err
-    # without --dequantize the same tensor is its raw blocks: 2 rows of 2 blocks of 34 bytes
-    assert main([str(path), "--tensor", "q8", "--json", "--limit", "0"]) == 0
-    assert json.loads(capsys.readouterr().out)["shape"] == [2, 68]
+    # --dequantize (older scripts) is accepted and changes nothing
+    assert main([str(path), "--tensor", "q8", "--dequantize", "--slice", "1, -3:", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["values"] == document["values"]
+    # a layout option shows its bytes in the file: 2 rows of 2 blocks of 34 bytes, flat
+    assert main([str(path), "--tensor", "q8", "--dtype", "uint8", "--json", "--limit", "0"]) == 0
+    assert json.loads(capsys.readouterr().out)["shape"] == [136]
 
 
-def test_dequantize_needs_a_quantized_tensor(quantized_gguf, capsys):
+def test_dequantize_is_ignored_for_a_plain_tensor_and_without_tensor(quantized_gguf, capsys):
+    # It used to refuse both; the one path for every entry made it a no-op alias.
     path, _ = quantized_gguf
-    assert main([str(path), "--dequantize"]) == 2
-    assert capsys.readouterr().err == ("error: --dequantize needs --tensor NAME (the quantized GGUF tensor "
-                                       "to dequantize; --list shows the names)\n")
-    assert main([str(path), "--tensor", "plain", "--dequantize"]) == 2
-    assert "'plain' is not a quantized GGUF tensor" in capsys.readouterr().err
+    assert main([str(path), "--tensor", "plain", "--dequantize", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["values"] == [1.5, 2.5]
+    assert main([str(path), "--dequantize", "--limit", "0"]) == 0
+    assert capsys.readouterr().out.startswith("shape: (")
 
 
 def _tfrecord(path, *records: bytes):

@@ -9,9 +9,9 @@ import pytest
 from core.errors import ContainerError
 from core.files.sources import open_source
 from core.formats import gguf as gguf_format
-from core.formats.entry import find_entry
+from core.formats.entry import Storage, find_entry
 from core.formats.registry import list_file
-from core.pipeline.pipeline import Pipeline
+from core.pipeline.pipeline import DecodeParams, Pipeline
 
 gguf = pytest.importorskip("gguf")
 from gguf.constants import GGMLQuantizationType as Q
@@ -79,19 +79,20 @@ def test_plain_tensors_in_c_order_with_values(tmp_path):
         assert pipeline.run(bf.params()).view.astype(np.float32).tolist() == [1.5, -3.0, 256.0]
 
 
-def test_quantized_tensors_are_raw_blocks_and_dequantize_on_request(tmp_path):
+def test_quantized_tensors_are_computed_values_over_their_raw_blocks(tmp_path):
     path = write_gguf(tmp_path / "q.gguf")
     listing = list_file(path)
     q8 = find_entry(listing, "q8")
     # 2 rows of 64 values: 2 blocks of 32 values in 34 bytes per row
-    assert (q8.dtype, q8.shape, q8.nbytes, q8.stored_type) == ("uint8", (2, 68), 136, "Q8_0")
+    assert (q8.dtype, q8.shape, q8.nbytes, q8.stored_type) == ("float32", (2, 64), 136, "Q8_0")
+    assert q8.storage is Storage.COMPUTED and not q8.mappable and q8.readable and q8.problem is None
     assert q8.extras["quantization"] == "Q8_0" and q8.extras["block"] == "32 values in 34 bytes"
-    assert q8.extras["values shape"] == (2, 64)
     expected_blocks = gguf.quants.quantize(ROWS, Q.Q8_0)
-    with Pipeline(path) as pipeline:
-        assert np.array_equal(pipeline.run(q8.params()).view, expected_blocks)
+    with Pipeline(path) as pipeline:  # an explicit dtype shows the raw blocks, flat
+        raw = pipeline.run(q8.params_over(DecodeParams(dtype="uint8"))).view
+        assert np.array_equal(raw, expected_blocks.reshape(-1))
     q4k = find_entry(listing, "q4k")
-    assert (q4k.shape, q4k.extras["values shape"]) == ((2, 144), (2, 256))
+    assert (q4k.shape, q4k.nbytes) == ((2, 256), 2 * 144)
     with open_source(path) as source:
         values = gguf_format.dequantize(source, q8)
         assert values.shape == (2, 64) and values.dtype == np.float32

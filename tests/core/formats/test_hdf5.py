@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from core.errors import ContainerError
-from core.formats.entry import find_entry
+from core.formats.entry import Storage, find_entry
 from core.formats.registry import list_file
 
 h5py = pytest.importorskip("h5py")
@@ -59,35 +59,37 @@ def test_listing(h5):
     assert names == set(DATASETS) | {"chunked", "compact", "text"}
     assert find_entry(listing, "group/be_i32").little_endian is False
     chunked = find_entry(listing, "chunked")
-    assert not chunked.mappable
-    assert chunked.problem == (
-        "HDF5 dataset 'chunked': it is stored in chunks of (10,) with filters deflate, scattered "
-        "through the file, so it is not one byte range and cannot be mapped (--tensor NAME, or "
-        "Read into a new window in the Tensors dock, shows a copy read by h5py; h5repack -l CONTI "
-        "makes it mappable)")
+    # chunked (filters) and compact datasets are not one byte range: copies read by h5py
+    assert not chunked.mappable and chunked.readable and chunked.problem is None
+    assert chunked.storage is find_entry(listing, "compact").storage is Storage.COPY
     assert (chunked.dtype, chunked.shape, chunked.extras) == ("int64", (100,), {"chunks": (10,), "filters": "deflate"})
-    assert "stored compact" in find_entry(listing, "compact").problem
-    assert "not a numeric type" in find_entry(listing, "text").problem
-    with pytest.raises(ContainerError, match="stored in chunks"):
+    assert find_entry(listing, "compact").extras == {"layout": "compact"}
+    text = find_entry(listing, "text")
+    assert "not a numeric type" in text.problem and not text.readable
+    with pytest.raises(ContainerError, match="tensor 'chunked' holds copy values, not a view of the file"):
         chunked.params()
 
 
 def test_chunked_and_compact_datasets_are_read_by_h5py_into_a_copy(h5, monkeypatch):
     from core.budget import BudgetError
     from core.files.sources import open_source
-    from core.formats.copies import copy_kind, values_copy
+    from core.formats.values import entry_values
 
     listing = list_file(str(h5))
     chunked, compact = find_entry(listing, "chunked"), find_entry(listing, "compact")
-    assert copy_kind(chunked) == copy_kind(compact) == "read"
-    assert copy_kind(find_entry(listing, "text")) is None  # not numeric: no copy either
     with open_source(str(h5)) as source:
-        values = values_copy(source, chunked)
-        assert values.dtype == np.int64 and values.tolist() == list(range(100))
-        assert values_copy(source, compact).tolist() == [0, 1, 2, 3]
+        values = entry_values(source, listing, chunked)
+        assert values.array.dtype == np.int64 and values.array.tolist() == list(range(100))
+        assert values.how == "read by h5py"
+        assert values.note == ("'chunked' is stored in chunks of (10,), filters deflate in the file: these "
+                               "are its values as h5py reads them, a copy of 800 bytes in memory (their "
+                               "byte offsets are not file offsets)")
+        assert entry_values(source, listing, compact).array.tolist() == [0, 1, 2, 3]
+        with pytest.raises(ContainerError, match="not a numeric type"):  # not numeric: no copy either
+            entry_values(source, listing, find_entry(listing, "text"))
         monkeypatch.setattr("core.budget.COPY_BUDGET_BYTES", 799)
         with pytest.raises(BudgetError, match="reading HDF5 dataset 'chunked' would copy 800 bytes"):
-            values_copy(source, chunked)
+            entry_values(source, listing, chunked)
 
 
 def test_user_block_offsets_are_absolute(tmp_path, shown):

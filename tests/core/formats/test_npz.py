@@ -11,7 +11,7 @@ import pytest
 
 from core.errors import BudgetError, ContainerError
 from core.files.sources import open_source
-from core.formats.entry import find_entry
+from core.formats.entry import Storage, find_entry
 from core.formats.npz import decompressed_values, list_npz
 from core.formats.reader import HeaderReader
 from core.formats.registry import list_file
@@ -83,19 +83,15 @@ def test_fortran_order_member_is_shown_transposed(tmp_path, shown):
     np.testing.assert_array_equal(values, array.T)
 
 
-def test_compressed_members_say_why_they_cannot_be_mapped(tmp_path):
+def test_compressed_members_are_copies_not_views(tmp_path):
     path = tmp_path / "c.npz"
     np.savez_compressed(path, a=np.zeros(1000), b=np.ones(3))
     listing = list_file(str(path))
     assert [e.name for e in listing.entries] == ["a", "b"]
     entry = listing.entries[0]
-    assert not entry.mappable
-    assert entry.problem == (
-        "npz member 'a.npy': it is compressed (deflate, numpy.savez_compressed), so the file "
-        "holds compressed bytes, not the array's values, and no view of the file can show them "
-        "(--tensor NAME, or Decompress in a new window in the Tensors dock, shows a decompressed "
-        "copy in memory)")
-    with pytest.raises(ContainerError, match="it is compressed"):
+    assert entry.storage is Storage.COPY and not entry.mappable and entry.readable
+    assert entry.problem is None
+    with pytest.raises(ContainerError, match="tensor 'a' holds copy values, not a view of the file"):
         entry.params()
     # dtype and shape come from the member's decompressed .npy header alone
     assert (entry.dtype, entry.little_endian, entry.shape) == ("float64", True, (1000,))

@@ -7,14 +7,16 @@ example.proto), so the wire format read by core.formats.tfrecord is the real one
 
 import struct
 
+import numpy as np
 import pytest
 
 from core.errors import ContainerError, DecodeError
 from core.files.sources import open_source
 from core.formats import tfrecord
-from core.formats.entry import find_entry
+from core.formats.entry import Storage, find_entry
 from core.formats.reader import HeaderReader
 from core.formats.registry import list_file
+from core.formats.values import entry_values
 from core.pipeline.pipeline import Pipeline
 
 descriptor_pb2 = pytest.importorskip("google.protobuf.descriptor_pb2")
@@ -149,9 +151,13 @@ def test_float_list_is_float32_per_record_and_int64_a_decoded_copy(tmp_path):
         result = pipeline.run(x.params())
         assert result.view.tolist() == [[1.5, -2.0], [0.25, 8.0]]
     n = find_entry(listing, "n")
-    assert n.shape == (2, 3) and not n.mappable and "varints" in n.problem
+    # varints are not a view of the file: a copy, decoded by the format's values hook
+    assert n.shape == (2, 3) and n.storage is Storage.COPY and not n.mappable and n.problem is None
     with open_source(path) as source:
         assert tfrecord.int64_values(source, n).tolist() == [[7, -3, 300], [1, 2, 3]]
+        values = entry_values(source, listing, n)
+        assert values.array.dtype == np.int64 and values.array.tolist() == [[7, -3, 300], [1, 2, 3]]
+        assert values.how == "varints decoded"
         with pytest.raises(ContainerError, match="not an int64_list"):
             tfrecord.int64_values(source, x)
 

@@ -100,6 +100,15 @@ def test_none_params_are_left_out(folder):
     assert load_session(str(folder / "s.json")).session == session
 
 
+def test_a_strided_entrys_strides_round_trip(folder):
+    params = DecodeParams(dtype="int16", offset=0, length=16, shape=(4, 2), strides=(1, 4))
+    session = Session(files=(capture_file(str(folder / "data.bin")),), params=params, tensor="fortran")
+    save_session(session, str(folder / "s.json"))
+    assert json.loads((folder / "s.json").read_text())["params"]["strides"] == [1, 4]
+    loaded = load_session(str(folder / "s.json"))
+    assert loaded.session == session and loaded.notes == ()
+
+
 def test_files_outside_the_session_folder_are_absolute(folder, tmp_path_factory):
     elsewhere = tmp_path_factory.mktemp("elsewhere")
     (elsewhere / "far.bin").write_bytes(b"abc")

@@ -61,8 +61,9 @@ def test_a_container_opens_on_its_first_tensor_with_the_dock_listing_all(window,
     assert root.data().startswith("toy: ") and root.data().endswith("(3 tensors)")
     assert model.index(1, 1, root).data() == "float32 (F32)"
     assert model.index(0, 2, root).data() == "(2, 2)"
-    assert model.index(1, 3, root).data() == "16"
-    assert model.index(2, 5, root).data() == "Q4 blocks are not decodable"
+    assert model.index(0, 3, root).data() == "view"
+    assert model.index(1, 4, root).data() == "16"
+    assert model.index(2, 6, root).data() == "Q4 blocks are not decodable"
     assert not model.flags(model.index(2, 0, root)) & Qt.ItemIsSelectable
     assert tree.selectionModel().currentIndex().row() == 0  # the tensor shown is selected
     info = window.decode_panel.info_label.text()
@@ -133,17 +134,18 @@ def test_a_tfrecord_batch_entry_is_recognised_as_the_tensor_shown(window, tmp_pa
     assert tree.selectionModel().currentIndex().row() == row
 
 
-def test_dequantize_opens_a_quantized_tensors_values_in_a_new_window(window, qtbot, quantized_gguf):
+def test_open_in_a_new_window_shows_a_quantized_tensors_values(window, qtbot, quantized_gguf):
     from PySide6.QtWidgets import QPushButton
 
     path, expected = quantized_gguf
     assert window.open_paths([path])
-    button = window.findChild(QPushButton, "tensors.dequantize")
+    button = window.findChild(QPushButton, "tensors.openValues")
     assert button.isVisibleTo(window) and not button.isEnabled()  # "plain" is shown: nothing to do
     tree, model, root, names = _rows(window)
     assert names == ["plain", "q8"]
+    assert [model.index(r, 3, root).data() for r in range(2)] == ["view", "computed"]
     tree.selectionModel().setCurrentIndex(model.index(1, 0, root), QItemSelectionModel.ClearAndSelect)
-    assert window.document.result.view.shape == (2, 68)  # the raw Q8_0 blocks, as stored
+    assert window.document.result.view.tolist() == [1.5, 2.5]  # a computed entry is not chosen
     assert button.isEnabled()
     button.click()
     [other] = window._other_windows.values()
@@ -153,7 +155,7 @@ def test_dequantize_opens_a_quantized_tensors_values_in_a_new_window(window, qtb
     values = other.document.result.view
     np.testing.assert_array_equal(values, expected)
     assert values.shape == (2, 64) and values.dtype == np.float32
-    assert window.document.result.view.shape == (2, 68)  # the file's window is unchanged
+    assert window.document.result.view.tolist() == [1.5, 2.5]  # the file's window is unchanged
 
 
 def test_dequantize_without_the_package_says_how_to_install(window, quantized_gguf, monkeypatch):
@@ -163,13 +165,15 @@ def test_dequantize_without_the_package_says_how_to_install(window, quantized_gg
 
     path, _ = quantized_gguf
     assert window.open_paths([path])
-    window.document.choose_tensor("q8")
+    tree, model, root, _ = _rows(window)
+    tree.selectionModel().setCurrentIndex(model.index(1, 0, root), QItemSelectionModel.ClearAndSelect)
     monkeypatch.setitem(sys.modules, "gguf.quants", None)
-    window.findChild(QPushButton, "tensors.dequantize").click()
-    error = window.findChild(QLabel, "tensors.dequantizeError")
+    window.findChild(QPushButton, "tensors.openValues").click()
+    error = window.findChild(QLabel, "tensors.valuesError")
     assert error.isVisibleTo(window)
     assert error.text() == ("dequantizing 'q8' (Q8_0) needs the gguf package (pip install "
-                            "'tensor-inspector[gguf]'); its raw blocks are shown as uint8 meanwhile")
+                            "'tensor-inspector[gguf]'); meanwhile --dtype uint8 shows its raw blocks")
+    assert not window._other_windows
 
 
 def test_a_named_array_window_shows_its_name(qtbot, tmp_path):
@@ -192,9 +196,8 @@ def test_decompress_opens_a_compressed_npz_members_values_in_a_new_window(window
     path = tmp_path / "c.npz"
     np.savez_compressed(path, a=np.arange(6, dtype=">i2").reshape(3, 2), b=np.ones(4, np.float32))
     window.open_paths([str(path)])
-    button = window.findChild(QPushButton, "tensors.decompress")
+    button = window.findChild(QPushButton, "tensors.openValues")
     assert button.isVisibleTo(window) and button.isEnabled()  # "a" offered: no member is a view
-    assert not window.findChild(QPushButton, "tensors.dequantize").isVisibleTo(window)
     tree, model, root, names = _rows(window)
     assert names == ["a", "b"]
     tree.selectionModel().setCurrentIndex(model.index(0, 0, root), QItemSelectionModel.ClearAndSelect)
@@ -211,7 +214,7 @@ def test_decompress_opens_a_compressed_npz_members_values_in_a_new_window(window
     tree.selectionModel().setCurrentIndex(model.index(1, 0, root), QItemSelectionModel.ClearAndSelect)
     monkeypatch.setattr("core.budget.COPY_BUDGET_BYTES", 8)
     button.click()
-    error = window.findChild(QLabel, "tensors.dequantizeError")
+    error = window.findChild(QLabel, "tensors.valuesError")
     assert error.isVisibleTo(window) and error.text().startswith(
         "decompressing npz member 'b.npy' would copy 16 bytes, above the 8 bytes copy budget")
     assert len(window._other_windows) == 1
@@ -227,11 +230,11 @@ def test_read_opens_a_chunked_hdf5_datasets_values_in_a_new_window(window, qtbot
                            compression="gzip")
         out.create_dataset("plain", data=np.ones(2, np.int8))
     window.open_paths([str(path)])
-    button = window.findChild(QPushButton, "tensors.decompress")
+    button = window.findChild(QPushButton, "tensors.openValues")
     tree, model, root, names = _rows(window)
     assert names == ["gz", "plain"] and button.isVisibleTo(window)
     tree.selectionModel().setCurrentIndex(model.index(0, 0, root), QItemSelectionModel.ClearAndSelect)
-    assert button.isEnabled() and button.text() == "Read into a new window"
+    assert button.isEnabled() and button.text() == "Open in a new window"
     button.click()
     [other] = window._other_windows.values()
     qtbot.addWidget(other)
@@ -250,5 +253,5 @@ def test_an_archive_of_compressed_members_offers_the_first_one_to_decompress(win
     assert window.document.current_entry is None  # no view of the file shows a tensor: bytes
     tree, model, root, names = _rows(window)
     assert model.entry(tree.selectionModel().currentIndex()).name == "a"
-    button = window.findChild(QPushButton, "tensors.decompress")
-    assert button.isEnabled() and button.text() == "Decompress in a new window"
+    button = window.findChild(QPushButton, "tensors.openValues")
+    assert button.isEnabled() and button.text() == "Open in a new window"

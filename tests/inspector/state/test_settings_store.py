@@ -84,3 +84,11 @@ def test_decode_settings_are_found_through_a_link(ini, tmp_path):
     settings = store(ini)
     settings.set_decode_settings((str(data),), DecodeParams(dtype="int16"), "[0]")
     assert settings.decode_settings((str(link),)) == (DecodeParams(dtype="int16"), "[0]")
+
+
+def test_decode_settings_keep_a_strided_entrys_strides(ini, tmp_path):
+    data = tmp_path / "model.bin"
+    data.write_bytes(bytes(24))
+    params = DecodeParams(dtype="int16", offset=0, length=24, shape=(4, 3), strides=(1, 4))
+    store(ini).set_decode_settings((str(data),), params, "")
+    assert store(ini).decode_settings((str(data),)) == (params, "")

@@ -1,0 +1,171 @@
+"""Every container the format tests write, built with each format's own writer, with the values
+the format's own reader gives (numpy, safetensors, h5py, gguf, protobuf, scipy, soundfile,
+idx2numpy): ``build_all(folder) -> [Container]``.
+
+Shared by ``tests/core/formats/test_every_entry.py`` (the command's ``--tensor``) and
+``tests/inspector/panels/test_every_entry_in_the_dock.py`` (the Tensors dock); both load it by
+path (the test folders are not packages). The writers of the per-format tests are reused by
+loading their modules the same way.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import struct
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+
+
+def load_test_module(name: str):
+    """A sibling test module (its writers), loaded by path."""
+    spec = importlib.util.spec_from_file_location(f"formats_{name}", HERE / f"{name}.py")
+    module = sys.modules.setdefault(spec.name, importlib.util.module_from_spec(spec))
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass
+class Container:
+    """One written container: its path, its format, and the reader's values of its entries,
+    by name (the rule for a Fortran-order npz member: the C-order reading of its bytes)."""
+
+    path: str
+    format: str
+    expected: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def safetensors_file(folder: Path) -> Container:
+    from safetensors.numpy import load_file, save_file
+
+    path = folder / "model.safetensors"
+    save_file({"w": np.arange(6, dtype=np.float32).reshape(2, 3) / 3, "ids": np.array([1, -2, 300], np.int64),
+               "h": np.array([0.5, -2.0], np.float16), "flags": np.array([True, False, True])}, str(path))
+    return Container(str(path), "safetensors", dict(load_file(str(path))))
+
+
+def npz_file(folder: Path) -> Container:
+    path = folder / "stored.npz"
+    np.savez(path, a=np.arange(6, dtype=">i2").reshape(2, 3),
+             f=np.asfortranarray(np.arange(6, dtype="<f8").reshape(2, 3)))
+    with np.load(path) as loaded:
+        expected = {"a": loaded["a"], "f": loaded["f"].T}  # listed transposed (docs/containers.md)
+    return Container(str(path), "npz", expected)
+
+
+def compressed_npz_file(folder: Path) -> Container:
+    path = folder / "compressed.npz"
+    np.savez_compressed(path, a=np.arange(12, dtype="<f4").reshape(3, 4), b=np.array([1, -2], ">i2"))
+    with np.load(path) as loaded:
+        expected = {name: loaded[name] for name in ("a", "b")}
+    return Container(str(path), "npz", expected)
+
+
+def tflite_file(folder: Path) -> Container:
+    tflite = load_test_module("test_tflite")
+    path = folder / "model.tflite"
+    path.write_bytes(tflite.build_model(tflite.TENSORS, tflite.BUFFERS, tflite.OPERATORS,
+                                        opcodes=[tflite.FULLY_CONNECTED, tflite.CONV_2D]))
+    model = tflite.S["Model"].Model.GetRootAs(path.read_bytes(), 0)  # the schema's own reader
+    graph = model.Subgraphs(0)
+    expected = {}
+    dtypes = {0: np.float32, 2: np.int32, 3: np.uint8, 9: np.int8}
+    for i in range(graph.TensorsLength()):
+        tensor = graph.Tensors(i)
+        data = model.Buffers(tensor.Buffer()).DataAsNumpy()
+        if isinstance(data, np.ndarray) and data.size:
+            expected[tensor.Name().decode()] = data.view(dtypes[tensor.Type()]).reshape(tensor.ShapeAsNumpy())
+    return Container(str(path), "tflite", expected)
+
+
+def gguf_file(folder: Path) -> Container:
+    import gguf
+
+    path = load_test_module("test_gguf").write_gguf(folder / "model.gguf")
+    expected = {}
+    for tensor in gguf.GGUFReader(path).tensors:  # llama.cpp's reader and dequantizer
+        block, _ = gguf.GGML_QUANT_SIZES[tensor.tensor_type]
+        if tensor.tensor_type == gguf.GGMLQuantizationType.BF16:  # the reader gives its uint16 words
+            values = np.asarray(tensor.data).view(ml_dtypes.bfloat16)
+        elif block > 1:
+            values = gguf.quants.dequantize(tensor.data, tensor.tensor_type)
+        else:
+            values = np.asarray(tensor.data)
+        expected[tensor.name] = values.reshape(tuple(int(d) for d in reversed(tensor.shape)))
+    return Container(path, "gguf", expected)
+
+
+def tfrecord_file(folder: Path) -> Container:
+    tfrecord = load_test_module("test_tfrecord")
+    records = [tfrecord.example(image_raw=bytes([i, 2 * i, 3 * i]), label=[i, -i, 300 * i], x=[0.5 * i, -2.0])
+               for i in range(3)]
+    path = tfrecord.write(folder / "train.tfrecord", *records)
+    parsed, data, pos = [], Path(path).read_bytes(), 0
+    while pos < len(data):  # the framing, then protobuf's own parser
+        (length,) = struct.unpack_from("<Q", data, pos)
+        parsed.append(tfrecord.Example.FromString(data[pos + 12:pos + 12 + length]))
+        pos += 12 + length + 4
+    feature = [example.features.feature for example in parsed]
+    return Container(path, "tfrecord", {
+        "image_raw": np.array([list(f["image_raw"].bytes_list.value[0]) for f in feature], np.uint8),
+        "label": np.array([list(f["label"].int64_list.value) for f in feature], np.int64),
+        "x": np.array([list(f["x"].float_list.value) for f in feature], np.float32)})
+
+
+def wav_file(folder: Path) -> Container:
+    from scipy.io import wavfile
+
+    path = folder / "speech.wav"
+    wavfile.write(path, 8000, (np.arange(20, dtype=np.int16).reshape(10, 2) - 7) * 1000)
+    return Container(str(path), "wav", {"samples": wavfile.read(path)[1]})
+
+
+def aiff_file(folder: Path) -> Container:
+    import soundfile
+
+    path = folder / "speech.aiff"
+    soundfile.write(path, np.linspace(-0.5, 0.5, 16).reshape(8, 2), 8000, format="AIFF", subtype="PCM_16")
+    return Container(str(path), "aiff", {"samples": soundfile.read(path, dtype="int16")[0]})
+
+
+def hdf5_file(folder: Path) -> Container:
+    import h5py
+
+    path = folder / "data.h5"
+    with h5py.File(path, "w") as out:
+        out.create_dataset("contiguous", data=np.arange(6, dtype=">f8").reshape(2, 3))
+        out.create_dataset("group/chunked", data=np.arange(40, dtype="<i4").reshape(4, 10), chunks=(1, 10),
+                           compression="gzip")
+        out.create_dataset("compact", data=np.array([3, 1, 4, 1, 5], np.int16),
+                           dcpl=_compact_plist(h5py))
+    with h5py.File(path, "r") as handle:
+        expected = {name: handle[name][()] for name in ("contiguous", "group/chunked", "compact")}
+    return Container(str(path), "hdf5", expected)
+
+
+def _compact_plist(h5py):
+    plist = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    plist.set_layout(h5py.h5d.COMPACT)
+    return plist
+
+
+def idx_file(folder: Path) -> Container:
+    import idx2numpy
+
+    path = folder / "train-images-idx3-ubyte"
+    idx2numpy.convert_to_file(str(path), np.arange(2 * 3 * 4, dtype=np.uint8).reshape(2, 3, 4))
+    return Container(str(path), "idx", {"data": idx2numpy.convert_from_file(str(path))})
+
+
+BUILDERS = (safetensors_file, npz_file, compressed_npz_file, tflite_file, gguf_file, tfrecord_file,
+            wav_file, aiff_file, hdf5_file, idx_file)
+
+
+def build_all(folder: Path) -> list[Container]:
+    """Every container above, written into ``folder``."""
+    return [build(folder) for build in BUILDERS]

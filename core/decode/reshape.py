@@ -228,5 +228,8 @@ def strided_view(values: np.ndarray, shape: Sequence[int], strides: Sequence[int
                              f"the {flat.size} values there are (a corrupt entry, or the wrong "
                              "strides)", field="shape")
     itemsize = flat.strides[0] if flat.ndim and flat.size > 1 else flat.dtype.itemsize
+    # an axis of one element (or none) never steps: its stride may be anything, so it is 0 here
+    # (a huge one would overflow numpy's byte strides; the bounds check above never sees it)
+    steps = tuple(0 if n <= 1 else step for n, step in zip(dims, steps))
     return np.lib.stride_tricks.as_strided(flat, dims, tuple(step * itemsize for step in steps),
                                            writeable=False)

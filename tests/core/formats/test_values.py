@@ -195,3 +195,14 @@ def test_every_format_with_copies_has_the_values_hook():
     assert format_named("gguf").values is not None
     with pytest.raises(ContainerError, match="no container format is named 'pt'"):
         format_named("pt")
+
+
+def test_hostile_strides_never_reach_outside_the_values(toy):
+    entry = next(e for e in list_file(toy).entries if e.name == "fortran")
+    with Pipeline(toy) as pipeline:
+        # an axis of one element may carry any stride (as numpy and PyTorch allow): it never steps
+        one = pipeline.run(dataclasses.replace(entry, shape=(1, 3), strides=(2**62, 4)).params())
+        assert one.view.tolist() == [[0, 4, 8]]
+        for strides in ((2**62, 1), (1, 2**40)):
+            with pytest.raises(ShapeError, match="past the 12 values there are"):
+                pipeline.run(dataclasses.replace(entry, strides=strides).params())

@@ -8,6 +8,6 @@ plot, byte provenance, statistics, export, code snippets) works on it as on a ra
 of the read-only map. Headers are read through :class:`~core.files.sources.FileSource` and are
 bounded by :data:`~core.formats.reader.HEADER_LIMIT`; data pages are never touched by a listing.
 
-May import: ``core.errors``, ``core.budget``, ``core.dtypes``, ``core.files``, ``core.text``,
-``core.pipeline``.
+May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``, ``core.slicing``,
+``core.decode``, ``core.tflite``, ``core.files``, ``core.scan`` and ``core.pipeline``.
 """

@@ -46,7 +46,6 @@ from core.pipeline.pipeline import DecodeParams
 from core.text.names import printable_name
 from inspector.bytes.data_inspector import DataInspector
 from inspector.bytes.hex_actions import HexActions
-from inspector.bytes.hex_view import HexView
 from inspector.bytes.link import BytesLink
 from inspector.bytes.marks import follow_bookmarks_in_hex
 from inspector.compare.panel import ComparePanel
@@ -74,6 +73,7 @@ from inspector.table.panel import TablePanel
 from inspector.widgets import palette
 from inspector.widgets.elided_label import let_long_words_overflow
 from inspector.widgets.focus_frame import FocusFrame, first_focusable
+from inspector.widgets.hex_view import HexView
 from inspector.widgets.plain_text import display_name, html_text, tooltip_text
 from inspector.window_layout import DockLayout
 from inspector.window_menus import WindowMenus

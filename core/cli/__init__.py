@@ -15,7 +15,10 @@ Adding a command is one module with ``run(words) -> int`` plus one line in ``COM
 Every command runs the same :class:`~core.pipeline.pipeline.Pipeline` as the GUI and formats
 numbers with :mod:`core.text`; nothing here imports Qt.
 
-May import: the engine (every other ``core`` package).
+May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``, ``core.slicing``,
+``core.decode``, ``core.tflite``, ``core.files``, ``core.scan``, ``core.pipeline``,
+``core.formats``, ``core.export``, ``core.session``, ``core.guess``, ``core.compare`` and
+``core.api`` (every engine package below it but ``core.display``).
 """
 
 from core.cli.commands import main

@@ -16,6 +16,8 @@ For the GUI: :func:`core.compare.scanner.compare_results` (or ``compare_sides`` 
 ``cancelled``; :class:`core.compare.result.CompareResult` holds what to show;
 :func:`core.compare.scanner.window_differences` gives the differences of the elements on screen.
 
-May import: ``core.errors``, ``core.budget``, ``core.dtypes``, ``core.text``, ``core.files``,
-``core.scan``, ``core.pipeline``, ``core.export``.
+May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``, ``core.slicing``,
+``core.decode``, ``core.tflite``, ``core.files``, ``core.scan``, ``core.pipeline``,
+``core.formats``, ``core.export`` and ``core.session`` (every engine package below it but
+``core.display``).
 """

@@ -4,5 +4,6 @@ and the table's heat map), colour images of channel axes (``colour_image``: RGB/
 uint8 RGBA) and the bounded sample of a complex signal's constellation (``constellation``, read
 through a duck-typed ``BlockReader``). No Qt here: the GUI draws what these functions return.
 
-May import: ``core.errors``, ``core.text``.
+May import: ``core.errors``, ``core.dtypes``, ``core.text`` and ``core.budget``. Only the app
+(``inspector``) imports this package: the pipeline, the CLI and the API never draw.
 """

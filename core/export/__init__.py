@@ -1,5 +1,5 @@
 """Export: the current view to ``.npy``, raw ``.bin`` or ``.csv``, and as numpy / TensorFlow code.
 
-May import: ``core.errors``, ``core.budget``, ``core.dtypes``, ``core.files``, ``core.tflite``,
-``core.slicing``, ``core.pipeline``, ``core.scan``, ``core.text``.
+May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``, ``core.slicing``,
+``core.decode``, ``core.tflite``, ``core.files``, ``core.scan`` and ``core.pipeline``.
 """

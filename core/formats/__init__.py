@@ -16,6 +16,6 @@ Headers are read through :class:`~core.files.sources.FileSource` and are bounded
 format is one module with ``FORMAT = ContainerFormat(...)`` plus one line in
 :mod:`core.formats.registry` (docs/containers.md, "Adding a format").
 
-May import: ``core.errors``, ``core.budget``, ``core.dtypes``, ``core.files``, ``core.text``,
-``core.pipeline``.
+May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``, ``core.slicing``,
+``core.decode``, ``core.tflite``, ``core.files``, ``core.scan`` and ``core.pipeline``.
 """

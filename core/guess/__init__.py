@@ -9,8 +9,10 @@ order (:mod:`.plausibility`), periodicity (:mod:`.periodicity`), headers and con
 :class:`~core.pipeline.pipeline.DecodeParams` with the reasons that raised or lowered it.
 :mod:`core.cli.guess` prints a report for ``tensor-inspect --guess``.
 
-May import: ``core.errors``, ``core.dtypes``, ``core.files``, ``core.formats``, ``core.pipeline``,
-``core.text``.
+May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``, ``core.slicing``,
+``core.decode``, ``core.tflite``, ``core.files``, ``core.scan``, ``core.pipeline``,
+``core.formats``, ``core.export`` and ``core.session`` (every engine package below it but
+``core.display``).
 """
 
 from core.guess.ranking import Candidate, GuessReport, guess_layout, guess_report

@@ -10,7 +10,8 @@
 - ``placement``: where bookmarks lie in the view on screen (the window's marks, docs/bookmarks.md);
 - ``sniff``: whether a file is a session, told by its content.
 
-Everything here is pure data and file rules, never Qt. May import ``core.errors``,
-``core.dtypes``, ``core.files`` (the checked reads and atomic writes), ``core.pipeline``,
-``core.slicing``, ``core.text`` and the standard library.
+Everything here is pure data and file rules, never Qt (``core.files`` does the checked reads and
+the atomic writes). May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``,
+``core.slicing``, ``core.decode``, ``core.tflite``, ``core.files``, ``core.scan`` and
+``core.pipeline``.
 """

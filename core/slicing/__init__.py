@@ -6,5 +6,6 @@ Layers, bottom up: ``tokens``, ``validate`` -> ``strided_slice`` -> ``analysis``
 (``SliceSpec``, the op ``strided_slice``) -> ``expr``, ``editing``, ``feedback`` ->
 ``source_code``. The modules below ``spec`` name ``SliceSpec`` only in annotations.
 
-May import: ``core.errors``. Pure Python + numpy on shapes and views; never reads a file.
+May import: ``core.errors``, ``core.dtypes``, ``core.text`` and ``core.budget``. Pure Python + numpy
+on shapes and views; never reads a file.
 """

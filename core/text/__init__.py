@@ -1,6 +1,6 @@
 """Text for values: one formatter for every place a number is shown or written as text.
 
-May import: ``core.dtypes``. Pure numpy; the table, plot readout, status bar, statistics, data
-inspector, CSV export and the CLI all format through here. ``array_layout`` streams numpy's
-``array2string`` layout of those texts (the CLI's output, in bounded memory).
+May import: ``core.errors`` and ``core.dtypes``. Pure numpy; the table, plot readout, status bar,
+statistics, data inspector, CSV export and the CLI all format through here. ``array_layout`` streams
+numpy's ``array2string`` layout of those texts (the CLI's output, in bounded memory).
 """

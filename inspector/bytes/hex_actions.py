@@ -1,6 +1,6 @@
 """What the user can do with the bytes of the hex view: copy, go to an offset, use as header offset.
 
-:class:`HexActions` puts the actions on a :class:`~inspector.bytes.hex_view.HexView` (its
+:class:`HexActions` puts the actions on a :class:`~inspector.widgets.hex_view.HexView` (its
 context menu, with shortcuts active while the view has the focus) and the main window lists them
 in its menus.
 
@@ -25,7 +25,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QInputDialog
 
-from inspector.bytes.hex_view import HexView
+from inspector.widgets.hex_view import HexView
 
 __all__ = ["COPY_LIMIT", "HexActions", "bytes_as_hex", "bytes_as_python", "parse_offset"]
 

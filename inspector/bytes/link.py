@@ -1,7 +1,7 @@
 """Where a number comes from: the Bytes panel and the data inspector follow the document.
 
 :class:`BytesLink` connects one :class:`inspector.state.document.Document` to a
-:class:`~inspector.bytes.hex_view.HexView` and a
+:class:`~inspector.widgets.hex_view.HexView` and a
 :class:`~inspector.bytes.data_inspector.DataInspector`; the main window only creates it.
 
 Rules
@@ -26,8 +26,8 @@ from PySide6.QtCore import QObject, Signal
 
 from core.errors import describe_error
 from inspector.bytes.data_inspector import DataInspector
-from inspector.bytes.hex_view import HexView
 from inspector.state.document import Document
+from inspector.widgets.hex_view import HexView
 
 __all__ = ["BytesLink", "INSPECTED_BYTES"]
 

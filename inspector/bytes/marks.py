@@ -1,6 +1,6 @@
 """Bookmarks in the hex view: their bytes as coloured backgrounds, and a chosen range selected.
 
-:func:`follow_bookmarks_in_hex` gives a :class:`~inspector.bytes.hex_view.HexView` a mark source
+:func:`follow_bookmarks_in_hex` gives a :class:`~inspector.widgets.hex_view.HexView` a mark source
 over :meth:`Bookmarks.placements <inspector.state.bookmarks.Bookmarks.placements>`:
 
 - a byte-range bookmark colours its bytes, whatever the decode parameters;
@@ -19,8 +19,8 @@ from PySide6.QtGui import QColor
 
 from core.errors import CoreError
 from core.session.placement import in_box
-from inspector.bytes.hex_view import HexView
 from inspector.state.document import Document
+from inspector.widgets.hex_view import HexView
 
 __all__ = ["MARK_ALPHA", "follow_bookmarks_in_hex", "hex_marks"]
 

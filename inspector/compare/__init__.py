@@ -7,5 +7,6 @@ navigation, B's bytes, copy as code), the values the table shows for a compariso
 Everything it shows comes from :class:`inspector.state.comparison.Comparison` (the one owner of
 B and the compare settings) and :mod:`core.compare`; it computes nothing itself.
 
-May import: ``core``, ``inspector.state``, ``inspector.widgets``.
+May import: ``core``, ``inspector.state`` and ``inspector.widgets``; no other concern of the
+window.
 """

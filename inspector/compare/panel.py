@@ -44,9 +44,9 @@ from core.compare.rules import default_tolerances
 from core.dtypes.table import ENGINE_TYPES
 from core.errors import ErrorReport, describe_error
 from core.text.number_format import format_value
-from inspector.bytes.hex_view import HexView
 from inspector.state.comparison import NAN_POLICIES, QUANTITIES, Comparison
 from inspector.widgets import palette
+from inspector.widgets.hex_view import HexView
 from inspector.widgets.int_field import IntField
 from inspector.widgets.plain_text import display_name, make_plain
 

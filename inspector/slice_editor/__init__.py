@@ -1,4 +1,5 @@
 """The slice editor: a ``SliceSpec`` as an expression, a grid and five mask integers.
 
-May import: ``core``, ``inspector.state``, ``inspector.widgets``.
+May import: ``core``, ``inspector.state`` and ``inspector.widgets``; no other concern of the
+window.
 """

@@ -1,5 +1,5 @@
 """Application state: the document (the one owner of files, parameters, slice, selection, display
 axes and edit history), settings and background tasks.
 
-May import: ``core`` and PySide6's QtCore. Never imports widgets.
+May import: ``core``. Of Qt, only PySide6's QtCore. Never imports widgets.
 """

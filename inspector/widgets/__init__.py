@@ -1,4 +1,5 @@
-"""Small reusable widgets (integer field, focus frame...) and the palette shared by every panel.
+"""Reusable widgets that know no document (integer field, focus frame, elided labels, the hex view
+over any byte reader...) and the palette shared by every panel.
 
-May import: ``core`` and PySide6. Never imports other ``inspector`` packages.
+May import: ``core``. Qt: PySide6. Never imports other ``inspector`` packages.
 """

@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
 )
 
 from core.pipeline.pipeline import DecodeParams
-from inspector.bytes.hex_view import HexView
 from inspector.main_window import MainWindow
 from inspector.plot.panel import configure_pyqtgraph
 from inspector.state.settings_store import SettingsStore
+from inspector.widgets.hex_view import HexView
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "ui-names.md"
 INTERACTIVE = (QAbstractButton, QLineEdit, QComboBox, QAbstractSpinBox, QAbstractItemView, QAbstractSlider,

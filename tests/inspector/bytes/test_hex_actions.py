@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QApplication, QInputDialog
 
 from core.files.sources import open_source
 from inspector.bytes.hex_actions import COPY_LIMIT, HexActions, bytes_as_hex, bytes_as_python, parse_offset
-from inspector.bytes.hex_view import HexView
+from inspector.widgets.hex_view import HexView
 
 
 @pytest.fixture

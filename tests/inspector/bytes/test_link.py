@@ -5,9 +5,9 @@ import pytest
 
 from core.pipeline.pipeline import DecodeParams
 from inspector.bytes.data_inspector import DataInspector
-from inspector.bytes.hex_view import HexView
 from inspector.bytes.link import BytesLink
 from inspector.state.document import Document
+from inspector.widgets.hex_view import HexView
 
 
 @pytest.fixture

@@ -133,7 +133,7 @@ def test_next_and_previous_select_the_element_in_the_document(window, qtbot, fil
 
 
 def test_both_byte_ranges_are_highlighted_a_in_the_bytes_dock_b_in_the_compare_dock(window, qtbot, tmp_path):
-    from inspector.bytes.hex_view import HexView
+    from inspector.widgets.hex_view import HexView
 
     a, b = tmp_path / "a.bin", tmp_path / "b_with_header.bin"
     A.tofile(a)

@@ -13,7 +13,7 @@ from PySide6.QtGui import QMouseEvent, QWheelEvent
 from PySide6.QtWidgets import QAbstractSlider, QApplication
 
 from core.files.sources import open_source
-from inspector.bytes.hex_view import BYTES_PER_ROW, HexView
+from inspector.widgets.hex_view import BYTES_PER_ROW, HexView
 
 LEFT = Qt.MouseButton.LeftButton
 

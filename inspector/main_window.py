@@ -16,6 +16,10 @@ What the window says matches what it shows:
   cleared, the yellow file-change banner says it (with Reload) and the red one stays hidden
   while its error is that change.
 
+The docks come from a table (:data:`inspector.docks.DEFAULT_DOCKS`, or the ``docks`` given):
+:class:`~inspector.window_layout.DockLayout` builds and places them, the window wires the
+widgets to each other, and :class:`~inspector.window_menus.WindowMenus` lists them in the View menu.
+
 Keyboard: the View menu moves the focus to each panel (Alt+1 table ... Alt+8 bookmarks,
 Ctrl+L the slice expression); a :class:`FocusFrame` shows where the focus is; Tab walks every
 panel (the table does not keep it). Help > Keyboard shortcuts lists every key.
@@ -32,7 +36,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QDockWidget,
     QFileDialog,
     QLabel,
     QMainWindow,
@@ -44,26 +47,18 @@ from PySide6.QtWidgets import (
 from core.errors import ErrorReport
 from core.pipeline.pipeline import DecodeParams
 from core.text.names import printable_name
-from inspector.bytes.data_inspector import DataInspector
 from inspector.bytes.hex_actions import HexActions
 from inspector.bytes.link import BytesLink
 from inspector.bytes.marks import follow_bookmarks_in_hex
-from inspector.compare.panel import ComparePanel
-from inspector.compare.plot import ComparisonPlot
 from inspector.compare.table_values import follow_comparison
-from inspector.panels.bookmarks_panel import BookmarksPanel
-from inspector.panels.decode_panel import DecodePanel
+from inspector.docks import DEFAULT_DOCKS, DockContext, DockSpec, Shown
 from inspector.panels.file_watch_banner import FileWatchBanner
 from inspector.panels.guess_banner import GuessBanner
 from inspector.panels.help_dialogs import ShortcutsDialog, show_about
 from inspector.panels.session_banner import SessionBanner
-from inspector.panels.statistics_panel import StatisticsPanel
 from inspector.panels.status_bar import StatusBar
-from inspector.panels.tensors_panel import TensorsPanel
 from inspector.plot.bookmark_marks import follow_bookmarks_in_plot
-from inspector.plot.panel import PlotPanel
 from inspector.session_actions import SessionActions
-from inspector.slice_editor.editor import SliceEditor
 from inspector.state.background_task import shutdown_tasks
 from inspector.state.comparison import Comparison
 from inspector.state.document import Document
@@ -72,20 +67,22 @@ from inspector.table.bookmark_marks import follow_bookmarks_in_table
 from inspector.table.panel import TablePanel
 from inspector.widgets import palette
 from inspector.widgets.elided_label import let_long_words_overflow
-from inspector.widgets.focus_frame import FocusFrame, first_focusable
+from inspector.widgets.focus_frame import FocusFrame
 from inspector.widgets.hex_view import HexView
 from inspector.widgets.plain_text import display_name, html_text, tooltip_text
 from inspector.window_layout import DockLayout
-from inspector.window_menus import WindowMenus
+from inspector.window_menus import PanelActions, WindowCommands, WindowMenus
 from resources import DEFAULT_SAMPLE, resource_path, sample_settings
 
 if TYPE_CHECKING:  # imported when first used: the first frame does not need them (start-up time)
     from inspector.panels.guess_dialog import GuessDialog
 
-class MainWindow(DockLayout, WindowMenus, QMainWindow):
-    """Table in the centre; decode, slice and plot panels docked around it."""
+class MainWindow(QMainWindow):
+    """Table in the centre; decode, slice and plot panels docked around it (``docks``: the table
+    of docks, :data:`~inspector.docks.DEFAULT_DOCKS` with more docks after them, say)."""
 
-    def __init__(self, settings: SettingsStore | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: SettingsStore | None = None, parent: QWidget | None = None, *,
+                 docks: Sequence[DockSpec] = DEFAULT_DOCKS) -> None:
         super().__init__(parent)
         self.setWindowTitle("tensor-inspector")
         self.setAcceptDrops(True)
@@ -128,34 +125,22 @@ class MainWindow(DockLayout, WindowMenus, QMainWindow):
         layout.addWidget(self.table_panel, 1)
         self.setCentralWidget(central)
 
-        self.decode_panel = DecodePanel(self.document)
-        self.plot_panel = PlotPanel(document=self.document)
-        self.docks: dict[str, QDockWidget] = {}
-        self.slice_editor = SliceEditor(self.document)
-        self._add_dock("decode", "Decode", self.decode_panel, Qt.LeftDockWidgetArea)  # scrolls itself
-        self._add_dock("slice", "Slice", self.slice_editor, Qt.LeftDockWidgetArea, scroll=True)
-        self._add_dock("plot", "Plot", self.plot_panel, Qt.RightDockWidgetArea)
-        self.hex_view = HexView()
-        self.data_inspector = DataInspector()
-        self._add_dock("hex", "Bytes", self.hex_view, Qt.BottomDockWidgetArea)
-        self._add_dock("inspector", "Data inspector", self.data_inspector, Qt.BottomDockWidgetArea, scroll=True)
-        self.statistics_panel = StatisticsPanel(self.document)
-        self.statistics_panel.set_log_scale(self.settings.histogram_log_scale())
-        self.statistics_panel.logScaleChanged.connect(self.settings.set_histogram_log_scale)
-        self._add_dock("statistics", "Statistics", self.statistics_panel, Qt.RightDockWidgetArea, scroll=True)
-        self.tabifyDockWidget(self.docks["plot"], self.docks["statistics"])
-        self.tensors_panel = TensorsPanel(self.document)
+        self.comparison = Comparison(self.document, self)
+        self.dock_layout = DockLayout(self, docks, DockContext(self.document, self.comparison, self.settings))
+        self.docks = self.dock_layout.docks  # by name: dock.<name>
+        panels = self.dock_layout.build()
+        self.decode_panel, self.slice_editor, self.plot_panel = panels["decode"], panels["slice"], panels["plot"]
+        self.hex_view, self.data_inspector = panels["hex"], panels["inspector"]
+        self.statistics_panel, self.tensors_panel = panels["statistics"], panels["tensors"]
+        self.compare_panel, self.compare_plot = panels["compare"], panels["comparePlot"]
+        self.bookmarks_panel = panels["bookmarks"]
         self.tensors_panel.valuesComputed.connect(self._open_in_new_window)
-        self._add_dock("tensors", "Tensors", self.tensors_panel, Qt.LeftDockWidgetArea)
-        self.docks["tensors"].hide()  # shown while a container file is open
-        self._build_compare()
-        self._build_bookmarks()
+        self._wire_compare()
+        self._wire_bookmarks()
         self.session_actions = SessionActions(self, self.session_banner)
-        self.docks["plot"].raise_()
         self.setStatusBar(StatusBar(self.document))
         self.hex_actions = HexActions(self.hex_view, self)
-        self._initial_state = self.saveState()  # View > Reset layout goes back to it
-        self._build_menus()
+        self.menus = self._build_menus()
         self.focus_frame = FocusFrame(self)
         for item_view in self.findChildren(QAbstractItemView):
             item_view.setTabKeyNavigation(False)  # Tab moves on to the next control; arrows move between cells
@@ -168,40 +153,50 @@ class MainWindow(DockLayout, WindowMenus, QMainWindow):
         self.hex_actions.message.connect(self._show_status_note)
         self.hex_actions.headerOffsetChosen.connect(self.bytes_link.use_as_header_offset)
         self.document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
+        self.dock_layout.follow(Shown.WITH_CONTAINER)
         self.document.containerChanged.connect(self._on_container_changed)
         self.resize(1280, 800)
-        self._restore_layout()
+        self.dock_layout.restore()
         self._restore_display_options()
         self._update_hint()
 
     # ------------------------------------------------------------------ assembly
+    def _build_menus(self) -> WindowMenus:
+        commands = WindowCommands(
+            open_dialog=self._on_open_triggered, open_paths=self.open_paths, export=self._on_export_triggered,
+            close_file=self.close_file, copy_code=self._copy_code, quit=self.close, focus_panel=self.focus_panel,
+            focus_slice_expression=self.focus_slice_expression, guess=self.show_guess_dialog,
+            shortcuts=self.show_shortcuts, sample=self.open_sample, about=self.show_about)
+        bookmarks = self.bookmarks_panel
+        panels = PanelActions(
+            session=self.session_actions.actions, compare=self.compare_action,
+            copy_comparison=self.compare_panel.copy_code, hex=self.hex_actions.actions,
+            bookmarks=(bookmarks.add_element_action, bookmarks.add_region_action, bookmarks.add_bytes_action),
+            find_bar=self.table_panel.find_bar)
+        return WindowMenus(self, document=self.document, settings=self.settings, commands=commands, panels=panels,
+                           docks=self.dock_layout)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.dock_layout.window_shown()
+
     # ------------------------------------------------------------------ keyboard
     def focus_panel(self, name: str) -> QWidget | None:
-        """Show panel ``name`` (a key of :data:`inspector.window_menus.FOCUS_KEYS`) and give the focus to its first control.
+        """Show panel ``name`` (``"table"`` or a dock's name) and give the focus to its control
+        (:meth:`DockLayout.focus <inspector.window_layout.DockLayout.focus>`).
 
         Returns the widget that got the focus (None if the panel has nothing to focus).
         """
-        preferred = {"table": self.table_panel.view, "slice": self.slice_editor.expression_edit,
-                     "hex": self.hex_view}
-        if name in self.docks:
-            dock = self.docks[name]
-            dock.show()
-            dock.raise_()
-            root = dock.widget()
-        else:
-            root = self.table_panel
-        target = preferred.get(name) or first_focusable(root)
-        if target is not None:
+        if name not in self.docks:
+            target = self.table_panel.view
             target.setFocus(Qt.FocusReason.ShortcutFocusReason)
-        return target
+            return target
+        return self.dock_layout.focus(name)
 
     def focus_slice_expression(self) -> None:
         """Focus the slice expression with its text selected (Ctrl+L, as a browser's address bar)."""
         self.focus_panel("slice")
         self.slice_editor.expression_edit.selectAll()
-
-    def _open_find_bar(self) -> None:
-        self.table_panel.find_bar.open()
 
     def show_shortcuts(self) -> ShortcutsDialog:
         """Help > Keyboard shortcuts (a non-modal dialog listing every key)."""
@@ -216,20 +211,13 @@ class MainWindow(DockLayout, WindowMenus, QMainWindow):
         """Help > About: versions of the app, Python, Qt, numpy, pyqtgraph and the README's place."""
         return show_about(self)
 
-    def _build_compare(self) -> None:
-        """The comparison with a second tensor B: its dock, its plot (beside the plot), the table's
-        values while it is open, File > Compare with… and the F8 / Shift+F8 mismatch keys."""
-        self.comparison = Comparison(self.document, self)
-        self.compare_panel = ComparePanel(self.comparison)
-        self.compare_plot = ComparisonPlot(self.comparison)
-        self._add_dock("compare", "Compare", self.compare_panel, Qt.LeftDockWidgetArea, scroll=True)
-        self._add_dock("comparePlot", "Compare plot", self.compare_plot, Qt.RightDockWidgetArea)
-        for name in ("compare", "comparePlot"):
-            self.docks[name].hide()  # shown once B is opened, then tabbed (see _on_compare_files_changed)
+    def _wire_compare(self) -> None:
+        """The comparison with a second tensor B: the table's values while it is open, File >
+        Compare with… and the F8 / Shift+F8 mismatch keys (its docks show while B is open)."""
         follow_comparison(self.table_panel.model, self.comparison)
         self.compare_panel.openRequested.connect(self._on_compare_triggered)
         self.compare_panel.message.connect(self._show_status_note)
-        self.comparison.filesChanged.connect(self._on_compare_files_changed)
+        self.dock_layout.follow(Shown.WITH_COMPARISON)
         self.compare_action = QAction("&Compare with…", self, triggered=self._on_compare_triggered)
         self.next_mismatch_action = QAction("Next mismatch", self, shortcut="F8", triggered=self.compare_panel.next_mismatch)
         self.previous_mismatch_action = QAction("Previous mismatch", self, shortcut="Shift+F8",
@@ -238,16 +226,12 @@ class MainWindow(DockLayout, WindowMenus, QMainWindow):
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             self.addAction(action)  # keys that work anywhere in the window, with or without the dock
 
-    def _build_bookmarks(self) -> None:
-        """The Bookmarks dock (a tab beside the data inspector) and the marks of the bookmarks in
-        the hex view, the table and the plot."""
-        self.bookmarks_panel = BookmarksPanel(self.document)
+    def _wire_bookmarks(self) -> None:
+        """The Bookmarks dock's byte selection (from the hex view) and messages, and the marks of
+        the bookmarks in the hex view, the table and the plot."""
         hex_view = self.hex_view  # not a method of the window: the panel must not hold the window
         self.bookmarks_panel.set_byte_selection_source(lambda: _hex_selection(hex_view))
         self.bookmarks_panel.message.connect(self._show_status_note)
-        self._add_dock("bookmarks", "Bookmarks", self.bookmarks_panel, Qt.BottomDockWidgetArea)
-        # Tabbed beside the data inspector by apply_default_layout: tabbed before the window is
-        # first shown, Qt leaves a stale second tab bar painted over the panels.
         follow_bookmarks_in_table(self.table_panel, self.document)
         self.plot_bookmarks = follow_bookmarks_in_plot(self.plot_panel, self.document)
         follow_bookmarks_in_hex(self.hex_view, self.document)
@@ -256,22 +240,6 @@ class MainWindow(DockLayout, WindowMenus, QMainWindow):
         paths, _ = QFileDialog.getOpenFileNames(self, "Compare the view with (B)", self.settings.last_directory())
         if paths:
             self.comparison.open_b(paths)
-
-    def _on_compare_files_changed(self) -> None:
-        shown = self.comparison.is_open
-        for name in ("compare", "comparePlot"):
-            self.docks[name].setVisible(shown)
-        if shown:
-            # Tabbed only now: a dock tabbed and hidden before the window is first shown leaves
-            # Qt a stale tab bar ("Slice | Compare") painted over the Slice dock.
-            for anchor, name in (("slice", "compare"), ("plot", "comparePlot")):
-                if self.docks[name] not in self.tabifiedDockWidgets(self.docks[anchor]) \
-                        and self.dockWidgetArea(self.docks[name]) == self.dockWidgetArea(self.docks[anchor]):
-                    self.tabifyDockWidget(self.docks[anchor], self.docks[name])
-            self.docks["compare"].raise_()
-            self.docks["comparePlot"].raise_()
-            height = self.height()  # the list needs room: most of the left column
-            self.resizeDocks([self.docks["decode"], self.docks["compare"]], [int(height * 0.25), int(height * 0.75)], Qt.Vertical)
 
     # ------------------------------------------------------------------ opening
     def open_paths(
@@ -316,7 +284,7 @@ class MainWindow(DockLayout, WindowMenus, QMainWindow):
     def _open_in_new_window(self, values: np.ndarray, name: str) -> None:
         """An array computed from the open file (a dequantized tensor) in a window of its own,
         deleted when closed (kept alive here until then)."""
-        window = MainWindow(self.settings)
+        window = MainWindow(self.settings, docks=self.dock_layout.specs)
         window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         key = id(window)
         self._other_windows[key] = window
@@ -412,13 +380,6 @@ class MainWindow(DockLayout, WindowMenus, QMainWindow):
             except ValueError:
                 pass  # that axis does not exist in this file: keep the default
 
-    def _on_history_changed(self) -> None:
-        history = self.document.history
-        self.undo_action.setEnabled(history.can_undo)
-        self.redo_action.setEnabled(history.can_redo)
-        self.undo_action.setText(f"&Undo {history.undo_label}" if history.can_undo else "&Undo")
-        self.redo_action.setText(f"&Redo {history.redo_label}" if history.can_redo else "&Redo")
-
     def _on_error_changed(self, error: ErrorReport | None) -> None:
         if error is None:
             self.message_label.hide()
@@ -467,12 +428,9 @@ class MainWindow(DockLayout, WindowMenus, QMainWindow):
         if self.document.error is not None:
             self._on_error_changed(self.document.error)  # the banner says what is shown
 
-    def _on_container_changed(self, listing) -> None:
-        """The Tensors dock shows while a container is open; a container that could not be
-        listed is opened as raw bytes, and the status bar says why."""
-        self.docks["tensors"].setVisible(listing is not None)
-        if listing is not None:
-            self.docks["tensors"].raise_()
+    def _on_container_changed(self, _listing) -> None:
+        """A container that could not be listed is opened as raw bytes, and the status bar says
+        why (the Tensors dock shows while a container is open)."""
         problem = self.document.container_error
         if problem is not None:
             self._show_status_note(f"Shown as raw bytes: {problem.message}")
@@ -498,7 +456,7 @@ class MainWindow(DockLayout, WindowMenus, QMainWindow):
     def closeEvent(self, event) -> None:
         self._save_decode_settings()
         self.save_display_options()
-        self.save_layout()
+        self.dock_layout.save()
         self.statistics_panel.cancel()
         self.comparison.close_b()
         shutdown_tasks()

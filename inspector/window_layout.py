@@ -1,112 +1,229 @@
-"""Where the window's docks go: the first-run layout, View > Reset layout, and the saved layout.
+"""Where the window's docks go: built from the table of docks, the first-run layout, View > Reset
+layout, the docks shown while what they show is open, and the saved layout.
 
-:class:`DockLayout` is a mixin of :class:`inspector.main_window.MainWindow` (it uses the window's
-``docks``, ``settings``, ``document``, ``decode_panel`` and ``_initial_state``). Rules:
+:class:`DockLayout` builds and places the docks of a table of :class:`~inspector.docks.DockSpec`
+in a main window; it is given the window, the table and the :class:`~inspector.docks.DockContext`
+(document, comparison, settings), and reads nothing else of the window. Rules:
 
-- Every dock is named ``dock.<name>`` (the key of its saved place); a panel of fields sits in a
-  scroll area, so it scrolls instead of setting a minimum size on the window.
-- The saved layout is restored only when it was saved under :data:`_LAYOUT_VERSION`; otherwise,
-  and on a first start, the first-run layout is applied once the window is shown.
-- The first-run layout sizes the docks in proportion to the window: below
+- Docks are added in the table's order, each in its area. Tab groups are formed once the window
+  is shown (by the first-run layout, or when a dock shown later appears): a dock tabbed while the
+  window is built, or tabbed and hidden before it is first shown, leaves Qt a stale tab bar
+  painted over the panels. A group's first dock is in front, unless a member's ``in_front`` says
+  otherwise.
+- A dock shown only while something is open (:class:`~inspector.docks.Shown`) appears when it
+  opens: it joins its tab group (after the group's always-shown docks, which keeps the tabs in the
+  table's order), comes to the front and takes ``height_when_shown`` of the window's height; it
+  hides when that closes.
+- The saved layout is restored only when it was saved under the table's
+  :func:`~inspector.docks.layout_version`; otherwise, and on a first start, the first-run layout
+  is applied once the window is shown.
+- The first-run layout sizes the base docks in proportion to the window: below
   :data:`COMPACT_HEIGHT` Decode and Slice are tabs; below :data:`COMPACT_WIDTH` the plot gets less
-  width; Bookmarks is a tab beside the data inspector (in front when a session brought some).
-- Reset layout puts every dock back, except the docks of what is not open (Tensors without a
-  container, Compare without a B).
+  width. Other docks take Qt's share of their area.
+- Reset layout puts every dock back in its area and group, visible, except the docks of what is
+  not open (Tensors without a container, Compare without a B); each group of always-shown docks
+  shows its front tab again.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QFrame, QScrollArea, QStyle, QWidget
+import weakref
+from collections.abc import Sequence
+
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QStyle, QWidget
+
+from inspector.docks import DockContext, DockSpec, Shown, check_docks, layout_version
+from inspector.widgets.focus_frame import first_focusable
 
 COMPACT_HEIGHT = 720
 """Below this window height the first-run layout puts Decode and Slice in tabs."""
 COMPACT_WIDTH = 1200
 """Below this window width the first-run layout gives the plot less room (the table needs its own)."""
 
-_LAYOUT_VERSION = 2
-"""Version of the saved dock layout, raised when the set of docks changes (2: the Bookmarks dock):
-a layout saved by an older version (other dock names such as ``dock_decode``, or without a dock
-of today) is not restored; the first-run layout is used instead, with every dock in its place."""
 
+class DockLayout(QObject):
+    """The docks of one main window and their layout rules (module docstring)."""
 
-class DockLayout:
-    """The dock layout rules of the main window (module docstring)."""
+    def __init__(self, window: QMainWindow, specs: Sequence[DockSpec], context: DockContext) -> None:
+        super().__init__(window)
+        check_docks(specs)
+        # Weak: a strong reference from this child back to its window is a cycle through Qt's
+        # ownership that Python's collector cannot see, and every window would leak.
+        self._window_ref = weakref.ref(window)
+        self.specs: tuple[DockSpec, ...] = tuple(specs)
+        self._by_name = {spec.name: spec for spec in self.specs}
+        self.context = context
+        self.version = layout_version(self.specs)
+        self.docks: dict[str, QDockWidget] = {}
+        self.widgets: dict[str, QWidget] = {}  # the widget each factory built (inside its scroll area)
+        self.needs_default_layout = True
+        self._initial_state = None
 
-    def _add_dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea,
-                  scroll: bool = False) -> QDockWidget:
-        """Dock ``widget`` as ``dock.<name>``; ``scroll``: inside a scroll area, so that a panel
-        of fields scrolls instead of setting a minimum size on the window (plots, tables and the
-        hex view compress by themselves)."""
-        dock = QDockWidget(title, self)
-        dock.setObjectName(f"dock.{name}")
-        if scroll:
+    @property
+    def _window(self) -> QMainWindow:
+        return self._window_ref()
+
+    # ------------------------------------------------------------------ building
+    def build(self) -> dict[str, QWidget]:
+        """Build every dock's widget and dock it in its area, hidden while what it shows is not
+        open; returns the widgets by dock name."""
+        for spec in self.specs:
+            self._add_dock(spec, spec.factory(self.context))
+        self._initial_state = self._window.saveState()  # View > Reset layout goes back to it
+        return dict(self.widgets)
+
+    def _add_dock(self, spec: DockSpec, widget: QWidget) -> QDockWidget:
+        window = self._window
+        dock = QDockWidget(spec.title, window)
+        dock.setObjectName(f"dock.{spec.name}")
+        self.widgets[spec.name] = widget
+        if spec.scroll:
             area_widget = QScrollArea()
-            area_widget.setObjectName(f"dock.{name}.scroll")
+            area_widget.setObjectName(f"dock.{spec.name}.scroll")
             area_widget.setWidgetResizable(True)
             area_widget.setFrameShape(QFrame.Shape.NoFrame)
             area_widget.setFocusPolicy(Qt.NoFocus)  # Tab goes to the fields, not their frame
             area_widget.setWidget(widget)
             widget = area_widget
         dock.setWidget(widget)
-        self.addDockWidget(area, dock)
-        self.docks[name] = dock
+        window.addDockWidget(spec.area, dock)
+        self.docks[spec.name] = dock
+        if spec.shown is not Shown.ALWAYS:
+            dock.hide()  # until what it shows is open
         return dock
 
-    def reset_layout(self) -> None:
-        """Every panel back in its place and size of a first start (View > Reset layout)."""
+    def restore(self) -> None:
+        """Restore the saved geometry and layout (:meth:`window_shown` applies the first-run
+        layout instead when there is none, or it was saved with other docks)."""
+        window = self._window
+        geometry, state = self.context.settings.window_state()
+        if geometry is not None:
+            window.restoreGeometry(geometry)
+        self.needs_default_layout = state is None or not window.restoreState(state, self.version)
+
+    def follow(self, *shown: Shown) -> None:
+        """Show and hide the docks shown while something is open, as it opens and closes."""
+        for when in shown:
+            signal = when.changed(self.context)
+            if signal is not None:
+                signal.connect(lambda *_args, w=when: self.update_shown(w))
+
+    def save(self) -> None:
+        """Remember the window's geometry and dock layout (on close)."""
+        window = self._window
+        self.context.settings.set_window_state(window.saveGeometry(), window.saveState(self.version))
+
+    # ------------------------------------------------------------------ focus
+    def focus(self, name: str) -> QWidget | None:
+        """Show dock ``name``, bring it to the front and focus its control; returns the widget
+        that got the focus (None if the dock has nothing to focus)."""
+        dock, spec = self.docks[name], self._by_name[name]
+        dock.show()
+        dock.raise_()
+        target = spec.focus(self.widgets[name]) if spec.focus is not None else None
+        target = target or first_focusable(dock.widget())
+        if target is not None:
+            target.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        return target
+
+    # ------------------------------------------------------------------ shown while open
+    def update_shown(self, when: Shown) -> None:
+        """The docks shown ``when``: visible while it is met; as they appear they join their tab
+        groups, come to the front and take their share of the height."""
+        met = when.is_met(self.context)
+        specs = [spec for spec in self.specs if spec.shown is when]
+        for spec in specs:
+            self.docks[spec.name].setVisible(met)
+        if not met:
+            return
+        for spec in specs:
+            if spec.tab_with is not None:
+                self._form_group(spec.tab_with)
+        for spec in specs:
+            self.docks[spec.name].raise_()
+        window, height = self._window, self._window.height()
+        for spec in specs:
+            if spec.height_when_shown is not None:
+                first = self.docks[next(s.name for s in self.specs if s.area == spec.area)]
+                window.resizeDocks([first, self.docks[spec.name]], [int(height * (1 - spec.height_when_shown)),
+                                                                   int(height * spec.height_when_shown)], Qt.Vertical)
+
+    def _members(self, head: str) -> list[DockSpec]:
+        return [spec for spec in self.specs if spec.tab_with == head]
+
+    def _form_group(self, head: str) -> bool:
+        """Tab the docks of ``head``'s group that are visible now, in the table's order (the ones
+        already tabbed, floating or moved to another area are left alone); True if one was tabbed."""
+        window, anchor = self._window, self.docks[head]
+        tabbed = False
+        for spec in self._members(head):
+            dock = self.docks[spec.name]
+            if spec.shown is not Shown.ALWAYS and not spec.shown.is_met(self.context):
+                continue
+            if dock not in window.tabifiedDockWidgets(anchor) and not dock.isFloating() \
+                    and window.dockWidgetArea(dock) == window.dockWidgetArea(anchor):
+                window.tabifyDockWidget(anchor, dock)
+                tabbed = True
+        return tabbed
+
+    def _raise_front(self, head: str) -> None:
+        members = self._members(head)
+        front = next((spec.name for spec in members if spec.in_front is not None and spec.in_front(self.context)), head)
+        self.docks[front].raise_()
+
+    def _groups_of_always_shown(self) -> list[str]:
+        """The heads of the tab groups that have always-shown members, in the table's order."""
+        return [head.name for head in self.specs
+                if any(spec.shown is Shown.ALWAYS for spec in self._members(head.name))]
+
+    # ------------------------------------------------------------------ first-run and reset
+    def window_shown(self) -> None:
+        """The window was shown: the first time with nothing restored, apply the first-run layout
+        (dock sizes apply once the window is laid out)."""
+        if self.needs_default_layout:
+            self.needs_default_layout = False
+            QTimer.singleShot(0, self.apply_default_layout)
+
+    def reset(self) -> None:
+        """Every dock back in its place and size of a first start (View > Reset layout)."""
+        window = self._window
         for dock in self.docks.values():
             dock.setFloating(False)
-        self.restoreState(self._initial_state)
+        window.restoreState(self._initial_state)
         for dock in self.docks.values():
             dock.show()
-        # ... except the panels of what is not open: the Tensors dock without a container, and
-        # the Compare docks without a B (tabbed again beside Slice and Plot when there is one).
-        self.docks["tensors"].setVisible(self.document.container is not None)
-        self._on_compare_files_changed()
-        self.docks["plot"].raise_()
+        for head in self._groups_of_always_shown():
+            self._form_group(head)
+        for when in dict.fromkeys(spec.shown for spec in self.specs if spec.shown is not Shown.ALWAYS):
+            self.update_shown(when)
+        for head in self._groups_of_always_shown():
+            self._raise_front(head)
         self.apply_default_layout()
 
-    def _restore_layout(self) -> None:
-        """The saved layout, or a first-run layout that gives the plot room beside the table."""
-        geometry, state = self.settings.window_state()
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        self._needs_default_layout = state is None or not self.restoreState(state, _LAYOUT_VERSION)
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        if self._needs_default_layout:
-            self._needs_default_layout = False
-            QTimer.singleShot(0, self.apply_default_layout)  # dock sizes apply once laid out
-
     def apply_default_layout(self) -> None:
-        """Dock sizes in proportion to the window. A window lower than :data:`COMPACT_HEIGHT`
-        (a laptop screen) stacks Decode and Slice as tabs, each then tall enough to use; a
-        window narrower than :data:`COMPACT_WIDTH` gives the plot less of its width."""
-        width, height = self.width(), self.height()
-        decode, slice_dock = self.docks["decode"], self.docks["slice"]
-        tabbed = slice_dock in self.tabifiedDockWidgets(decode)
+        """Tab groups formed (their front tab raised as a group forms), and dock sizes in
+        proportion to the window. A window lower than :data:`COMPACT_HEIGHT` (a laptop screen)
+        stacks Decode and Slice as tabs, each then tall enough to use; a window narrower than
+        :data:`COMPACT_WIDTH` gives the plot less of its width."""
+        window, docks = self._window, self.docks
+        for head in self._groups_of_always_shown():
+            if self._form_group(head):
+                self._raise_front(head)
+        width, height = window.width(), window.height()
+        decode, slice_dock = docks["decode"], docks["slice"]
+        tabbed = slice_dock in window.tabifiedDockWidgets(decode)
         if height < COMPACT_HEIGHT and not tabbed:
-            self.tabifyDockWidget(decode, slice_dock)
+            window.tabifyDockWidget(decode, slice_dock)
             decode.raise_()
         elif height >= COMPACT_HEIGHT and tabbed:
-            self.addDockWidget(Qt.LeftDockWidgetArea, slice_dock, Qt.Vertical)  # below decode
+            window.addDockWidget(Qt.LeftDockWidgetArea, slice_dock, Qt.Vertical)  # below decode
         left_share, plot_share = (0.28, 0.4) if width >= COMPACT_WIDTH else (0.3, 0.22)
         # Wide enough for the decode fields without scrolling sideways, if a third of the width allows.
-        fields = self.decode_panel.minimumSizeHint().width() + self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        fields = decode.widget().minimumSizeHint().width() + window.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
         left = max(int(width * left_share), min(fields + 8, int(width * 0.34)))
-        self.resizeDocks([decode, self.docks["plot"]], [left, int(width * plot_share)], Qt.Horizontal)
+        window.resizeDocks([decode, docks["plot"]], [left, int(width * plot_share)], Qt.Horizontal)
         if height >= COMPACT_HEIGHT:
-            self.resizeDocks([decode, slice_dock], [int(height * 0.42), int(height * 0.58)], Qt.Vertical)
-        self.resizeDocks([self.docks["hex"]], [int(height * 0.26)], Qt.Vertical)
-        self.resizeDocks([self.docks["hex"], self.docks["inspector"]], [int(width * 0.55), int(width * 0.45)], Qt.Horizontal)
-        inspector, bookmarks = self.docks["inspector"], self.docks["bookmarks"]
-        if bookmarks not in self.tabifiedDockWidgets(inspector) and not bookmarks.isFloating() \
-                and self.dockWidgetArea(bookmarks) == self.dockWidgetArea(inspector):
-            self.tabifyDockWidget(inspector, bookmarks)  # a tab beside the data inspector
-            (bookmarks if len(self.document.bookmarks) else inspector).raise_()  # a session's in front
-
-    def save_layout(self) -> None:
-        """Remember the window's geometry and dock layout (on close)."""
-        self.settings.set_window_state(self.saveGeometry(), self.saveState(_LAYOUT_VERSION))
+            window.resizeDocks([decode, slice_dock], [int(height * 0.42), int(height * 0.58)], Qt.Vertical)
+        window.resizeDocks([docks["hex"]], [int(height * 0.26)], Qt.Vertical)
+        window.resizeDocks([docks["hex"], docks["inspector"]], [int(width * 0.55), int(width * 0.45)], Qt.Horizontal)

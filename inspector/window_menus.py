@@ -1,133 +1,171 @@
 """The window's menus and their keys: File, Edit, View, Tools, Help.
 
-:class:`WindowMenus` is a mixin of :class:`inspector.main_window.MainWindow`: it builds the menus
-from the window's panels and actions (the window owns what they trigger). Undo / redo work from
-anywhere in the window, even in a text field (:class:`HistoryKeys`); the View menu moves the
-focus to each panel (:data:`FOCUS_KEYS`).
+:class:`WindowMenus` builds the menu bar of a main window from what it is given: the document and
+settings, the window's commands (:class:`WindowCommands`, which the window owns), the actions of
+its panels, and its :class:`~inspector.window_layout.DockLayout` (the View menu: a *Go to* entry
+with its key for the table and each dock that has one, a show / hide toggle for every dock, in
+the table of docks' order, and Reset layout). Undo / redo work from anywhere in the window, even
+in a text field (:class:`HistoryKeys`).
 """
 
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow
 
+from inspector.docks import focus_keys
 from inspector.panels.help_dialogs import open_readme, readme_location
+from inspector.state.document import Document
+from inspector.state.settings_store import SettingsStore
+from inspector.table.find_bar import FindBar
 from inspector.widgets.history_keys import REDO_KEYS, UNDO_KEYS, history_step
 from inspector.widgets.plain_text import menu_text
-
-#: View menu focus actions: (panel, menu text, shortcut). The table is the central widget.
-FOCUS_KEYS = (
-    ("table", "&Table", "Alt+1"),
-    ("decode", "&Decode panel", "Alt+2"),
-    ("slice", "&Slice panel", "Alt+3"),
-    ("plot", "&Plot", "Alt+4"),
-    ("hex", "&Bytes", "Alt+5"),
-    ("inspector", "Data &inspector", "Alt+6"),
-    ("statistics", "S&tatistics", "Alt+7"),
-    ("bookmarks", "Boo&kmarks", "Alt+8"),
-)
+from inspector.window_layout import DockLayout
 
 
+@dataclass(frozen=True)
+class WindowCommands:
+    """What the menus trigger that the window does (used while the menus are built, not kept)."""
 
-class WindowMenus:
-    """Builds the menu bar of the main window (module docstring)."""
+    open_dialog: Callable[[], object]
+    open_paths: Callable[[list[str]], object]
+    export: Callable[[], object]
+    close_file: Callable[[], object]
+    copy_code: Callable[[str], object]
+    quit: Callable[[], object]
+    focus_panel: Callable[[str], object]
+    focus_slice_expression: Callable[[], object]
+    guess: Callable[[], object]
+    shortcuts: Callable[[], object]
+    sample: Callable[[], object]
+    about: Callable[[], object]
 
-    def _build_menus(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        self.open_action = QAction("&Open…", self, shortcut=QKeySequence.Open, triggered=self._on_open_triggered)
+
+@dataclass(frozen=True)
+class PanelActions:
+    """Actions and commands of the panels that the menus list."""
+
+    session: Sequence[QAction]
+    compare: QAction
+    copy_comparison: Callable[[], object]
+    hex: Sequence[QAction]
+    bookmarks: Sequence[QAction]
+    find_bar: FindBar
+
+
+class WindowMenus(QObject):
+    """The menu bar of one main window and its actions (module docstring)."""
+
+    def __init__(self, window: QMainWindow, *, document: Document, settings: SettingsStore,
+                 commands: WindowCommands, panels: PanelActions, docks: DockLayout) -> None:
+        super().__init__(window)
+        self._history = document.history
+        bar = window.menuBar()
+        file_menu = bar.addMenu("&File")
+        self.open_action = QAction("&Open…", window, shortcut=QKeySequence.Open, triggered=commands.open_dialog)
         file_menu.addAction(self.open_action)
         self.recent_menu = file_menu.addMenu("Open &Recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self.recent_menu.aboutToShow.connect(lambda: _fill_recent_menu(self.recent_menu, settings, commands.open_paths))
         file_menu.addSeparator()
-        for action in self.session_actions.actions:
+        for action in panels.session:
             file_menu.addAction(action)
         file_menu.addSeparator()
-        self.reload_action = QAction("Re&load", self, shortcut=QKeySequence.Refresh, triggered=self.document.reload)
+        self.reload_action = QAction("Re&load", window, shortcut=QKeySequence.Refresh, triggered=document.reload)
         file_menu.addAction(self.reload_action)
-        self.export_action = QAction("&Export view…", self, shortcut="Ctrl+E", triggered=self._on_export_triggered)
+        self.export_action = QAction("&Export view…", window, shortcut="Ctrl+E", triggered=commands.export)
         file_menu.addAction(self.export_action)
-        self.close_action = QAction("&Close", self, shortcut="Ctrl+W", triggered=self.close_file)
+        self.close_action = QAction("&Close", window, shortcut="Ctrl+W", triggered=commands.close_file)
         file_menu.addAction(self.close_action)
-        file_menu.addAction(self.compare_action)
+        file_menu.addAction(panels.compare)
         file_menu.addSeparator()
-        self.reopen_action = QAction("Reopen last files on &start", self, checkable=True)
-        self.reopen_action.setChecked(self.settings.reopen_last_files())
-        self.reopen_action.toggled.connect(self.settings.set_reopen_last_files)
+        self.reopen_action = QAction("Reopen last files on &start", window, checkable=True)
+        self.reopen_action.setChecked(settings.reopen_last_files())
+        self.reopen_action.toggled.connect(settings.set_reopen_last_files)
         file_menu.addAction(self.reopen_action)
         file_menu.addSeparator()
-        file_menu.addAction(QAction("&Quit", self, shortcut="Ctrl+Q", triggered=self.close))
-        edit_menu = self.menuBar().addMenu("&Edit")
-        self.undo_action = QAction("&Undo", self, triggered=self.document.undo)
+        file_menu.addAction(QAction("&Quit", window, shortcut="Ctrl+Q", triggered=commands.quit))
+        edit_menu = bar.addMenu("&Edit")
+        self.undo_action = QAction("&Undo", window, triggered=document.undo)
         self.undo_action.setShortcuts(_key_list(QKeySequence.StandardKey.Undo, UNDO_KEYS))
-        self.redo_action = QAction("&Redo", self, triggered=self.document.redo)
+        self.redo_action = QAction("&Redo", window, triggered=document.redo)
         self.redo_action.setShortcuts(_key_list(QKeySequence.StandardKey.Redo, REDO_KEYS))
         for action in (self.undo_action, self.redo_action):
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             edit_menu.addAction(action)
         edit_menu.addSeparator()
-        self.document.historyChanged.connect(self._on_history_changed)
+        document.historyChanged.connect(self._on_history_changed)
         self._on_history_changed()
-        self._history_keys = HistoryKeys(self)
+        self._history_keys = HistoryKeys(window, self.undo_action, self.redo_action)
         for kind, label in (("numpy", "Copy view as &numpy code"), ("tensorflow", "Copy view as &TensorFlow code")):
-            edit_menu.addAction(QAction(label, self, triggered=lambda _=False, k=kind: self._copy_code(k)))
+            edit_menu.addAction(QAction(label, window, triggered=lambda _=False, k=kind: commands.copy_code(k)))
         edit_menu.addSeparator()
-        find_bar = self.table_panel.find_bar
-        self.find_action = QAction("&Find in table…", self, shortcut=QKeySequence.Find, triggered=self._open_find_bar)
-        self.find_next_action = QAction("Find &next", self, shortcut=QKeySequence.FindNext,
+        find_bar = panels.find_bar
+        self.find_action = QAction("&Find in table…", window, shortcut=QKeySequence.Find, triggered=find_bar.open)
+        self.find_next_action = QAction("Find &next", window, shortcut=QKeySequence.FindNext,
                                         triggered=lambda: find_bar.find(backward=False))
-        self.find_previous_action = QAction("Find pre&vious", self, shortcut=QKeySequence.FindPrevious,
+        self.find_previous_action = QAction("Find pre&vious", window, shortcut=QKeySequence.FindPrevious,
                                             triggered=lambda: find_bar.find(backward=True))
         for action in (self.find_action, self.find_next_action, self.find_previous_action):
             edit_menu.addAction(action)
         bytes_menu = edit_menu.addMenu("&Bytes")
-        for action in self.hex_actions.actions:
+        for action in panels.hex:
             bytes_menu.addAction(action)
         edit_menu.addSeparator()
-        for action in (self.bookmarks_panel.add_element_action, self.bookmarks_panel.add_region_action,
-                       self.bookmarks_panel.add_bytes_action):
+        for action in panels.bookmarks:
             edit_menu.addAction(action)
-        edit_menu.addAction(QAction("Copy &comparison as numpy code", self, triggered=lambda _=False: self.compare_panel.copy_code()))
+        copy_comparison = panels.copy_comparison
+        edit_menu.addAction(QAction("Copy &comparison as numpy code", window, triggered=lambda _=False: copy_comparison()))
 
-        self.view_menu = self.menuBar().addMenu("&View")
+        self.view_menu = bar.addMenu("&View")
         self.focus_actions: dict[str, QAction] = {}
-        for name, text, key in FOCUS_KEYS:
-            action = QAction(f"Go to {text}", self, shortcut=key, triggered=lambda _=False, n=name: self.focus_panel(n))
+        for name, text, key in focus_keys(docks.specs):
+            action = QAction(f"Go to {text}", window, shortcut=key,
+                             triggered=lambda _=False, n=name: commands.focus_panel(n))
             self.view_menu.addAction(action)
             self.focus_actions[name] = action
-        self.slice_focus_action = QAction("Go to slice &expression", self, shortcut="Ctrl+L",
-                                          triggered=self.focus_slice_expression)
+        self.slice_focus_action = QAction("Go to slice &expression", window, shortcut="Ctrl+L",
+                                          triggered=commands.focus_slice_expression)
         self.view_menu.addAction(self.slice_focus_action)
         self.view_menu.addSeparator()
-        for dock in self.docks.values():
+        for dock in docks.docks.values():
             self.view_menu.addAction(dock.toggleViewAction())
         self.view_menu.addSeparator()
-        self.reset_layout_action = QAction("&Reset layout", self, triggered=self.reset_layout)
+        self.reset_layout_action = QAction("&Reset layout", window, triggered=docks.reset)
         self.view_menu.addAction(self.reset_layout_action)
 
-        tools_menu = self.menuBar().addMenu("&Tools")
-        self.guess_action = QAction("&Guess layout…", self, shortcut="Ctrl+Shift+G", triggered=self.show_guess_dialog)
+        tools_menu = bar.addMenu("&Tools")
+        self.guess_action = QAction("&Guess layout…", window, shortcut="Ctrl+Shift+G", triggered=commands.guess)
         tools_menu.addAction(self.guess_action)
-        help_menu = self.menuBar().addMenu("&Help")
-        self.shortcuts_action = QAction("&Keyboard shortcuts", self, shortcut=QKeySequence.HelpContents,
-                                        triggered=self.show_shortcuts)
-        self.readme_action = QAction("&User guide (README)", self, triggered=open_readme)
+        help_menu = bar.addMenu("&Help")
+        self.shortcuts_action = QAction("&Keyboard shortcuts", window, shortcut=QKeySequence.HelpContents,
+                                        triggered=commands.shortcuts)
+        self.readme_action = QAction("&User guide (README)", window, triggered=open_readme)
         self.readme_action.setEnabled(readme_location() is not None)
-        self.sample_action = QAction("Open the embedded &sample", self, triggered=self.open_sample)
-        self.about_action = QAction("&About tensor-inspector", self, triggered=self.show_about)
+        self.sample_action = QAction("Open the embedded &sample", window, triggered=commands.sample)
+        self.about_action = QAction("&About tensor-inspector", window, triggered=commands.about)
         for action in (self.shortcuts_action, self.readme_action, self.sample_action, self.about_action):
             help_menu.addAction(action)
 
-    def _fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        recent = self.settings.recent_files()
-        if not recent:
-            self.recent_menu.addAction("(none)").setEnabled(False)
-        for path in recent:
-            self.recent_menu.addAction(menu_text(path), lambda p=path: self.open_paths([p]))
+    def _on_history_changed(self) -> None:
+        history = self._history
+        self.undo_action.setEnabled(history.can_undo)
+        self.redo_action.setEnabled(history.can_redo)
+        self.undo_action.setText(f"&Undo {history.undo_label}" if history.can_undo else "&Undo")
+        self.redo_action.setText(f"&Redo {history.redo_label}" if history.can_redo else "&Redo")
 
+
+def _fill_recent_menu(menu, settings: SettingsStore, open_paths: Callable[[list[str]], object]) -> None:
+    menu.clear()
+    recent = settings.recent_files()
+    if not recent:
+        menu.addAction("(none)").setEnabled(False)
+    for path in recent:
+        menu.addAction(menu_text(path), lambda p=path: open_paths([p]))
 
 
 class HistoryKeys(QObject):
@@ -139,8 +177,9 @@ class HistoryKeys(QObject):
     application event filter, limited to this window) and triggers the Edit menu's action.
     """
 
-    def __init__(self, window: QMainWindow) -> None:
+    def __init__(self, window: QMainWindow, undo_action: QAction, redo_action: QAction) -> None:
         super().__init__(window)
+        self._undo_action, self._redo_action = undo_action, redo_action
         # Weak: a strong reference from this child back to its window is a cycle through Qt's
         # ownership that Python's collector cannot see, and every window would leak.
         self._window = weakref.ref(window)
@@ -158,7 +197,7 @@ class HistoryKeys(QObject):
         step = history_step(event)
         if step is None:
             return False
-        action = window.undo_action if step == "undo" else window.redo_action
+        action = self._undo_action if step == "undo" else self._redo_action
         if action.isEnabled():
             action.trigger()
         return True

@@ -324,7 +324,7 @@ def test_corrupt_settings_never_stop_the_app(qtbot, tmp_path, garbage):
     qtbot.addWidget(window)
     window.show()
     assert window.open_paths([str(path)])  # restores (or ignores) the stored decode settings
-    window.recent_menu.aboutToShow.emit()  # lists the (filtered) recent files
+    window.menus.recent_menu.aboutToShow.emit()  # lists the (filtered) recent files
     assert os.path.isdir(window.settings.last_directory())
     window.grab()
     result, error = window.document.result, window.document.error
@@ -348,7 +348,7 @@ def test_garbage_ini_text_never_stops_the_app(qtbot, tmp_path):
     qtbot.addWidget(window)
     window.show()
     assert window.open_paths([str(path)], GOOD_PARAMS)
-    window.recent_menu.aboutToShow.emit()
+    window.menus.recent_menu.aboutToShow.emit()
     window.grab()
     assert_good_view(window)
 

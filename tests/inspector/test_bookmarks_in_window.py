@@ -68,9 +68,9 @@ def test_ctrl_d_bookmarks_the_selection_and_choosing_it_restores_the_view(window
     assert window.document.params == GRID and window.document.slice_text == ""
     assert window.document.selection == (2, 3)
     assert window.table_panel.model.data(window.table_panel.view.currentIndex()) == "15.0"
-    window.undo_action.trigger()
+    window.menus.undo_action.trigger()
     assert window.document.params.dtype == "int32" and window.document.slice_text == "[1:, ::2]"
-    window.redo_action.trigger()
+    window.menus.redo_action.trigger()
     assert window.document.selection == (2, 3) and window.document.params == GRID
 
 
@@ -180,7 +180,7 @@ def test_plot_has_a_marker_at_the_elements_x_and_a_region(window, qtbot):
 
 def test_the_dock_is_in_the_view_menu_and_alt_8_focuses_it(window, qtbot):
     dock = find(window, QDockWidget, "dock.bookmarks")
-    assert dock.toggleViewAction() in window.view_menu.actions()
+    assert dock.toggleViewAction() in window.menus.view_menu.actions()
     window.focus_panel("bookmarks")
     assert dock.isVisible() and dock.isAncestorOf(window.focusWidget())
 
@@ -199,7 +199,7 @@ def test_the_bookmarks_tab_shows_once_and_no_stray_tab_bar_is_left(window, qtbot
     from PySide6.QtWidgets import QTabBar
 
     window.resize(1280, 800)
-    window.apply_default_layout()
+    window.dock_layout.apply_default_layout()
     assert window.docks["bookmarks"] in window.tabifiedDockWidgets(window.docks["inspector"])
 
     def shown():

@@ -8,11 +8,11 @@ import pytest
 from PySide6.QtCore import QPoint, QRect, QSettings, Qt
 from PySide6.QtWidgets import QApplication, QLineEdit, QTableView
 
+from inspector.docks import DEFAULT_DOCKS, focus_keys
 from inspector.main_window import MainWindow
 from inspector.plot.panel import configure_pyqtgraph
 from inspector.state.settings_store import SettingsStore
 from inspector.widgets.focus_frame import FRAME_WIDTH
-from inspector.window_menus import FOCUS_KEYS
 
 ALT = Qt.KeyboardModifier.AltModifier
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -48,7 +48,7 @@ def press(qtbot, key, modifier=Qt.KeyboardModifier.NoModifier):
 
 def test_alt_digits_focus_each_panel_and_are_listed_in_the_view_menu(window, qtbot, data_file):
     assert window.open_paths([data_file])
-    menu_keys = {a.text(): a.shortcut().toString() for a in window.view_menu.actions() if not a.shortcut().isEmpty()}
+    menu_keys = {a.text(): a.shortcut().toString() for a in window.menus.view_menu.actions() if not a.shortcut().isEmpty()}
     assert menu_keys == {
         "Go to &Table": "Alt+1", "Go to &Decode panel": "Alt+2", "Go to &Slice panel": "Alt+3",
         "Go to &Plot": "Alt+4", "Go to &Bytes": "Alt+5", "Go to Data &inspector": "Alt+6",
@@ -56,7 +56,7 @@ def test_alt_digits_focus_each_panel_and_are_listed_in_the_view_menu(window, qtb
     }
     window.table_panel.view.setFocus()
     expected = {"table": "table.view", "decode": None, "slice": None, "hex": "hex.view"}
-    for digit, (name, _text, _key) in enumerate(FOCUS_KEYS, start=1):
+    for digit, (name, _text, _key) in enumerate(focus_keys(DEFAULT_DOCKS), start=1):
         press(qtbot, getattr(Qt.Key, f"Key_{digit}"), ALT)
         widget = focused()
         holder = window.table_panel if name == "table" else window.docks[name]

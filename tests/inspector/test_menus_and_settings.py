@@ -62,7 +62,7 @@ def menu_texts(window):
 def test_help_menu_lists_shortcuts_readme_sample_and_about(window):
     assert menu_texts(window)["&Help"] == [
         "&Keyboard shortcuts", "&User guide (README)", "Open the embedded &sample", "&About tensor-inspector"]
-    assert window.readme_action.isEnabled()  # a source checkout ships README.md
+    assert window.menus.readme_action.isEnabled()  # a source checkout ships README.md
 
 
 def test_shortcuts_dialog_lists_every_shortcut(window):
@@ -107,7 +107,7 @@ def test_file_close_clears_every_view_and_says_how_to_open_a_file(window, qtbot,
     window.show()
     assert window.open_paths([data_file])
     assert window.table_panel.model.rowCount() == 24
-    window.close_action.trigger()
+    window.menus.close_action.trigger()
     assert window.document.paths == ()
     assert window.table_panel.model.array.size == 0
     assert window.plot_panel.mode == "empty"
@@ -117,7 +117,7 @@ def test_file_close_clears_every_view_and_says_how_to_open_a_file(window, qtbot,
     assert hint.isVisible()
     assert hint.text().startswith("No file is open. Open one with File > Open (Ctrl+O)")
     assert window.settings.last_files() == []
-    assert window.close_action.shortcut().toString() == "Ctrl+W"
+    assert window.menus.close_action.shortcut().toString() == "Ctrl+W"
 
 
 def test_reset_layout_brings_back_hidden_and_floating_panels(window, qtbot):
@@ -126,7 +126,7 @@ def test_reset_layout_brings_back_hidden_and_floating_panels(window, qtbot):
     window.docks["hex"].hide()
     window.docks["slice"].setFloating(True)
     window.removeDockWidget(window.docks["decode"])
-    window.reset_layout_action.trigger()
+    window.menus.reset_layout_action.trigger()
     for name, dock in window.docks.items():
         assert not dock.isFloating(), name
     for name in ("decode", "slice", "plot", "hex", "inspector"):
@@ -161,8 +161,8 @@ def test_the_last_file_is_reopened_with_its_settings(qtbot, settings_path, data_
     assert second.document.params.dtype == "int16"
     np.testing.assert_array_equal(second.document.result.view, [2, 3, 4])
     assert second.findChild(QLabel, "window.hint").isHidden()
-    assert second.reopen_action.isChecked()
-    second.reopen_action.trigger()  # File > Reopen last files on start: off
+    assert second.menus.reopen_action.isChecked()
+    second.menus.reopen_action.trigger()  # File > Reopen last files on start: off
     second.close()
     third = make_window(qtbot, settings_path)
     assert third.settings.reopen_last_files() is False
@@ -181,8 +181,8 @@ def test_a_deleted_last_file_is_not_reopened_and_leaves_open_recent(qtbot, setti
     second = make_window(qtbot, settings_path)
     assert second.settings.recent_files() == [str(other)]
     assert startup(second) == [str(resource_path(DEFAULT_SAMPLE))]  # not the deleted file
-    second.recent_menu.aboutToShow.emit()
-    assert [a.text() for a in second.recent_menu.actions()] == [str(other)]
+    second.menus.recent_menu.aboutToShow.emit()
+    assert [a.text() for a in second.menus.recent_menu.actions()] == [str(other)]
 
 
 def test_a_symlink_finds_the_settings_of_its_file_and_open_recent_lists_it_once(window, data_file, tmp_path):

@@ -65,8 +65,8 @@ def test_a_file_named_like_html_is_shown_literally(window, qtbot, tmp_path):
     assert rendered(file_label.toolTip(), True) == str(path)
     window.document.select((3,))
     assert window.statusBar().selection_label.text().endswith(f"of {NAME}")
-    window.recent_menu.aboutToShow.emit()  # the menu is filled when it opens
-    recent = [action.text() for action in window.recent_menu.actions()]
+    window.menus.recent_menu.aboutToShow.emit()  # the menu is filled when it opens
+    recent = [action.text() for action in window.menus.recent_menu.actions()]
     assert recent == [str(path)]  # no "&" to double in this name
 
     os.truncate(path, 100)  # the banners name the file
@@ -87,6 +87,6 @@ def test_control_characters_and_ampersands_in_names_are_escaped(window, tmp_path
     assert window.open_paths([str(path)], DecodeParams(dtype="uint8"))
     assert window.windowTitle() == "a&b\\nc.bin — tensor-inspector"
     assert window.statusBar().file_label.text() == "a&b\\nc.bin (4 bytes)"
-    window.recent_menu.aboutToShow.emit()  # the menu is filled when it opens
-    recent = [action.text() for action in window.recent_menu.actions()]
+    window.menus.recent_menu.aboutToShow.emit()  # the menu is filled when it opens
+    recent = [action.text() for action in window.menus.recent_menu.actions()]
     assert recent == [str(tmp_path / "a&&b\\nc.bin")]  # shown as "a&b\nc.bin", no mnemonic

@@ -74,7 +74,7 @@ STATES = [  # after 4, 3, 2, 1, 0 edits
 
 
 def test_edit_menu_undo_and_redo_walk_through_decode_and_slice_edits(qtbot, window):
-    undo, redo = window.undo_action, window.redo_action
+    undo, redo = window.menus.undo_action, window.menus.redo_action
     edit_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Edit")
     assert undo in edit_menu.actions() and redo in edit_menu.actions()
     assert QKeySequence(QKeySequence.StandardKey.Undo) in undo.shortcuts()
@@ -122,7 +122,7 @@ def test_typing_a_number_is_one_undo_step(qtbot, window):
     type_over(qtbot, panel.offset_field, "10")  # "1" then "10": one step
     assert column(window) == [11, 12]
     assert len(window.document.history) == 1
-    window.undo_action.trigger()
+    window.menus.undo_action.trigger()
     assert column(window) == list(range(1, 13)) and panel.offset_field.text() == ""
 
 

@@ -98,7 +98,7 @@ def test_export_refuses_invalid_settings_and_says_why(qtbot, window, tmp_path):
     line = named(window, QLineEdit, "slice.expression")
     line.selectAll()
     qtbot.keyClicks(line, "[9]")
-    window.export_action.trigger()
+    window.menus.export_action.trigger()
     dialog = named(window, ExportDialog, "export.dialog")
     out = tmp_path / "out.bin"
     named(dialog, QLineEdit, "export.path").setText(str(out))

@@ -82,11 +82,11 @@ def test_the_status_bar_elides_the_name_in_the_middle(qtbot, settings, long_name
 
 def test_a_small_first_window_puts_decode_and_slice_in_tabs(qtbot, settings, long_named_file):
     window = open_window(qtbot, settings, [long_named_file], size=(1024, 640))
-    window.apply_default_layout()
+    window.dock_layout.apply_default_layout()
     assert window.docks["slice"] in window.tabifiedDockWidgets(window.docks["decode"])
     window.resize(1366, 900)
     qtbot.waitUntil(lambda: window.height() == 900)
-    window.apply_default_layout()  # what a reset does on a bigger screen: one above the other
+    window.dock_layout.apply_default_layout()  # what a reset does on a bigger screen: one above the other
     assert window.tabifiedDockWidgets(window.docks["decode"]) == []
     decode, slice_dock = window.docks["decode"], window.docks["slice"]
     qtbot.waitUntil(lambda: decode.geometry().bottom() < slice_dock.geometry().top())
@@ -101,7 +101,7 @@ def test_a_layout_saved_before_the_bookmarks_dock_is_not_restored(qtbot, setting
     settings.set_window_state(window.saveGeometry(), old_state)
     again = MainWindow(settings)
     qtbot.addWidget(again)
-    assert again._needs_default_layout  # the first-run layout tabs Bookmarks beside the inspector
+    assert again.dock_layout.needs_default_layout  # the first-run layout tabs Bookmarks beside the inspector
 
 
 def test_a_layout_saved_under_the_old_dock_names_is_not_restored(qtbot, settings, long_named_file):
@@ -113,7 +113,7 @@ def test_a_layout_saved_under_the_old_dock_names_is_not_restored(qtbot, settings
     settings.set_window_state(window.saveGeometry(), old_state)  # ...replaced by an old one
     again = MainWindow(settings)
     qtbot.addWidget(again)
-    assert again._needs_default_layout
+    assert again.dock_layout.needs_default_layout
 
 
 def test_an_error_quoting_a_long_path_wraps_inside_the_window(qtbot, settings, long_named_file):

@@ -81,12 +81,12 @@ def test_the_compare_tabs_appear_with_b_only_and_no_stale_tab_bar_remains(window
     qtbot.waitUntil(lambda: len(_visible_tab_bars(window)) == 3)
     assert _visible_tab_bars(window) == [["Data inspector", "Bookmarks"], ["Plot", "Statistics", "Compare plot"],
                                          ["Slice", "Compare"]]
-    window.reset_layout_action.trigger()  # keeps the compare docks while B is open
+    window.menus.reset_layout_action.trigger()  # keeps the compare docks while B is open
     qtbot.waitUntil(lambda: len(_visible_tab_bars(window)) == 3)
     assert _visible_tab_bars(window) == [["Data inspector", "Bookmarks"], ["Plot", "Statistics", "Compare plot"],
                                          ["Slice", "Compare"]]
     window.comparison.close_b()
-    window.reset_layout_action.trigger()  # no B: no Compare docks, no Tensors dock
+    window.menus.reset_layout_action.trigger()  # no B: no Compare docks, no Tensors dock
     qtbot.waitUntil(lambda: len(_visible_tab_bars(window)) == 2)
     assert _visible_tab_bars(window) == [["Data inspector", "Bookmarks"], ["Plot", "Statistics"]]
     assert window.docks["compare"].isHidden() and window.docks["tensors"].isHidden()

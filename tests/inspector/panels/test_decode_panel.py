@@ -230,7 +230,7 @@ def test_a_long_error_is_shown_whole_in_the_window(qtbot, tmp_path):
         window.show()
         qtbot.waitExposed(window)
         assert window.open_paths([str(path)])
-        window.apply_default_layout()
+        window.dock_layout.apply_default_layout()
         window.document.update_params(dtype="int16", offset=1)
         label = window.findChild(QLabel, "decode.error.offset")
         message = window.document.error.message

@@ -95,16 +95,16 @@ def test_guess_button_lists_candidates_and_apply_is_undoable(window, qtbot, imag
     assert (params.dtype, params.little_endian, params.shape) == ("int16", False, (60, 90))
     assert window.document.result.view.shape == (60, 90)
     assert window.document.result.view[10, 20] == int(np.sin(20 / 8.0) * np.cos(10 / 13.0) * 1000)
-    window.undo_action.trigger()
+    window.menus.undo_action.trigger()
     assert window.document.params == before
 
 
 def test_guess_action_has_a_shortcut_and_reports_an_empty_file(window, qtbot, tmp_path):
-    assert window.guess_action.shortcut().toString() == "Ctrl+Shift+G"
+    assert window.menus.guess_action.shortcut().toString() == "Ctrl+Shift+G"
     empty = tmp_path / "empty.bin"
     empty.write_bytes(b"")
     assert window.open_paths([str(empty)])
-    window.guess_action.trigger()
+    window.menus.guess_action.trigger()
     dialog = window.guess_dialog
     wait_for_guess(qtbot, dialog)
     assert dialog.status_label.text() == "No convincing layout: the file is empty: there is nothing to guess from."

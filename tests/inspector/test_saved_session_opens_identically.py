@@ -73,6 +73,9 @@ def test_a_session_saved_before_this_change_opens_identically(qtbot, window, ses
     assert (window.plot_panel.mode, window.plot_panel.line_axis) == ("line", 2)
     np.testing.assert_array_equal(window.plot_panel.curve.getData()[1], view[1, 2, :, 3])
 
+    options = document.view_options.value  # the display choices are the document's
+    assert (options.plot_line_axis, options.table_format, options.table_decimals, options.heat_map) == \
+        (2, "scientific", 3, True)
     assert window.findChild(QComboBox, "table.format").currentText() == "scientific"
     decimals = window.findChild(QSpinBox, "table.decimals")
     assert (decimals.value(), decimals.isEnabled()) == (3, True)
@@ -99,3 +102,12 @@ def test_a_session_saved_before_this_change_opens_identically(qtbot, window, ses
     assert comparison.paths == (os.path.join(folder, "golden.bin"),) and comparison.quantity == "abs"
     settings = comparison.settings
     assert (settings.rtol, settings.atol, settings.nan_policy, settings.shift) == (None, 0.3, "mismatch", 0)
+
+
+def test_saving_it_again_writes_the_same_file(window, session):
+    """Same keys, same values: a session saved now opens in the code that wrote the old one."""
+    assert window.session_actions.open_session(session)
+    again = os.path.join(os.path.dirname(session), "again.session.json")
+    assert window.session_actions.save(again)
+    with open(session, encoding="utf-8") as old, open(again, encoding="utf-8") as new:
+        assert new.read() == old.read()

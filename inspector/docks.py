@@ -136,10 +136,7 @@ TABLE_FOCUS = ("table", "&Table", "Alt+1")
 
 
 def _statistics(context: DockContext) -> StatisticsPanel:
-    panel = StatisticsPanel(context.document)
-    panel.set_log_scale(context.settings.histogram_log_scale())
-    panel.logScaleChanged.connect(context.settings.set_histogram_log_scale)
-    return panel
+    return StatisticsPanel(context.document)  # its log scale is a view option of the document
 
 
 LEFT, RIGHT, BOTTOM = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea, Qt.BottomDockWidgetArea

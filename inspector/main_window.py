@@ -4,7 +4,11 @@ It computes nothing and pushes no data: every view is built from :class:`Documen
 to it (napari's Qt viewer). The Edit menu's Undo / Redo walk the document's history of decode
 and slice edits, from anywhere in the window (see :class:`inspector.window_menus.HistoryKeys`).
 
-What the window says matches what it shows:
+What the window says matches what it shows, and what it shows is the document's: which files
+the views show (:attr:`Document.shown_paths <inspector.state.document.Document.shown_paths>`),
+whether a change on disk cleared them (``Document.views_cleared_by``) and every display choice
+(``Document.view_options``, remembered between runs through ``Document.snapshot`` /
+``Document.restore``). The window keeps none of it; it renders it:
 
 - The title (like the status bar) names the files whose view the table shows: it changes with
   a new view, not when files are opened that cannot be decoded yet (the table then still shows
@@ -63,6 +67,7 @@ from inspector.state.background_task import shutdown_tasks
 from inspector.state.comparison import Comparison
 from inspector.state.document import Document
 from inspector.state.settings_store import SettingsStore
+from inspector.state.snapshot import DocumentSnapshot
 from inspector.table.bookmark_marks import follow_bookmarks_in_table
 from inspector.table.panel import TablePanel
 from inspector.widgets import palette
@@ -90,9 +95,6 @@ class MainWindow(QMainWindow):
         self.document = Document(self)
         self._other_windows: dict[int, MainWindow] = {}  # windows opened from this one, until closed
         self.display_axes = self.document.display_axes
-        self._shown_paths: tuple[str, ...] = ()  # the files whose view the table shows
-        self._views_cleared = False  # the files changed on disk: the views show nothing until a reload
-        self._disk_change_error: str | None = None  # the document's error for that change
 
         self.message_label = QLabel()
         self.message_label.setObjectName("window.banner")
@@ -304,19 +306,12 @@ class MainWindow(QMainWindow):
         return ok
 
     def close_file(self) -> None:
-        """File > Close: remember the file's settings, clear every view, close the files."""
+        """File > Close: remember the file's settings, then close through the document (every
+        view lets go of its arrays, the history and the error are cleared)."""
         if not self.document.paths:
             return
         self._save_decode_settings()
-        self.statistics_panel.cancel()
-        self.table_panel.find_bar.cancel()
-        # Views let go of the mapped arrays before the maps are closed: nothing paints them after.
-        self.table_panel.set_array(np.zeros((0,), np.uint8))
-        self.plot_panel.set_array(None)
-        self.data_inspector.set_bytes(b"")
-        self.document.history.clear()
         self.document.close_files()
-        self.message_label.hide()
         self.settings.set_last_files([])
 
     def show_guess_dialog(self) -> GuessDialog:
@@ -363,34 +358,26 @@ class MainWindow(QMainWindow):
 
     def _on_files_changed(self) -> None:
         """Files opened, reloaded or closed: the title waits for their view (or for none)."""
-        self._views_cleared, self._disk_change_error = False, None
         self._update_hint()
         if not self.document.paths:
-            self._shown_paths = ()
             self.setWindowTitle("tensor-inspector")
 
     def _on_result_changed(self, _result) -> None:
-        self._shown_paths = self.document.paths  # which files the views show (title, banner)
-        self._views_cleared, self._disk_change_error = False, None
-        self.setWindowTitle(f"{_files_title(self._shown_paths)} — tensor-inspector")
-        if self._pending_plot_mode is not None:  # the plot mode of the last session, once
-            mode, self._pending_plot_mode = self._pending_plot_mode, None
-            try:
-                self.plot_panel.set_line_axis(None if mode == "image" else mode)
-            except ValueError:
-                pass  # that axis does not exist in this file: keep the default
+        self.setWindowTitle(f"{_files_title(self.document.shown_paths)} — tensor-inspector")
 
     def _on_error_changed(self, error: ErrorReport | None) -> None:
         if error is None:
             self.message_label.hide()
             return
-        if error.message == self._disk_change_error and not self.file_watch_banner.isHidden():
+        cleared_by = self.document.views_cleared_by
+        if cleared_by is not None and error.message == cleared_by.first.error_message \
+                and not self.file_watch_banner.isHidden():
             self.message_label.hide()  # the file-change banner says it, with Reload: one banner
             return
         self.message_label.setStyleSheet(palette.banner_style(error.severity))
         where = {"files": "File", "slice": "Slice"}.get(error.field or "", "Decode")
-        paths, shown = self.document.paths, self._shown_paths
-        if self._views_cleared:
+        paths, shown = self.document.paths, self.document.shown_paths
+        if cleared_by is not None:
             kept = " The views were cleared until you reload (File > Reload)."
         elif self.document.result is not None:
             kept = " The last good view is still shown."
@@ -421,12 +408,8 @@ class MainWindow(QMainWindow):
 
     def _on_files_changed_on_disk(self, report) -> None:
         """The banner says that the views were cleared (each view clears itself on this signal)."""
-        if not report.invalidates_view:
-            return  # e.g. replaced: the map still holds the file every view was made from
-        self._views_cleared, self._shown_paths = True, ()
-        self._disk_change_error = report.first.error_message  # the error the document reports
-        if self.document.error is not None:
-            self._on_error_changed(self.document.error)  # the banner says what is shown
+        if report.invalidates_view and self.document.error is not None:
+            self._on_error_changed(self.document.error)  # now the file-change banner shows
 
     def _on_container_changed(self, _listing) -> None:
         """A container that could not be listed is opened as raw bytes, and the status bar says
@@ -443,15 +426,12 @@ class MainWindow(QMainWindow):
             self.settings.set_decode_settings(self.document.paths, self.document.params, self.document.slice_text)
 
     def _restore_display_options(self) -> None:
-        """The table's format and heat map as last chosen; the plot mode once a file shows."""
-        options = self.settings.display_options()
-        self.table_panel.set_display_options(options["format"], options["decimals"], options["heat_map"])
-        self._pending_plot_mode = options["plot_line_axis"]
+        """The display choices as last remembered (the plot mode applies to the first view)."""
+        remembered = self.settings.view_options(self.document.view_options.value)
+        self.document.restore(DocumentSnapshot(view_options=remembered))
 
     def save_display_options(self) -> None:
-        table = self.table_panel.display_options()
-        self.settings.set_display_options(table["format"], table["decimals"], table["heat_map"],
-                                          self.plot_panel.line_axis)
+        self.settings.set_view_options(self.document.snapshot().view_options)
 
     def closeEvent(self, event) -> None:
         self._save_decode_settings()

@@ -3,11 +3,12 @@
 The window's half of sessions (the file format and its rules are the engine's,
 :mod:`core.session.session_file`, docs/sessions.md). Rules:
 
-- **Saving** captures what the window shows: the files, decode parameters (and container
-  tensor), slice, display (row and column axes, fixed indices, the selected element, plot mode
-  and line axis, table format, decimals and heat map), the comparison when one is open (B's
-  files, B's decode overrides, tolerances, ULP, bitwise, NaN rule, shift, what the table shows)
-  and the bookmarks. Objects in memory cannot be saved (there are no files to name).
+- **Saving** captures what the window shows: the document's snapshot (:meth:`Document.snapshot
+  <inspector.state.document.Document.snapshot>`: files, decode parameters and container tensor,
+  slice, display axes, selected element, view options, bookmarks; the session's ``display`` as
+  :func:`inspector.state.snapshot.session_display` writes it) and the comparison when one is
+  open (B's files, B's decode overrides, tolerances, ULP, bitwise, NaN rule, shift, what the
+  table shows). Objects in memory cannot be saved (there are no files to name).
 - **Opening** a session opens its files with its settings and bookmarks. A file that moved is
   asked for once, with a file dialog per missing file (the engine then looks for the other
   missing files beside it); cancelling aborts and the session banner says why. Files that
@@ -18,6 +19,10 @@ The window's half of sessions (the file format and its rules are the engine's,
 - **Applying** a session to other files ("use this layout for these files") opens the chosen
   files with the session's layout, display, comparison and bookmarks
   (:meth:`Session.with_files <core.session.session_file.Session.with_files>`).
+- **Showing** a session (opened or applied) opens its files as the user would (remembered in
+  Open Recent), then restores the document's snapshot of it (:meth:`Document.restore
+  <inspector.state.document.Document.restore>`, :func:`inspector.state.snapshot.from_session`),
+  then the comparison.
 - A file named on the command line is a session when its content says so
   (``"format": "tensor-inspector-session"``, :mod:`core.session.sniff`), whatever its name.
 - Every problem is shown in the session banner (``session.banner``) and never raised out of a
@@ -36,10 +41,10 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from core.errors import CoreError, SessionError, describe_error
-from core.session.placement import plain_slice_text
-from core.session.session_file import Session, capture_file, load_session, save_session
+from core.session.session_file import Session, load_session, save_session
 from core.text.names import printable_name
 from inspector.panels.session_banner import SessionBanner
+from inspector.state.snapshot import from_session, to_session
 from inspector.widgets.plain_text import display_name
 
 __all__ = ["SESSION_FILTER", "SessionActions"]
@@ -48,8 +53,8 @@ SESSION_FILTER = "Sessions (*.json);;All files (*)"
 
 
 class SessionActions(QObject):
-    """The session menu actions of one main window (duck-typed: its document, panels,
-    comparison, settings and status bar)."""
+    """The session menu actions of one main window (duck-typed: its document, comparison,
+    settings, status bar, ``open_paths``, and the Bookmarks dock and panel)."""
 
     def __init__(self, window: QWidget, banner: SessionBanner) -> None:
         super().__init__(window)
@@ -82,28 +87,7 @@ class SessionActions(QObject):
         if not document.paths or not document.on_disk:
             raise SessionError("Nothing to save: open files first (objects in memory have no files to name).",
                                field="session")
-        entry = document.current_entry
-        return Session(
-            files=tuple(capture_file(path) for path in document.paths),
-            params=document.params,
-            tensor=None if entry is None else entry.name,
-            slice_text=document.slice_text,
-            display=self._display(),
-            comparison=self._comparison(),
-            bookmarks=document.bookmarks.items,
-        )
-
-    def _display(self) -> dict:
-        window = self._window
-        axes, table = window.document.display_axes, window.table_panel.display_options()
-        line_axis = window.plot_panel.line_axis
-        display = {"row_axis": axes.row_axis, "col_axis": axes.col_axis, "indices": list(axes.indices),
-                   "plot_mode": "image" if line_axis is None else "line", "plot_line_axis": line_axis,
-                   "table_format": table["format"], "table_decimals": table["decimals"],
-                   "heat_map": table["heat_map"]}
-        if window.document.selection is not None:
-            display["selection"] = list(window.document.selection)
-        return display
+        return to_session(document.snapshot(), self._comparison())
 
     def _comparison(self) -> dict | None:
         comparison = self._window.comparison
@@ -232,46 +216,24 @@ class SessionActions(QObject):
     # ------------------------------------------------------------------ restore
     def restore(self, session: Session) -> bool:
         """Show ``session`` (a :class:`~core.session.session_file.Session` whose files exist):
-        files with its parameters and slice, then display, comparison and bookmarks."""
+        files with its parameters and slice, then display and bookmarks (the document's snapshot),
+        then the comparison."""
         window = self._window
-        paths = [record.path for record in session.files]
-        if not window.open_paths(paths, session.params, plain_slice_text(session.slice_text)):
-            error = window.document.error
+        document = window.document
+        snapshot = from_session(session, document.view_options.value)
+        if not window.open_paths(list(snapshot.paths), snapshot.params, snapshot.slice_text) \
+                or not document.restore(snapshot):
+            error = document.error
             self.banner.show_message(f"The session's files could not be opened: {error.message if error else ''}",
                                      "error")
             return False
-        self._restore_display(session.display)
         if session.comparison is not None:
             self._restore_comparison(session.comparison)
-        window.document.bookmarks.replace_all(session.bookmarks)
         if session.bookmarks:  # what the session is about: in view, the first one current
             window.docks["bookmarks"].show()
             window.docks["bookmarks"].raise_()
             window.bookmarks_panel.select_row(0)
         return True
-
-    def _restore_display(self, display: dict) -> None:
-        window = self._window
-        axes = window.document.display_axes
-        row, col = display.get("row_axis"), display.get("col_axis")
-        try:
-            if isinstance(row, int) and isinstance(col, int) and axes.ndim >= 2:
-                axes.set_axes(row, col)
-            for axis, index in enumerate(display.get("indices") or ()):
-                if axis in axes.fixed_axes():
-                    axes.set_index(axis, index)
-            mode, line_axis = display.get("plot_mode"), display.get("plot_line_axis")
-            if axes.ndim >= 2 and mode in ("image", "line"):
-                window.plot_panel.set_line_axis(line_axis if mode == "line" else None)
-        except ValueError:
-            pass  # axes of another shape (a session applied to other files): the defaults stay
-        window.table_panel.set_display_options(display.get("table_format"), display.get("table_decimals"),
-                                               display.get("heat_map"))
-        selection = display.get("selection")
-        result = window.document.result
-        if isinstance(selection, list) and result is not None and len(selection) == result.view.ndim \
-                and all(0 <= i < n for i, n in zip(selection, result.view.shape)):
-            window.document.select(tuple(selection))
 
     def _restore_comparison(self, comparison: dict) -> None:
         state = self._window.comparison

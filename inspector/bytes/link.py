@@ -11,7 +11,8 @@ Rules
   so both panels follow the result, not only the index.
 - Bytes are read only through the document (:meth:`Document.bytes_at`); when the files changed
   on disk in a way that invalidates the views, both panels are cleared until a reload, together
-  with the table and the plot.
+  with the table and the plot; when the document closes its files (``closing``), both let go of
+  them before the maps close.
 - A byte clicked in the hex view selects the element it belongs to (through the document); a
   byte outside the view is decoded in the inspector only. A byte chosen as header offset
   (:meth:`BytesLink.use_as_header_offset`) becomes the document's offset (one undoable edit). A type chosen in the inspector
@@ -56,6 +57,7 @@ class BytesLink(QObject):
         document.resultChanged.connect(self._show_selection)
         document.selectionChanged.connect(self._show_selection)
         document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
+        document.closing.connect(self._on_document_closing)
         hex_view.bytesSelected.connect(self._on_byte_clicked)
         inspector.typeChosen.connect(self._on_type_chosen)
         self._on_files_changed()
@@ -67,6 +69,10 @@ class BytesLink(QObject):
         if report.invalidates_view:
             self._hex_view.set_reader(None, report.message)
             self._inspector.set_bytes(b"")
+
+    def _on_document_closing(self) -> None:
+        self._hex_view.set_reader(None)
+        self._inspector.set_bytes(b"")
 
     def _views_invalid(self) -> bool:
         report = self._document.changes_on_disk()

@@ -5,7 +5,10 @@ counts, as computed); the value axis is named after the statistics' quantity (``
 ``phase (rad)``...); counts are printed as they are (no SI prefix such as "x0.001"). On the
 logarithmic count axis a bar starts at half a count, so a bin of one value is a visible bar and an
 empty bin is none (log 0 does not exist). The note above the plot says when the histogram is
-still being computed.
+still being computed. Whether the axis is logarithmic is a view option
+(:class:`inspector.state.view_options.ViewOptions`): the box says the user's choice
+(:attr:`HistogramView.logScaleChosen`), the Statistics panel writes it there and draws what the
+options say (:meth:`HistogramView.set_log_scale`).
 """
 
 from __future__ import annotations
@@ -32,10 +35,11 @@ class HistogramView(QWidget):
 
     Signals
     -------
-    logScaleChanged(bool)
+    logScaleChosen(bool)
+        The user switched the *log scale* box (the axis changes with :meth:`set_log_scale`).
     """
 
-    logScaleChanged = Signal(bool)
+    logScaleChosen = Signal(bool)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -59,7 +63,7 @@ class HistogramView(QWidget):
         self.log_scale_check = QCheckBox("log scale")
         self.log_scale_check.setObjectName("stats.logScale")
         self.log_scale_check.setToolTip("Counts on a logarithmic axis: rare values stay visible")
-        self.log_scale_check.toggled.connect(self.set_log_scale)
+        self.log_scale_check.toggled.connect(self.logScaleChosen)
         self.note = QLabel()
         self.note.setObjectName("stats.histogramNote")
         self.note.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
@@ -75,21 +79,20 @@ class HistogramView(QWidget):
 
     @property
     def log_scale(self) -> bool:
-        """Whether the counts are on a logarithmic axis."""
-        return self.log_scale_check.isChecked()
+        """Whether the counts are drawn on a logarithmic axis."""
+        return bool(self.plot.getAxis("left").logMode)
 
     def set_log_scale(self, enabled: bool) -> None:
-        """Show the counts on a logarithmic (True) or linear axis."""
+        """Draw the counts on a logarithmic (True) or linear axis, the box showing it (no signal)."""
         enabled = bool(enabled)
-        if self.log_scale_check.isChecked() != enabled:
-            self.log_scale_check.setChecked(enabled)  # toggled: applied by the call it makes
-            return
-        if enabled == self.plot.getAxis("left").logMode:
+        self.log_scale_check.blockSignals(True)
+        self.log_scale_check.setChecked(enabled)
+        self.log_scale_check.blockSignals(False)
+        if enabled == self.log_scale:
             return
         self.plot.setLogMode(y=enabled)
         self.histogram.setFillLevel(_LOG_FLOOR_EXPONENT if enabled else 0)
         self.show_statistics(self._statistics)
-        self.logScaleChanged.emit(enabled)
 
     def show_statistics(self, stats: Statistics | None, value_axis: str | None = None) -> None:
         """Draw the histogram of ``stats`` (none for None or an empty one); name the value axis."""

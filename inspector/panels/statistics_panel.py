@@ -30,6 +30,11 @@ Rules
   worker runs it again before every block, so a file that changed on disk gives an error message
   (a shrink: see ``core/files/shrink_guard.py``). When the document reports a change that
   clears the views, the computation stops and the statistics are cleared with them.
+* **Choices**: the quantity of complex data and the histogram's log scale are view options of
+  the document (:class:`inspector.state.view_options.ViewOptions`); the panel shows them and
+  writes the user's choices there.
+* **Closing**: when the document closes its files (``closing``) the computation stops before
+  the maps close.
 * Floats: min / max ignore NaN, mean / std (population) are over the finite values; complex
   views show statistics of ``|z|``. See :mod:`core.scan.statistics` for every rule.
 """
@@ -104,7 +109,8 @@ class StatisticsPanel(QWidget):
         The :class:`~inspector.state.background_task.BackgroundTask` of a computation just started
         (a cache hit starts none).
     logScaleChanged(bool)
-        The histogram's count axis became logarithmic (True) or linear (False).
+        The histogram's count axis became logarithmic (True) or linear (False): the view
+        options changed.
     """
 
     statisticsChanged = Signal(object)
@@ -129,11 +135,16 @@ class StatisticsPanel(QWidget):
         self._generation = 0  # bumped on reload / change on disk: older entries never match
         self._stale_note = ""  # why the numbers shown may no longer match the file on disk
         self._build()
+        options = document.view_options.value
+        self.histogram_view.set_log_scale(options.histogram_log_scale)
+        self._show_quantity(options.statistics_quantity)
+        document.view_options.changed.connect(self._on_view_options)
         self._interim = _Interim(self)
         self._interim.figures.connect(self._on_interim_figures, Qt.QueuedConnection)
         document.resultChanged.connect(self._on_result_changed)
         document.filesChanged.connect(self._on_files_changed)
         document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
+        document.closing.connect(self._drop_task)
         if document.result is not None:
             self._on_result_changed(document.result)
         else:
@@ -219,7 +230,7 @@ class StatisticsPanel(QWidget):
     @property
     def quantity(self) -> str:
         """What the statistics of complex data are of (:data:`~core.scan.statistics.COMPLEX_QUANTITIES`)."""
-        return self.quantity_combo.currentText()
+        return self._document.view_options.value.statistics_quantity
 
     def set_quantity(self, quantity: str) -> None:
         """Show the statistics of ``quantity`` of complex data (computed again, or from the cache).
@@ -231,17 +242,16 @@ class StatisticsPanel(QWidget):
         """
         if quantity not in COMPLEX_QUANTITIES:
             raise ValueError(f"quantity must be one of {COMPLEX_QUANTITIES}, got {quantity!r}")
-        self.quantity_combo.setCurrentText(quantity)  # -> _on_quantity_chosen
+        self._document.view_options.choose(statistics_quantity=quantity)
 
     @property
     def log_scale(self) -> bool:
-        """Whether the histogram's counts are on a logarithmic axis."""
-        return self.histogram_view.log_scale
+        """Whether the histogram's counts are on a logarithmic axis (the view options')."""
+        return self._document.view_options.value.histogram_log_scale
 
     def set_log_scale(self, enabled: bool) -> None:
-        """Show the histogram's counts on a logarithmic (True) or linear axis
-        (:class:`~inspector.panels.statistics_histogram.HistogramView`)."""
-        self.histogram_view.set_log_scale(enabled)
+        """Show the histogram's counts on a logarithmic (True) or linear axis (a view option)."""
+        self._document.view_options.choose(histogram_log_scale=bool(enabled))
 
     def cancel(self) -> None:
         """Stop the running computation (the status then says "Cancelled")."""
@@ -275,7 +285,7 @@ class StatisticsPanel(QWidget):
         self.quantity_combo.setToolTip("Complex data: the statistics of |z|, the real or imaginary "
                                        "part, the phase (radians) or 20·log10|z|")
         self.quantity_combo.setVisible(False)
-        self.quantity_combo.currentTextChanged.connect(self._on_quantity_chosen)
+        self.quantity_combo.currentTextChanged.connect(self.set_quantity)
 
         header = QHBoxLayout()
         header.addWidget(self.status_label, 1)
@@ -301,12 +311,7 @@ class StatisticsPanel(QWidget):
         self._arrange_fields(2)
 
         self.histogram_view = HistogramView(self)
-        self.histogram_view.logScaleChanged.connect(self.logScaleChanged)
-        # The parts tests and the window reach: the plot, its curve, the switch and the note.
-        self.plot = self.histogram_view.plot
-        self.histogram = self.histogram_view.histogram
-        self.log_scale_check = self.histogram_view.log_scale_check
-        self.histogram_note = self.histogram_view.note
+        self.histogram_view.logScaleChosen.connect(self.set_log_scale)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -359,10 +364,21 @@ class StatisticsPanel(QWidget):
         super().resizeEvent(event)
 
     # ------------------------------------------------------------------ document events
-    def _on_quantity_chosen(self, _quantity: str) -> None:
-        result = self._document.result
-        if result is not None and result.view.dtype.kind == "c":
-            self._on_result_changed(result)
+    def _show_quantity(self, quantity: str) -> None:
+        self._shown_quantity = quantity
+        self.quantity_combo.blockSignals(True)
+        self.quantity_combo.setCurrentText(quantity)
+        self.quantity_combo.blockSignals(False)
+
+    def _on_view_options(self, options) -> None:
+        if options.histogram_log_scale != self.histogram_view.log_scale:
+            self.histogram_view.set_log_scale(options.histogram_log_scale)
+            self.logScaleChanged.emit(options.histogram_log_scale)
+        if options.statistics_quantity != self._shown_quantity:
+            self._show_quantity(options.statistics_quantity)
+            result = self._document.result
+            if result is not None and result.view.dtype.kind == "c":
+                self._on_result_changed(result)
 
     def _on_result_changed(self, result: PipelineResult) -> None:
         self.quantity_combo.setVisible(result.view.dtype.kind == "c")

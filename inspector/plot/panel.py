@@ -22,6 +22,11 @@ Complex data is plotted as one real number per element, chosen in a small combo:
 ``im``, ``phase`` (radians) or ``dB`` (``20*log10|z|``); for 1-d data the same combo offers
 ``I and Q`` and ``constellation``. The readout always shows the full complex value.
 
+The choices (mode, line axis, complex part, colour, channel axis, square pixels) are view
+options (:class:`inspector.state.view_options.ViewOptionsModel`: the document's, or the panel's
+own without a document): the panel shows them and writes the user's choices there; they fall
+back by the rules of :mod:`inspector.state.view_options` when the data no longer fits them.
+
 Colour: when the view has at least 3 axes and its last axis (HWC) or third from last (CHW) has
 3 or 4 elements, the colour combo offers RGB, BGR (and RGBA, BGRA for 4) besides ``grey``, the
 default. Choosing a colour puts the two image axes beside the channel axis on screen
@@ -55,6 +60,7 @@ from inspector.plot.line_plot import LinePlot
 from inspector.plot.toolbar import SIGNAL_VIEWS, PlotToolbar
 from inspector.state.display_axes import DisplayAxes, normalize_index
 from inspector.state.document import Document
+from inspector.state.view_options import ViewOptions, ViewOptionsModel, colour_modes
 from inspector.widgets.elided_label import ElidedLabel
 from inspector.widgets.plain_text import make_plain
 
@@ -87,7 +93,10 @@ class PlotPanel(QWidget):
         The display state shared with the table; a private one is made when None.
     parent : QWidget, optional
     document : Document, optional
-        The document to show (its display axes are used; ``display_axes`` must be omitted).
+        The document to show (its display axes and view options are used; ``display_axes`` and
+        ``view_options`` must be omitted).
+    view_options : ViewOptionsModel, optional
+        The display choices; a private one (over the display axes) is made when None.
 
     Signals
     -------
@@ -102,19 +111,17 @@ class PlotPanel(QWidget):
     rendered = Signal()
 
     def __init__(self, display_axes: DisplayAxes | None = None, parent: QWidget | None = None,
-                 *, document: Document | None = None) -> None:
+                 *, document: Document | None = None, view_options: ViewOptionsModel | None = None) -> None:
         super().__init__(parent)
         if document is not None:
-            display_axes = document.display_axes
+            display_axes, view_options = document.display_axes, document.view_options
         self._axes = display_axes if display_axes is not None else DisplayAxes(self)
+        # Made before this panel follows the axes: the options react to a new plane first.
+        self._options = view_options if view_options is not None else ViewOptionsModel(self._axes, parent=self)
         self._document = document
         self._array: np.ndarray | None = None
         self._block_reader: Callable[[], BlockReader] | None = None
         self._version = 0  # bumps on set_array: a new array never reuses the old display
-        self._part = "abs"
-        self._line_axis: int | None = None  # None: image of the plane (N >= 2)
-        self._colour: str | None = None  # colour mode of the image, None for grey
-        self._channel_axis: int | None = None
         self._mode = "empty"
         self._shown_key: tuple | None = None
         self._line_anchor: tuple[int, ...] = ()
@@ -150,11 +157,14 @@ class PlotPanel(QWidget):
         layout.addWidget(self._readout)
 
         self._axes.changed.connect(self._on_axes_changed)
-        self.toolbar.modeChosen.connect(self._on_mode_chosen)
-        self.toolbar.partChosen.connect(self._on_part_chosen)
-        self.toolbar.colourChosen.connect(self._on_colour_chosen)
+        self._options.changed.connect(self._on_options_changed)
+        self.toolbar.modeChosen.connect(self.set_line_axis)
+        self.toolbar.partChosen.connect(self.set_complex_part)
+        self.toolbar.colourChosen.connect(self.set_colour_mode)
         self.toolbar.channelAxisChosen.connect(self._on_channel_axis_chosen)
-        self.toolbar.squarePixelsToggled.connect(self.image_plot.set_square_pixels)
+        self.toolbar.squarePixelsToggled.connect(self._on_square_pixels_toggled)
+        if self._options.value.square_pixels:
+            self.image_plot.set_square_pixels(True)
         self.line_plot.indexHovered.connect(self._on_line_hovered)
         self.line_plot.indexClicked.connect(self._on_line_clicked)
         self.image_plot.cellHovered.connect(self._on_cell_hovered)
@@ -167,6 +177,11 @@ class PlotPanel(QWidget):
     @property
     def display_axes(self) -> DisplayAxes:
         return self._axes
+
+    @property
+    def view_options(self) -> ViewOptionsModel:
+        """The display choices the panel shows and writes (the document's, with a document)."""
+        return self._options
 
     @property
     def mode(self) -> str:
@@ -185,8 +200,8 @@ class PlotPanel(QWidget):
 
     @property
     def line_axis(self) -> int | None:
-        """Axis the line runs along in N-d line mode; None in image mode."""
-        return self._line_axis
+        """Axis the line runs along in N-d line mode; None in image mode (the view options')."""
+        return self._options.value.plot_line_axis
 
     @property
     def line_anchor(self) -> tuple[int, ...]:
@@ -202,17 +217,17 @@ class PlotPanel(QWidget):
     @property
     def complex_part(self) -> str:
         """A name of :data:`COMPLEX_PARTS`, or of :data:`SIGNAL_VIEWS` for 1-d complex data."""
-        return self._part
+        return self._options.value.complex_part
 
     @property
     def colour_mode(self) -> str | None:
         """The image's colour mode (``"RGB"``, ``"BGR"``, ``"RGBA"``, ``"BGRA"``), None for grey."""
-        return self._colour
+        return self._options.value.colour_mode if self._options.colour_shown else None
 
     @property
     def channel_axis(self) -> int | None:
         """The axis read as colour channels in a colour image, else None."""
-        return self._channel_axis if self._colour is not None else None
+        return self._options.value.channel_axis if self._options.colour_shown else None
 
     def readout_text(self) -> str:
         """The readout line: the element under the mouse, else the selected one."""
@@ -225,8 +240,9 @@ class PlotPanel(QWidget):
         ``block_reader`` makes a :class:`~core.scan.blocks.BlockReader` over the maps ``array``
         may view (``PipelineResult.block_reader``): the line plot's overview reads through it.
 
-        If the shared :class:`DisplayAxes` has another shape it is ``reset`` to this one (reset
-        is idempotent, so the table may reset it too). The selection is kept if it still fits.
+        If the shared :class:`DisplayAxes` has another shape it is ``reset`` to this one, and
+        the view options are fitted to it (both idempotent: the document and the table do the
+        same). The selection is kept if it still fits.
 
         Raises
         ------
@@ -237,28 +253,27 @@ class PlotPanel(QWidget):
             if not isinstance(array, np.ndarray):
                 array = np.asarray(array)
             real_values(np.empty(0, dtype=array.dtype))  # reject unplottable dtypes up front
-        old_ndim = None if self._array is None else self._array.ndim
         self._array = array
         self._block_reader = block_reader
         self._version += 1
         if self._selected is not None and (array is None or not _fits(self._selected, array.shape)):
             self._selected = None
         self._hovered = None
-        self._part = self.toolbar.offer_parts(None if array is None else array.ndim, self._part)
-        if array is not None and array.dtype.kind != "c":
-            self._part = "abs"
-            self.toolbar.show_part("abs")
-        if array is None or array.ndim != old_ndim:
-            self.toolbar.offer_modes(0 if array is None else array.ndim)
-            self._line_axis = None
-        self._offer_colours()
         if array is not None and self._axes.shape != array.shape:
-            self._axes.reset(array.shape)  # emits changed -> _render, unless nothing changed
+            self._axes.reset(array.shape)  # emits changed -> _render, once the options fit too
+        self._options.fit(None if array is None else array.shape, _is_complex(array))
         self._render()
 
     def set_line_axis(self, axis: int | None) -> None:
-        """N-d data: plot a line along ``axis``, or the image of the plane (None)."""
-        self.toolbar.choose_line_axis(axis, self._axes.ndim)  # -> _on_mode_chosen
+        """N-d data: plot a line along ``axis``, or the image of the plane (None); the user's
+        choice (undoable with a document).
+
+        Raises
+        ------
+        ValueError
+            The data shown has no such axis (or is not N-d).
+        """
+        self._options.choose(plot_line_axis=None if axis is None else int(axis))
 
     def set_complex_part(self, part: str) -> None:
         """Plot a part of complex data (:data:`COMPLEX_PARTS`), or for 1-d complex data one of
@@ -269,7 +284,7 @@ class PlotPanel(QWidget):
         ValueError
             ``part`` is not offered for the data shown.
         """
-        self.toolbar.choose_part(part)  # -> _on_part_chosen
+        self._options.choose(complex_part=part)
 
     def set_colour_mode(self, mode: str | None, channel_axis: int | None = None) -> None:
         """Show the image in colour (``mode`` of :data:`core.display.colour_image.COLOUR_MODES`,
@@ -280,7 +295,10 @@ class PlotPanel(QWidget):
         ValueError
             The view has no such channel axis, or ``mode`` does not fit its length.
         """
-        self.toolbar.choose_colour(mode, channel_axis)  # -> _on_channel_axis_chosen, _on_colour_chosen
+        if channel_axis is None:
+            self._options.choose(colour_mode=mode)
+        else:
+            self._options.choose(channel_axis=int(channel_axis), colour_mode=mode)
 
     def select_element(self, index: tuple) -> None:
         """Mark element ``index`` (a full N-d index; negative values count from the end).
@@ -306,21 +324,23 @@ class PlotPanel(QWidget):
     def _render(self) -> None:
         """Show what the array and DisplayAxes say, re-reading data only when the view changed."""
         array = self._array
-        if array is not None and self._axes.shape != array.shape:
-            return  # the shared model describes another array for now; set_array will follow
+        if array is not None and (self._axes.shape != array.shape
+                                  or self._options.fitted_to != (array.shape, _is_complex(array))):
+            return  # the shared models describe another array for now; set_array will follow
+        options = self._options.value
         if array is None or array.size == 0:
             self._show_message("empty", "no data" if array is None else f"empty array, shape {array.shape}")
         elif array.ndim == 0:
             self._show_message("scalar", format_value(array[()], array.dtype))
-        elif array.ndim >= 2 and self._line_axis is None:
-            self._render_image(array)
-        elif array.ndim == 1 and self._part in SIGNAL_VIEWS:
-            self._render_signal_view(array)
+        elif array.ndim >= 2 and options.plot_line_axis is None:
+            self._render_image(array, options)
+        elif array.ndim == 1 and options.complex_part in SIGNAL_VIEWS:
+            self._render_signal_view(array, options)
         else:
-            self._render_line(array)
-        self.toolbar.show_for(ndim=None if array is None else array.ndim,
-                              is_complex=array is not None and array.dtype.kind == "c",
-                              image=self._mode == "image", colour=self._colour is not None)
+            self._render_line(array, options)
+        self.toolbar.show_options(options, None if array is None else array.shape, _is_complex(array))
+        self.toolbar.show_for(ndim=None if array is None else array.ndim, is_complex=_is_complex(array),
+                              image=self._mode == "image", colour=self.colour_mode is not None)
         self._update_readout()
         self.rendered.emit()
 
@@ -331,51 +351,48 @@ class PlotPanel(QWidget):
         self._message.setText(text)
         self._stack.setCurrentWidget(self._message)
 
-    def _render_image(self, array: np.ndarray) -> None:
+    def _render_image(self, array: np.ndarray, options: ViewOptions) -> None:
         plane = self._axes.plane(array)
         if plane.size == 0:
             self._show_message("empty", f"no element in this plane, shape {array.shape}")
             return
         axes = self._axes
-        colour = self._colour
-        if colour is not None and self._channel_axis in (axes.row_axis, axes.col_axis):
-            self._colour = None  # the channels are on screen as rows or columns now
-            self.toolbar.show_colour(None)
-            colour = None
+        colour, channel = self.colour_mode, options.channel_axis
         indices = axes.indices
         if colour is not None:  # the channel index has no say in a colour image
-            indices = tuple(0 if a == self._channel_axis else i for a, i in enumerate(indices))
-            plane = colour_plane(array, axes.row_axis, axes.col_axis, self._channel_axis, indices)
-        key = ("image", self._version, axes.row_axis, axes.col_axis, indices, self._part, colour,
-               self._channel_axis)
+            indices = tuple(0 if a == channel else i for a, i in enumerate(indices))
+            plane = colour_plane(array, axes.row_axis, axes.col_axis, channel, indices)
+        part = options.complex_part
+        key = ("image", self._version, axes.row_axis, axes.col_axis, indices, part, colour, channel)
         if key != self._shown_key:
             shown = self.image_plot.plane
             same_shape = (self._mode == "image" and shown is not None and shown.shape == plane.shape
                           and self.image_plot.colour == colour)
             self._clear_pages_except(self.image_plot)
-            self.image_plot.set_plane(plane, self._part, keep_view=same_shape, colour=colour)
+            self.image_plot.set_plane(plane, part, keep_view=same_shape, colour=colour)
             self._shown_key = key
         self._mode = "image"
         self._stack.setCurrentWidget(self.image_plot)
         cell = None
         if self._selected is not None and all(self._selected[a] == axes.indices[a] for a in axes.fixed_axes()
-                                              if colour is None or a != self._channel_axis):
+                                              if colour is None or a != channel):
             cell = (self._selected[axes.row_axis], self._selected[axes.col_axis])
         self.image_plot.mark(cell)
 
-    def _render_line(self, array: np.ndarray) -> None:
-        axis = 0 if array.ndim == 1 else self._line_axis
+    def _render_line(self, array: np.ndarray, options: ViewOptions) -> None:
+        axis = 0 if array.ndim == 1 else options.plot_line_axis
+        part = options.complex_part
         anchor = list(self._selected) if self._selected is not None else [0] * array.ndim
         for a in self._axes.fixed_axes():
             anchor[a] = self._axes.indices[a]
         anchor[axis] = 0
         self._line_anchor = tuple(anchor)
-        key = ("line", self._version, axis, self._line_anchor, self._part)
+        key = ("line", self._version, axis, self._line_anchor, part)
         if key != self._shown_key:
             line = array[tuple(slice(None) if a == axis else i for a, i in enumerate(anchor))]
             same_length = self._mode == "line" and self.line_plot.values is not None and len(self.line_plot.values) == len(line)
             self._clear_pages_except(self.line_plot)
-            self.line_plot.set_values(line, self._part, keep_view=same_length,
+            self.line_plot.set_values(line, part, keep_view=same_length,
                                       block_reader=self._block_reader)
             self.line_plot.plot_item.setLabel("bottom", "index" if array.ndim == 1 else f"index along axis {axis}")
             self._shown_key = key
@@ -383,9 +400,9 @@ class PlotPanel(QWidget):
         self._stack.setCurrentWidget(self.line_plot)
         self.line_plot.mark(None if self._selected is None else self._selected[axis])
 
-    def _render_signal_view(self, array: np.ndarray) -> None:
+    def _render_signal_view(self, array: np.ndarray, options: ViewOptions) -> None:
         """1-d complex data as I and Q traces (mode ``"iq"``) or a constellation."""
-        mode = "iq" if self._part == SIGNAL_VIEWS[0] else "constellation"
+        mode = "iq" if options.complex_part == SIGNAL_VIEWS[0] else "constellation"
         self._line_anchor = (0,)
         key = (mode, self._version)
         page = self.iq_plot if mode == "iq" else self.constellation_plot
@@ -432,7 +449,7 @@ class PlotPanel(QWidget):
 
     def _line_index(self, i: int) -> tuple[int, ...]:
         """Full index of element ``i`` of the plotted line."""
-        axis = 0 if self._array.ndim == 1 else self._line_axis
+        axis = 0 if self._array.ndim == 1 else self.line_axis
         index = list(self._line_anchor)
         index[axis] = int(i)
         return tuple(index)
@@ -444,60 +461,35 @@ class PlotPanel(QWidget):
             self._readout.setText(f"index () value {format_value(array[()], array.dtype)}")
         elif index is None or array is None or not _fits(index, array.shape):
             self._readout.setText("")
-        elif self._mode == "image" and self._colour is not None:
+        elif self._mode == "image" and self.colour_mode is not None:
             prefix = "" if index == self._hovered else "selected "
-            where = tuple(slice(None) if a == self._channel_axis else i for a, i in enumerate(index))
+            channel = self.channel_axis
+            where = tuple(slice(None) if a == channel else i for a, i in enumerate(index))
             channels = ", ".join(f"{name} {format_value(v, array.dtype)}"
-                                 for name, v in zip(self._colour, array[where]))
-            shown = ", ".join(":" if a == self._channel_axis else str(i) for a, i in enumerate(index))
+                                 for name, v in zip(self.colour_mode, array[where]))
+            shown = ", ".join(":" if a == channel else str(i) for a, i in enumerate(index))
             self._readout.setText(f"{prefix}index ({shown}) {channels}")
         else:
             prefix = "" if index == self._hovered else "selected "
             self._readout.setText(f"{prefix}index {index} value {format_value(array[index], array.dtype)}")
 
-    def _offer_colours(self) -> None:
-        """Offer the channel axes of the array shown and their colour modes; keep the choices
-        where they still fit."""
-        array = self._array
-        self._channel_axis = self.toolbar.offer_channels(
-            None if array is None else array.shape, array is not None and array.dtype.kind == "c",
-            self._channel_axis)
-        channels = None if self._channel_axis is None else array.shape[self._channel_axis]
-        self._colour = self.toolbar.offer_colours(channels, self._colour)
-
-    def _show_channels_beside(self) -> None:
-        """Put the two image axes next to the channel axis on screen (HWC: the two before it;
-        CHW: the two after it), unless rows and columns already avoid the channel axis."""
-        axes, channel = self._axes, self._channel_axis
-        if channel not in (axes.row_axis, axes.col_axis):
-            return
-        rows = channel - 2 if channel == axes.ndim - 1 else channel + 1
-        self._axes.set_axes(rows, rows + 1)  # emits changed -> _render
-
     # ----------------------------------------------------------------------------- handlers
     def _on_axes_changed(self) -> None:
         self._render()
 
-    def _on_mode_chosen(self, axis: int | None) -> None:
-        self._line_axis = axis
+    def _on_options_changed(self, options: ViewOptions) -> None:
+        if self.image_plot.square_pixels != options.square_pixels:
+            self.image_plot.set_square_pixels(options.square_pixels)
         self._render()
 
-    def _on_part_chosen(self, part: str) -> None:
-        self._part = part
-        self._render()
-
-    def _on_colour_chosen(self, colour: str | None) -> None:
-        self._colour = colour
-        if self._colour is not None:
-            self._show_channels_beside()
-        self._render()
+    def _on_square_pixels_toggled(self, square: bool) -> None:
+        self._options.choose(square_pixels=bool(square))
 
     def _on_channel_axis_chosen(self, axis: int) -> None:
-        self._channel_axis = axis
-        self._colour = self.toolbar.offer_colours(self._array.shape[axis], self._colour)
-        if self._colour is not None:
-            self._show_channels_beside()
-        self._render()
+        """Another channel axis keeps the colour mode if it fits the axis's length, else grey."""
+        colour = self._options.value.colour_mode
+        shape = None if self._array is None else self._array.shape
+        self._options.choose(channel_axis=axis, colour_mode=colour if colour in colour_modes(shape, axis) else None)
 
     def _on_line_hovered(self, i: int | None) -> None:
         self._hovered = None if i is None else self._line_index(i)
@@ -510,6 +502,10 @@ class PlotPanel(QWidget):
         """The mapped bytes changed under the view: show nothing until a reload (never a mix)."""
         if report.invalidates_view:
             self.set_array(None)
+
+    def _on_document_closing(self) -> None:
+        """The files close: let go of their arrays (nothing paints them after)."""
+        self.set_array(None)
 
     def _on_document_selection(self, index: tuple[int, ...] | None) -> None:
         if index is None:
@@ -545,6 +541,10 @@ class PlotPanel(QWidget):
         if self._iq_plot is not None:
             self._iq_plot.cancel_overview()
         super().closeEvent(event)
+
+
+def _is_complex(array: np.ndarray | None) -> bool:
+    return array is not None and array.dtype.kind == "c"
 
 
 def _fits(index: tuple[int, ...], shape: tuple[int, ...]) -> bool:

@@ -1,18 +1,19 @@
 """The plot's toolbar: what to draw (image or line along an axis), which part of complex data,
 colour channels, square pixels.
 
-The toolbar holds the widgets and what they offer; :class:`inspector.plot.panel.PlotPanel` owns
-the choices (the one state) and asks the toolbar to offer what fits the array shown. Rules:
+The toolbar holds the widgets; the choices are the document's view options
+(:class:`inspector.state.view_options.ViewOptions`, which also say what the data offers and what
+falls back when it no longer fits), and :class:`inspector.plot.panel.PlotPanel` writes the
+user's choices there and shows them here (:meth:`PlotToolbar.show_options`). Rules:
 
 - the mode combo lists ``image (rows × cols)`` and one ``line along axis k`` per axis, for N-d
-  data (N >= 2) only; a new number of axes resets it to the image;
+  data (N >= 2) only;
 - the complex combo lists :data:`~core.display.line_decimation.COMPLEX_PARTS`, and for 1-d data
-  also :data:`SIGNAL_VIEWS`; a part that is still offered stays chosen, else ``abs``;
+  also :data:`SIGNAL_VIEWS`;
 - the channel combo lists the axes that can hold colour channels
   (:func:`core.display.colour_image.channel_axis_candidates`; none for complex data), and the
-  colour combo ``grey`` plus the modes that fit that axis's length; a colour that no longer fits
-  falls back to grey;
-- refilling a combo never emits a choice: only the user's (or a ``choose_*`` call's) does.
+  colour combo ``grey`` plus the modes that fit that axis's length;
+- refilling a combo never emits a choice: only the user's does.
 """
 
 from __future__ import annotations
@@ -20,13 +21,17 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QWidget
 
-from core.display.colour_image import channel_axis_candidates, modes_for_channels
 from core.display.line_decimation import COMPLEX_PARTS
+from inspector.state.view_options import (
+    SIGNAL_VIEWS,
+    ViewOptions,
+    channel_axes,
+    colour_modes,
+    offered_parts,
+)
 
 __all__ = ["SIGNAL_VIEWS", "GREY", "PlotToolbar"]
 
-#: Views of a 1-d complex signal offered in the complex combo after :data:`COMPLEX_PARTS`.
-SIGNAL_VIEWS = ("I and Q", "constellation")
 #: The colour combo's first entry: a grey image through the colormap.
 GREY = "grey"
 _IMAGE_MODE = -1  # mode combo item data for "image"; line modes store the axis
@@ -89,77 +94,40 @@ class PlotToolbar(QWidget):
         self.square_check.toggled.connect(self.squarePixelsToggled)
 
     # ------------------------------------------------------------------ what is offered
-    def offer_modes(self, ndim: int) -> None:
-        """The image and a line along each axis (N >= 2), the image chosen (no signal)."""
-        self.mode_combo.blockSignals(True)
-        self.mode_combo.clear()
-        if ndim >= 2:
-            self.mode_combo.addItem("image (rows × cols)", _IMAGE_MODE)
-            for axis in range(ndim):
-                self.mode_combo.addItem(f"line along axis {axis}", axis)
-        self.mode_combo.setCurrentIndex(0)
-        self.mode_combo.blockSignals(False)
-
-    def offer_parts(self, ndim: int | None, part: str) -> str:
-        """Offer the complex parts (and the signal views for 1-d data); return ``part`` if it is
-        still offered, else ``"abs"``, shown as chosen (no signal)."""
-        parts = COMPLEX_PARTS + (SIGNAL_VIEWS if ndim == 1 else ())
-        if [self.part_combo.itemText(i) for i in range(self.part_combo.count())] != list(parts):
-            self.part_combo.blockSignals(True)
-            self.part_combo.clear()
-            self.part_combo.addItems(parts)
-            self.part_combo.blockSignals(False)
-        part = part if part in parts else "abs"
-        self.show_part(part)
-        return part
-
-    def show_part(self, part: str) -> None:
-        """Show ``part`` as chosen (no signal)."""
-        self.part_combo.blockSignals(True)
-        self.part_combo.setCurrentText(part)
-        self.part_combo.blockSignals(False)
-
-    def offer_channels(self, shape: tuple[int, ...] | None, is_complex: bool,
-                       channel_axis: int | None) -> int | None:
-        """Offer the axes of ``shape`` that can hold colour channels (none for complex data);
-        return ``channel_axis`` if it is one of them, else the first (None when there is none),
-        shown as chosen (no signal)."""
-        candidates = () if shape is None or is_complex else channel_axis_candidates(shape)
+    def show_options(self, options: ViewOptions, shape: tuple[int, ...] | None, is_complex: bool) -> None:
+        """Offer what fits data of ``shape`` (None: nothing shown) and show ``options`` as
+        chosen; refilling never emits a choice."""
         ndim = 0 if shape is None else len(shape)
-        if [self.channel_combo.itemData(i) for i in range(self.channel_combo.count())] != list(candidates):
-            self.channel_combo.blockSignals(True)
-            self.channel_combo.clear()
-            for axis in candidates:
-                layout = "HWC" if axis == ndim - 1 else "CHW"
-                self.channel_combo.addItem(f"channels: axis {axis} ({layout})", axis)
-            self.channel_combo.blockSignals(False)
-        if channel_axis not in candidates:
-            channel_axis = candidates[0] if candidates else None
-        if channel_axis is not None:
-            self.channel_combo.blockSignals(True)
-            self.channel_combo.setCurrentIndex(self.channel_combo.findData(channel_axis))
-            self.channel_combo.blockSignals(False)
-        return channel_axis
+        modes = [_IMAGE_MODE, *range(ndim)] if ndim >= 2 else []
+        line_axis = options.plot_line_axis
+        self._refill(self.mode_combo, modes, lambda axis: "image (rows × cols)" if axis == _IMAGE_MODE
+                     else f"line along axis {axis}",
+                     _IMAGE_MODE if line_axis is None else line_axis)
+        self._refill(self.part_combo, list(offered_parts(None if shape is None else ndim)), str,
+                     options.complex_part)
+        channels = channel_axes(shape, is_complex)
+        self._refill(self.channel_combo, list(channels),
+                     lambda axis: f"channels: axis {axis} ({'HWC' if axis == ndim - 1 else 'CHW'})",
+                     options.channel_axis)
+        colours = colour_modes(shape, options.channel_axis if options.channel_axis in channels else None)
+        self._refill(self.colour_combo, [GREY, *colours] if colours else [], str,
+                     GREY if options.colour_mode is None else options.colour_mode)
+        self.square_check.blockSignals(True)
+        self.square_check.setChecked(options.square_pixels)
+        self.square_check.blockSignals(False)
 
-    def offer_colours(self, channels: int | None, colour: str | None) -> str | None:
-        """Offer grey and the colour modes of ``channels`` channels (nothing without a channel
-        axis); return ``colour`` if it still fits, else None (grey), shown as chosen (no signal)."""
-        modes = () if channels is None else modes_for_channels(channels)
-        wanted = [GREY, *modes] if modes else []
-        if [self.colour_combo.itemText(i) for i in range(self.colour_combo.count())] != wanted:
-            self.colour_combo.blockSignals(True)
-            self.colour_combo.clear()
-            self.colour_combo.addItems(wanted)
-            self.colour_combo.blockSignals(False)
-        colour = colour if colour in modes else None
-        self.show_colour(colour)
-        return colour
-
-    def show_colour(self, colour: str | None) -> None:
-        """Show ``colour`` (None: grey) as chosen (no signal)."""
-        self.colour_combo.blockSignals(True)
-        self.colour_combo.setCurrentText(GREY if colour is None else colour)
-        self.colour_combo.blockSignals(False)
+    @staticmethod
+    def _refill(combo: QComboBox, items: list, text, current) -> None:
+        """``combo`` lists ``items`` (as ``text(item)``, the item as its data) with ``current``
+        shown as chosen, without emitting anything."""
+        combo.blockSignals(True)
+        if [combo.itemData(i) for i in range(combo.count())] != items:
+            combo.clear()
+            for item in items:
+                combo.addItem(text(item), item)
+        index = combo.findData(current)
+        combo.setCurrentIndex(index if index >= 0 else 0)
+        combo.blockSignals(False)
 
     def show_for(self, *, ndim: int | None, is_complex: bool, image: bool, colour: bool) -> None:
         """Show the controls that apply: the mode for N-d data, the complex part for complex
@@ -175,60 +143,13 @@ class PlotToolbar(QWidget):
         self.colour_combo.setVisible(colour_offered)
         self.channel_combo.setVisible(colour_offered and colour)
 
-    # ------------------------------------------------------------------ choosing
-    def choose_line_axis(self, axis: int | None, ndim: int) -> None:
-        """Choose a line along ``axis``, or the image (None): emits :attr:`modeChosen`.
-
-        Raises
-        ------
-        ValueError
-            The data shown has no such axis (or is not N-d).
-        """
-        index = self.mode_combo.findData(_IMAGE_MODE if axis is None else int(axis))
-        if index < 0:
-            raise ValueError(f"no line along axis {axis} for {ndim}-d data")
-        self.mode_combo.setCurrentIndex(index)
-
-    def choose_part(self, part: str) -> None:
-        """Choose a complex part or signal view: emits :attr:`partChosen`.
-
-        Raises
-        ------
-        ValueError
-            ``part`` is not offered for the data shown.
-        """
-        offered = [self.part_combo.itemText(i) for i in range(self.part_combo.count())]
-        if part not in offered:
-            raise ValueError(f"complex part must be one of {tuple(offered)}, got {part!r}")
-        self.part_combo.setCurrentText(part)
-
-    def choose_colour(self, mode: str | None, channel_axis: int | None = None) -> None:
-        """Choose the channel axis (when given) and a colour mode or grey (None).
-
-        Raises
-        ------
-        ValueError
-            The data has no such channel axis, or ``mode`` does not fit its length.
-        """
-        if channel_axis is not None:
-            index = self.channel_combo.findData(int(channel_axis))
-            if index < 0:
-                raise ValueError(f"axis {channel_axis} cannot hold colour channels (it must be the "
-                                 "last or third from last axis, with 3 or 4 elements)")
-            self.channel_combo.setCurrentIndex(index)
-        text = GREY if mode is None else mode
-        if self.colour_combo.findText(text) < 0:
-            offered = [self.colour_combo.itemText(i) for i in range(self.colour_combo.count())]
-            raise ValueError(f"colour mode must be one of {tuple(offered) or (GREY,)}, got {mode!r}")
-        self.colour_combo.setCurrentText(text)
-
     # ------------------------------------------------------------------ the user's choices
     def _on_mode_index(self, combo_index: int) -> None:
         data = self.mode_combo.itemData(combo_index)
         self.modeChosen.emit(None if data is None or data == _IMAGE_MODE else int(data))
 
     def _on_part_text(self, part: str) -> None:
-        if part:  # empty while the combo is refilled
+        if part:
             self.partChosen.emit(part)
 
     def _on_colour_text(self, text: str) -> None:

@@ -15,8 +15,16 @@ a view of another file) is opened the one way :func:`core.formats.values.open_en
 and :meth:`Document.entry_values` gives its values for a window of their own.
 
 Edits of the decode parameters and of the slice are commands on :attr:`Document.history`
-(:mod:`inspector.state.commands`): :meth:`Document.undo` / :meth:`Document.redo` walk through
-both kinds. Opening files clears the history.
+(:mod:`inspector.state.commands`), and so are the display choices a user expects to undo (plot
+mode, number format...: :mod:`inspector.state.view_options`): :meth:`Document.undo` /
+:meth:`Document.redo` walk through every kind. Opening or closing files clears the history.
+
+What the views show is the document's too: :attr:`Document.view_options` (how),
+:attr:`Document.shown_paths` (which files the views show) and :attr:`Document.views_cleared_by`
+(the change on disk that cleared them). :meth:`Document.snapshot` and :meth:`Document.restore`
+(:mod:`inspector.state.snapshot`) carry all of it for sessions and remembered settings.
+:meth:`Document.close_files` is the one way to close: views let go of their arrays on
+:attr:`Document.closing`, before the maps close.
 """
 
 from __future__ import annotations
@@ -44,6 +52,8 @@ from inspector.state.bookmarks import Bookmarks
 from inspector.state.commands import CommandStack, ValueCommand
 from inspector.state.display_axes import DisplayAxes
 from inspector.state.file_monitor import FileMonitor
+from inspector.state.snapshot import DocumentSnapshot, restore_snapshot, take_snapshot
+from inspector.state.view_options import ViewOptionsModel
 
 
 class Document(QObject):
@@ -77,6 +87,10 @@ class Document(QObject):
         The open files changed on disk: a :class:`core.files.file_change.ChangeReport` from
         the one :class:`~inspector.state.file_monitor.FileMonitor`. When its
         ``invalidates_view`` is true every view of the files must be cleared until a reload.
+    closing()
+        The files are about to be closed (:meth:`close_files`): every view lets go of the
+        arrays it holds and stops work that reads them, now; ``filesChanged`` follows once the
+        maps are closed.
     """
 
     filesChanged = Signal()
@@ -88,6 +102,7 @@ class Document(QObject):
     sliceChanged = Signal(object)
     historyChanged = Signal()
     filesChangedOnDisk = Signal(object)
+    closing = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -105,6 +120,9 @@ class Document(QObject):
         self._container_error: ErrorReport | None = None
         self._display_axes = DisplayAxes(self)
         self._history = CommandStack(on_change=self.historyChanged.emit)
+        self._view_options = ViewOptionsModel(self._display_axes, self._history, self)
+        self._shown_paths: tuple[str, ...] = ()
+        self._views_cleared_by: ChangeReport | None = None
         self._bookmarks = Bookmarks(self)  # follows filesChanged: connected before any view
         # The one change detector (and the per-event SIGBUS guard, core/files/shrink_guard.py).
         self._file_monitor = FileMonitor(self)
@@ -157,6 +175,25 @@ class Document(QObject):
     def display_axes(self) -> DisplayAxes:
         """Which plane of the view is shown; reset here (only) when the view's shape changes."""
         return self._display_axes
+
+    @property
+    def view_options(self) -> ViewOptionsModel:
+        """How the views show the view: every display choice; fitted here (only) when a new
+        result arrives."""
+        return self._view_options
+
+    @property
+    def shown_paths(self) -> tuple[str, ...]:
+        """The files whose view the views show: those of the last good result; ``()`` before
+        any, after closing, and once a change on disk cleared the views. Files just opened that
+        cannot be decoded yet are :attr:`paths`, not these."""
+        return self._shown_paths
+
+    @property
+    def views_cleared_by(self) -> ChangeReport | None:
+        """The change on disk that cleared every view (until the files are reloaded, opened or
+        closed), else None."""
+        return self._views_cleared_by
 
     @property
     def bookmarks(self) -> Bookmarks:
@@ -336,6 +373,7 @@ class Document(QObject):
         self._unparsed_slice = unparsed_slice
         self._result, self._result_current = None, False
         self._selection = None
+        self._views_cleared_by = None
         self.containerChanged.emit(self._container)
         self.filesChanged.emit()
         self.paramsChanged.emit(self._params)
@@ -344,6 +382,15 @@ class Document(QObject):
         return True
 
     def close_files(self) -> None:
+        """Close the files (File > Close, the window closing): the one way to close.
+
+        :attr:`closing` first (the views let go of their arrays and stop their work), then the
+        history is cleared, the maps are closed, the error is cleared, the view options forget
+        the data (:meth:`ViewOptionsModel.fit <inspector.state.view_options.ViewOptionsModel.fit>`)
+        and ``containerChanged(None)``, ``filesChanged`` follow.
+        """
+        self.closing.emit()
+        self._history.clear()
         self._file_monitor.watch(None)
         if self._pipeline is not None:
             self._pipeline.close()
@@ -351,9 +398,22 @@ class Document(QObject):
         self._paths = ()
         self._result, self._result_current = None, False
         self._selection = None
+        self._shown_paths, self._views_cleared_by = (), None
         self._container, self._container_error = None, None
+        self._view_options.fit(None)
+        self._set_error(None)
         self.containerChanged.emit(None)
         self.filesChanged.emit()
+
+    def snapshot(self) -> DocumentSnapshot:
+        """What a session records of the document: files, parameters, tensor, slice, display
+        axes, view options, selection and bookmarks (:mod:`inspector.state.snapshot`)."""
+        return take_snapshot(self)
+
+    def restore(self, snapshot: DocumentSnapshot) -> bool:
+        """Show ``snapshot`` again (:func:`inspector.state.snapshot.restore_snapshot`: what it
+        opens, what it leaves when it does not fit); False when its files cannot be opened."""
+        return restore_snapshot(self, snapshot)
 
     def set_params(self, params: DecodeParams, *, field: str | None = None) -> None:
         """Adopt new decode parameters (live) as one undoable command.
@@ -457,11 +517,13 @@ class Document(QObject):
 
     def attach_view(self, view: QObject) -> None:
         """Make ``view`` follow the document: its ``_on_result_changed(result)``,
-        ``_on_document_selection(index)`` and ``_on_files_changed_on_disk(report)`` are connected
-        to the document's signals, and the current result and selection are shown at once."""
+        ``_on_document_selection(index)``, ``_on_files_changed_on_disk(report)`` and
+        ``_on_document_closing()`` are connected to the document's signals, and the current
+        result and selection are shown at once."""
         self.resultChanged.connect(view._on_result_changed)
         self.selectionChanged.connect(view._on_document_selection)
         self.filesChangedOnDisk.connect(view._on_files_changed_on_disk)
+        self.closing.connect(view._on_document_closing)
         if self._result is not None:
             view._on_result_changed(self._result)
             view._on_document_selection(self._selection)
@@ -498,6 +560,8 @@ class Document(QObject):
     def _on_files_changed_on_disk(self, report: ChangeReport) -> None:
         if report.invalidates_view:
             self._result_current = False  # the views are cleared: nothing current until a reload
+            self._shown_paths, self._views_cleared_by = (), report
+            self._view_options.fit(None)  # the views show nothing
             message = report.first.error_message
             if self._error is None or self._error.message != message:
                 self._set_error(SourceError(message, field="files"))
@@ -534,9 +598,11 @@ class Document(QObject):
             self._set_error(error)
             return
         self._result, self._result_current = result, True
+        self._shown_paths, self._views_cleared_by = self._paths, None
         view = result.view
         if self._display_axes.shape != view.shape:
             self._display_axes.reset(view.shape)  # the one place the display axes are reset
+        self._view_options.fit(view.shape, view.dtype.kind == "c")  # and the view options fitted
         dropped = self._selection is not None and not _index_in(self._selection, view.shape)
         if dropped:
             self._selection = None
@@ -556,8 +622,6 @@ class Document(QObject):
         self._exception = error
         self._error = None if error is None else describe_error(error)
         self.errorChanged.emit(self._error)
-
-
 
 
 def _listing(pipeline: Pipeline) -> tuple[ContainerListing | None, ErrorReport | None]:

@@ -1,5 +1,6 @@
 """Persistent settings (QSettings): window layout, last directory, recent files, per-file decode,
-the files to reopen on start, and the table's and plot's display choices.
+the files to reopen on start, and the display choices remembered between runs (the table's
+format, decimals and heat map, the plot mode, the histogram's log scale: :meth:`SettingsStore.view_options`).
 
 Everything read back is validated: a corrupt or stale value (wrong type, unknown dtype, garbage
 bytes) falls back to the default instead of breaking start-up.
@@ -13,11 +14,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 
 from PySide6.QtCore import QByteArray, QSettings
 
 from core.pipeline.pipeline import DecodeParams
+from inspector.state.view_options import ViewOptions
 
 MAX_RECENT = 10
 _PARAM_FIELDS = {f.name for f in fields(DecodeParams)}
@@ -101,6 +103,25 @@ class SettingsStore:
         self._settings.setValue("view/decimals", int(decimals))
         self._settings.setValue("view/heat_map", bool(heat_map))
         self._settings.setValue("view/plot_mode", "image" if plot_line_axis is None else int(plot_line_axis))
+
+    def view_options(self, options: ViewOptions) -> ViewOptions:
+        """``options`` with the remembered display choices (:meth:`display_options`, the
+        histogram's log scale): a choice never made, or stale, keeps the value of ``options``.
+        The plot mode is remembered as the image or a line axis."""
+        remembered = self.display_options()
+        plot = remembered["plot_line_axis"]
+        changes = {"table_format": remembered["format"], "table_decimals": remembered["decimals"],
+                   "heat_map": remembered["heat_map"], "histogram_log_scale": self.histogram_log_scale()}
+        options = options.with_valid(changes)
+        if plot == "image":
+            return replace(options, plot_line_axis=None)
+        return options.with_valid({"plot_line_axis": plot})
+
+    def set_view_options(self, options: ViewOptions) -> None:
+        """Remember the display choices of ``options`` that :meth:`view_options` gives back."""
+        self.set_display_options(options.table_format, options.table_decimals, options.heat_map,
+                                 options.plot_line_axis)
+        self.set_histogram_log_scale(options.histogram_log_scale)
 
     def last_directory(self) -> str:
         value = self._settings.value("last_directory", "")

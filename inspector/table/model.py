@@ -22,6 +22,7 @@ from core.text.number_format import (
     value_formatter,
 )
 from inspector.state.display_axes import DisplayAxes
+from inspector.state.view_options import ViewOptions, ViewOptionsModel
 from inspector.widgets import palette
 
 SPECIAL_COLORS: dict[str, QColor] = {kind: QColor(color) for kind, color in palette.SPECIAL_VALUES.items()}
@@ -73,6 +74,9 @@ class ArrayTableModel(QAbstractTableModel):
       (array shape, row/column axis, page) -> model reset, back to the first page.
     - Special values (NaN, +-inf, subnormal, -0) get a :data:`SPECIAL_COLORS` foreground, a
       tooltip sentence and :attr:`SpecialRole`; they get no heat-map background.
+    - The number format, decimals and heat map are view options
+      (:class:`~inspector.state.view_options.ViewOptionsModel`, shared with the table panel and
+      the document); the model reads them and repaints when they change.
     - Heat map: background from viridis over levels estimated by
       :func:`core.display.image_sampling.estimate_levels` (a strided subsample, never a full
       scan; the image plot's levels for the same plane); complex values by magnitude; text
@@ -83,6 +87,8 @@ class ArrayTableModel(QAbstractTableModel):
     display_axes : DisplayAxes, optional
         Shared display state; a private one is created if omitted.
     parent : QObject, optional
+    view_options : ViewOptionsModel, optional
+        The display choices (format, decimals, heat map); a private one is created if omitted.
     max_rows, max_cols : int
         Page sizes (both must be >= 1 and <= 2**31 - 1).
     """
@@ -107,6 +113,7 @@ class ArrayTableModel(QAbstractTableModel):
         display_axes: DisplayAxes | None = None,
         parent: QObject | None = None,
         *,
+        view_options: ViewOptionsModel | None = None,
         max_rows: int = MAX_ROWS,
         max_cols: int = MAX_COLS,
     ) -> None:
@@ -114,14 +121,16 @@ class ArrayTableModel(QAbstractTableModel):
         if not (1 <= max_rows < 2**31 and 1 <= max_cols < 2**31):
             raise ValueError(f"page sizes must be in [1, 2**31 - 1], got {max_rows}, {max_cols}")
         self._axes = display_axes if display_axes is not None else DisplayAxes(self)
+        self._options = view_options if view_options is not None else ViewOptionsModel(self._axes, parent=self)
         self._max_rows, self._max_cols = int(max_rows), int(max_cols)
         self._array: np.ndarray = np.empty((0, 0))
         self._plane: np.ndarray = self._array
         self._key: tuple = ()
         self._row_offset = self._col_offset = 0
-        self._fmt, self._decimals = "auto", 6
         self._stored_bits: int | None = None  # int4 / int24: the hex of their stored bits
-        self._heat = False
+        # The options' current value, as its changed signal last gave it (read per painted cell:
+        # a plain attribute costs a fifth of the model's property).
+        self._painted = self._options.value
         self._levels: tuple[float, float] | None = None
         self._lut: list[QColor] | None = None
         self._setting_array = False
@@ -130,6 +139,9 @@ class ArrayTableModel(QAbstractTableModel):
         self._value_source = None  # see set_value_source
         self._mark_source = None  # see set_mark_source
         self._axes.changed.connect(self._on_axes_changed)
+        self._options.changed.connect(self._on_options_changed)
+        if self._painted.heat_map:
+            self._lut = _viridis_lut()
 
     # ------------------------------------------------------------------------ properties
     @property
@@ -169,18 +181,23 @@ class ArrayTableModel(QAbstractTableModel):
         return self._max_rows, self._max_cols
 
     @property
+    def view_options(self) -> ViewOptionsModel:
+        return self._options
+
+    @property
     def number_format(self) -> tuple[str, int]:
-        """(format name, decimals) used for display, tooltips and TSV."""
-        return self._fmt, self._decimals
+        """(format name, decimals) used for display, tooltips and TSV (the view options')."""
+        options = self._options.value
+        return options.table_format, options.table_decimals
 
     @property
     def heat_map(self) -> bool:
-        return self._heat
+        return self._options.value.heat_map
 
     @property
     def heat_levels(self) -> tuple[float, float] | None:
         """Levels of the heat map (estimated from a subsample), ``None`` when off or unknown."""
-        return self._levels if self._heat else None
+        return self._levels if self.heat_map else None
 
     # ------------------------------------------------------------------------ setters
     def set_array(self, array: np.ndarray, stored_bits: int | None = None) -> None:
@@ -204,33 +221,35 @@ class ArrayTableModel(QAbstractTableModel):
         self._sync()
 
     def set_number_format(self, fmt: str, decimals: int | None = None) -> None:
-        """Change the text format (one of ``FORMATS``) and, optionally, the decimals.
+        """Choose the text format (one of ``FORMATS``) and, optionally, the decimals (written
+        through the view options).
 
         Raises
         ------
         ValueError
-            If ``fmt`` is unknown or ``decimals`` negative.
+            If ``fmt`` is unknown or ``decimals`` outside 0 to
+            :data:`~inspector.state.view_options.MAX_DECIMALS`.
         """
         if fmt not in FORMATS:
             raise ValueError(f"unknown number format {fmt!r}; expected one of {', '.join(FORMATS)}")
-        decimals = self._decimals if decimals is None else int(decimals)
-        if decimals < 0:
-            raise ValueError(f"decimals must be >= 0, got {decimals}")
-        if (fmt, decimals) != (self._fmt, self._decimals):
-            self._cell_key = None
-            self._fmt, self._decimals = fmt, decimals
-            self._emit_page_changed([Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole])
+        decimals = self.number_format[1] if decimals is None else int(decimals)
+        self._options.choose(table_format=fmt, table_decimals=decimals)
 
     def set_heat_map(self, enabled: bool) -> None:
-        """Colour cell backgrounds by value (levels from a subsample of the plane)."""
-        enabled = bool(enabled)
-        if enabled == self._heat:
-            return
-        self._heat = enabled
-        if enabled and self._lut is None:
-            self._lut = _viridis_lut()
-        self._levels = self._estimate_levels(self._plane) if enabled else None
-        self._emit_page_changed([Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole])
+        """Colour cell backgrounds by value (levels from a subsample of the plane); written
+        through the view options."""
+        self._options.choose(heat_map=bool(enabled))
+
+    def _on_options_changed(self, options: ViewOptions) -> None:
+        painted, self._painted = self._painted, options
+        if (options.table_format, options.table_decimals) != (painted.table_format, painted.table_decimals):
+            self._cell_key = None
+            self._emit_page_changed([Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole])
+        if options.heat_map != painted.heat_map:
+            if options.heat_map and self._lut is None:
+                self._lut = _viridis_lut()
+            self._levels = self._estimate_levels(self._plane) if options.heat_map else None
+            self._emit_page_changed([Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ForegroundRole])
 
     def set_value_source(self, source) -> None:
         """Show other values in the cells (e.g. a comparison's differences), or the array's
@@ -316,8 +335,8 @@ class ArrayTableModel(QAbstractTableModel):
                 f"selection has {cells:,} cells; copying is limited to "
                 f"{self.TSV_MAX_CELLS:,}: select fewer rows or columns"
             )
-        text_of = value_formatter(self._array.dtype, self._fmt, self._decimals,
-                                  self._stored_bits)
+        fmt, decimals = self.number_format
+        text_of = value_formatter(self._array.dtype, fmt, decimals, self._stored_bits)
         return "\n".join(
             "\t".join(text_of(self.value_at(r, c)) for c in range(left, right + 1))
             for r in range(top, bottom + 1)
@@ -351,10 +370,10 @@ class ArrayTableModel(QAbstractTableModel):
 
     def _text(self, value, dtype: np.dtype) -> str:
         """One cell's text in the current format (stored bits for int4/int24 in hex / bits)."""
-        stored_bits = self._stored_bits
+        options, stored_bits = self._painted, self._stored_bits
         if stored_bits is None:
-            return format_value(value, dtype, self._fmt, self._decimals)
-        return value_formatter(dtype, self._fmt, self._decimals, stored_bits)(value)
+            return format_value(value, dtype, options.table_format, options.table_decimals)
+        return value_formatter(dtype, options.table_format, options.table_decimals, stored_bits)(value)
 
     def data(self, index, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -445,7 +464,7 @@ class ArrayTableModel(QAbstractTableModel):
             return None
 
     def _heat_color(self, value) -> QColor | None:
-        if not self._heat or self._levels is None or self._lut is None:
+        if self._levels is None or self._lut is None or not self._painted.heat_map:
             return None
         try:
             x = abs(complex(value)) if self._array.dtype.kind == "c" else float(value)
@@ -478,11 +497,11 @@ class ArrayTableModel(QAbstractTableModel):
         key = (self._array.shape, self._axes.row_axis, self._axes.col_axis)
         if key == self._key:
             self._plane = plane
-            self._levels = self._estimate_levels(plane) if self._heat else None
+            self._levels = self._estimate_levels(plane) if self.heat_map else None
             self._emit_page_changed([])
             return
         self.beginResetModel()
         self._plane, self._key = plane, key
         self._row_offset = self._col_offset = 0
-        self._levels = self._estimate_levels(plane) if self._heat else None
+        self._levels = self._estimate_levels(plane) if self.heat_map else None
         self.endResetModel()

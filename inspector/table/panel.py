@@ -1,7 +1,9 @@
 """The table of numbers: axis choosers, format controls, go-to box and a paged QTableView.
 
 Thin: every number comes from :class:`ArrayTableModel`, every plane choice from the shared
-:class:`DisplayAxes` (edited by :class:`AxesBar`), every search from :class:`FindBar`. Child
+:class:`DisplayAxes` (edited by :class:`AxesBar`), the format, decimals and heat map from the
+view options (:class:`~inspector.state.view_options.ViewOptionsModel`: the controls show them
+and write the user's choices there), every search from :class:`FindBar`. Child
 widgets carry the stable object names listed in docs/ui-names.md (``"table.view"``,
 ``"table.format"``, ``"table.decimals"``, ``"table.heatMap"``, ``"table.message"``...) so
 tests, automation and the main window can find them.
@@ -35,6 +37,7 @@ from core.dtypes.table import packed_row
 from core.text.number_format import FORMATS
 from inspector.state.display_axes import DisplayAxes, normalize_index
 from inspector.state.document import Document
+from inspector.state.view_options import MAX_DECIMALS, ViewOptions, ViewOptionsModel
 from inspector.table.axes_bar import AxesBar
 from inspector.table.find_bar import FindBar
 from inspector.table.model import ArrayTableModel
@@ -107,21 +110,28 @@ class TablePanel(QWidget):
         Shared display state (e.g. with a plot); a private one is created if omitted.
     parent : QWidget, optional
     document : Document, optional
-        The document to show (its display axes are used; ``display_axes`` must be omitted).
+        The document to show (its display axes and view options are used; ``display_axes`` and
+        ``view_options`` must be omitted).
+    view_options : ViewOptionsModel, optional
+        The display choices; a private one is created if omitted.
     """
 
     elementSelected = Signal(object)
 
     def __init__(self, display_axes: DisplayAxes | None = None, parent: QWidget | None = None,
-                 *, document: Document | None = None):
+                 *, document: Document | None = None, view_options: ViewOptionsModel | None = None):
         super().__init__(parent)
         if document is not None:
-            display_axes = document.display_axes
+            display_axes, view_options = document.display_axes, document.view_options
         self._axes = display_axes if display_axes is not None else DisplayAxes(self)
+        self._options = view_options if view_options is not None else ViewOptionsModel(self._axes, parent=self)
         self._document = document
-        self._model = ArrayTableModel(self._axes, self)
+        self._model = ArrayTableModel(self._axes, self, view_options=self._options)
         self._selecting = False
+        self._shown_format: tuple[str, int] | None = None  # what the column widths were fitted to
         self._build()
+        self._show_options(self._options.value)
+        self._options.changed.connect(self._show_options)
         self._model.modelReset.connect(self._on_model_reset)
         self._view.selectionModel().currentChanged.connect(self._on_current_changed)
         self._on_model_reset()
@@ -132,6 +142,11 @@ class TablePanel(QWidget):
     @property
     def display_axes(self) -> DisplayAxes:
         return self._axes
+
+    @property
+    def view_options(self) -> ViewOptionsModel:
+        """The display choices the controls show and write (the document's, with a document)."""
+        return self._options
 
     @property
     def model(self) -> ArrayTableModel:
@@ -148,23 +163,6 @@ class TablePanel(QWidget):
     @property
     def find_bar(self) -> FindBar:
         return self._find_bar
-
-    def display_options(self) -> dict:
-        """The user's display choices, to be remembered between sessions:
-        ``{"format": str, "decimals": int, "heat_map": bool}``."""
-        return {"format": self._format_combo.currentText(), "decimals": self._decimals_spin.value(),
-                "heat_map": self._heat_check.isChecked()}
-
-    def set_display_options(self, format: str | None = None, decimals: int | None = None,
-                            heat_map: bool | None = None) -> None:
-        """Restore display choices (None: unchanged). An unknown format or a decimals value
-        out of range is ignored (settings may be stale), never raised."""
-        if decimals is not None and self._decimals_spin.minimum() <= decimals <= self._decimals_spin.maximum():
-            self._decimals_spin.setValue(decimals)
-        if format is not None and self._format_combo.findText(format) >= 0:
-            self._format_combo.setCurrentText(format)
-        if heat_map is not None:
-            self._heat_check.setChecked(bool(heat_map))
 
     def set_array(self, array: np.ndarray, stored_bits: int | None = None) -> None:
         """Show ``array`` (by reference; see :meth:`ArrayTableModel.set_array`)."""
@@ -242,6 +240,11 @@ class TablePanel(QWidget):
         if report.invalidates_view:
             self.set_array(np.zeros((0,), np.uint8))
 
+    def _on_document_closing(self) -> None:
+        """The files close: stop searching them and let go of their arrays."""
+        self._find_bar.cancel()
+        self.set_array(np.zeros((0,), np.uint8))
+
     def _on_document_selection(self, index: tuple[int, ...] | None) -> None:
         if index is None:
             self._selecting = True
@@ -263,10 +266,25 @@ class TablePanel(QWidget):
             self.elementSelected.emit(index)
 
     def _on_format_chosen(self) -> None:
-        fmt = self._format_combo.currentText()
+        self._options.choose(table_format=self._format_combo.currentText())
+
+    def _on_decimals_chosen(self, decimals: int) -> None:
+        self._options.choose(table_decimals=int(decimals))
+
+    def _show_options(self, options: ViewOptions) -> None:
+        """The controls show ``options`` (without emitting a choice); columns refit to a new format."""
+        fmt = options.table_format
+        refit, self._shown_format = self._shown_format != (fmt, options.table_decimals), (fmt, options.table_decimals)
+        for widget in (self._format_combo, self._decimals_spin, self._heat_check):
+            widget.blockSignals(True)
+        self._format_combo.setCurrentText(fmt)
+        self._decimals_spin.setValue(options.table_decimals)
         self._decimals_spin.setEnabled(fmt in ("fixed", "scientific"))
-        self._model.set_number_format(fmt, self._decimals_spin.value())
-        self._fit_columns()
+        self._heat_check.setChecked(options.heat_map)
+        for widget in (self._format_combo, self._decimals_spin, self._heat_check):
+            widget.blockSignals(False)
+        if refit:
+            self._fit_columns()
 
     def _find_source(self):
         """What the find bar searches: the array shown, its block reader, the selected element."""
@@ -288,7 +306,7 @@ class TablePanel(QWidget):
             self.elementSelected.emit(index)
 
     def _on_heat_map_toggled(self, checked: bool) -> None:
-        self._model.set_heat_map(checked)
+        self._options.choose(heat_map=bool(checked))
 
     def _on_go_to_entered(self) -> None:
         try:
@@ -322,8 +340,7 @@ class TablePanel(QWidget):
         self._format_combo.addItems(list(FORMATS))
         self._format_combo.setToolTip("Number format (hex and raw bits show the stored bits)")
         self._decimals_spin = QSpinBox(self, objectName="table.decimals")
-        self._decimals_spin.setRange(0, 17)
-        self._decimals_spin.setValue(self._model.number_format[1])
+        self._decimals_spin.setRange(0, MAX_DECIMALS)
         self._decimals_spin.setPrefix("decimals ")
         self._decimals_spin.setEnabled(False)
         self._heat_check = QCheckBox("heat map", self, objectName="table.heatMap")
@@ -388,7 +405,7 @@ class TablePanel(QWidget):
         layout.addWidget(self._view, 1)
 
         self._format_combo.currentIndexChanged.connect(self._on_format_chosen)
-        self._decimals_spin.valueChanged.connect(self._on_format_chosen)
+        self._decimals_spin.valueChanged.connect(self._on_decimals_chosen)
         self._heat_check.toggled.connect(self._on_heat_map_toggled)
         self._go_to.returnPressed.connect(self._on_go_to_entered)
 

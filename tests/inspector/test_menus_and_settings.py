@@ -202,11 +202,12 @@ def test_table_format_heat_map_and_plot_mode_are_remembered(qtbot, settings_path
     params = DecodeParams(dtype="float32", shape=(2, 3, 4))
     first = make_window(qtbot, settings_path)
     assert first.open_paths([str(path)], params)
-    first.table_panel.set_display_options("scientific", 2, True)
+    first.document.view_options.choose(table_format="scientific", table_decimals=2, heat_map=True)
     first.plot_panel.set_line_axis(1)
     first.close()
     second = make_window(qtbot, settings_path)
-    assert second.table_panel.display_options() == {"format": "scientific", "decimals": 2, "heat_map": True}
+    options = second.document.view_options.value
+    assert (options.table_format, options.table_decimals, options.heat_map) == ("scientific", 2, True)
     assert second.open_paths([str(path)], params)
     assert second.table_panel.model.data(second.table_panel.model.index(0, 1)) == "1.00e+00"
     assert second.table_panel.model.heat_map is True

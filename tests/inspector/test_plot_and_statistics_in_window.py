@@ -34,7 +34,8 @@ def test_the_histogram_log_scale_is_remembered(qtbot, settings_path):
     first.close()
     second = new_window(qtbot, settings_path)
     assert second.findChild(QCheckBox, "stats.logScale").isChecked()
-    assert second.statistics_panel.plot.getAxis("left").logMode
+    assert second.document.view_options.value.histogram_log_scale
+    assert second.statistics_panel.histogram_view.plot.getAxis("left").logMode
     second.statistics_panel.set_log_scale(False)
     second.close()
     assert not new_window(qtbot, settings_path).statistics_panel.log_scale

@@ -48,7 +48,7 @@ def set_up_view(window, path_a, path_b):
     window.document.display_axes.set_axes(0, 2)
     window.document.display_axes.set_index(1, 1)
     window.plot_panel.set_line_axis(2)
-    window.table_panel.set_display_options("hex", 3, True)
+    window.document.view_options.choose(table_format="hex", table_decimals=3, heat_map=True)
     window.document.select((1, 1, 3))
     window.bookmarks_panel.add_element()
     window.document.bookmarks.add(Bookmark("head", "bytes", byte_range=(0, 8), note="first two", colour="#2f9e44"))
@@ -73,7 +73,8 @@ def test_save_close_open_restores_everything(window, files, tmp_path):
     axes = document.display_axes
     assert (axes.row_axis, axes.col_axis, axes.indices[1]) == (0, 2, 1)
     assert window.plot_panel.line_axis == 2
-    assert window.table_panel.display_options() == {"format": "hex", "decimals": 3, "heat_map": True}
+    options = document.view_options.value
+    assert (options.table_format, options.table_decimals, options.heat_map) == ("hex", 3, True)
     assert document.selection == (1, 1, 3)
     assert document.bookmarks.items == marks
     assert window.comparison.paths == (b,) and window.comparison.quantity == "abs"

@@ -65,7 +65,7 @@ def test_statistics_equal_numpy(qtbot, tmp_path):
     assert stats.std == pytest.approx(finite.std(), rel=1e-12)
     counts, edges = np.histogram(finite, bins=64, range=(finite.min(), finite.max()))
     assert stats.histogram_counts == tuple(counts)
-    xs, ys = panel.histogram.getData()
+    xs, ys = panel.histogram_view.histogram.getData()
     np.testing.assert_allclose(xs, edges)
     np.testing.assert_array_equal(ys, counts)
     # what the labels say
@@ -334,19 +334,20 @@ def test_the_histogram_can_show_counts_on_a_log_axis(qtbot, tmp_path):
     qtbot.waitUntil(lambda: panel.statistics is not None, timeout=5000)
     check = panel.findChild(QCheckBox, "stats.logScale")
     assert check is not None and not check.isChecked() and not panel.log_scale
-    np.testing.assert_array_equal(panel.histogram.getData()[1], [1000, 10, 0, 1])
+    np.testing.assert_array_equal(panel.histogram_view.histogram.getData()[1], [1000, 10, 0, 1])
     changes = []
     panel.logScaleChanged.connect(changes.append)
     qtbot.mouseClick(check, Qt.MouseButton.LeftButton, pos=QPoint(8, check.height() // 2))  # the box
     assert panel.log_scale and changes == [True]
-    assert panel.plot.getAxis("left").logMode
+    assert document.view_options.value.histogram_log_scale  # a view option of the document
+    assert panel.histogram_view.plot.getAxis("left").logMode
     # Drawn as log10(count); an empty bin sits on the floor of half a count, where bars start.
-    np.testing.assert_allclose(panel.histogram.getData()[1], [3.0, 1.0, np.log10(0.5), 0.0])
-    assert panel.histogram.opts["fillLevel"] == pytest.approx(np.log10(0.5))
+    np.testing.assert_allclose(panel.histogram_view.histogram.getData()[1], [3.0, 1.0, np.log10(0.5), 0.0])
+    assert panel.histogram_view.histogram.opts["fillLevel"] == pytest.approx(np.log10(0.5))
     panel.set_log_scale(False)
     assert not check.isChecked() and changes == [True, False]
-    np.testing.assert_array_equal(panel.histogram.getData()[1], [1000, 10, 0, 1])
-    assert panel.histogram.opts["fillLevel"] == 0
+    np.testing.assert_array_equal(panel.histogram_view.histogram.getData()[1], [1000, 10, 0, 1])
+    assert panel.histogram_view.histogram.opts["fillLevel"] == 0
 
 
 def test_the_statistics_widgets_have_stable_names(qtbot, tmp_path):
@@ -359,7 +360,7 @@ def test_the_statistics_widgets_have_stable_names(qtbot, tmp_path):
     assert panel.findChild(QPushButton, "stats.cancel") is panel.cancel_button
     assert panel.findChild(QProgressBar, "stats.progress") is panel.progress_bar
     assert panel.findChild(QLabel, "stats.status") is panel.status_label
-    assert panel.findChild(QWidget, "stats.histogram") is panel.plot
+    assert panel.findChild(QWidget, "stats.histogram") is panel.histogram_view.plot
     assert panel.findChild(QLabel, "stats.value.max") is panel.value_labels["max"]
 
 
@@ -380,7 +381,8 @@ def test_a_narrow_panel_shows_its_fields_in_one_column(qtbot, tmp_path):
     qtbot.waitUntil(lambda: panel.field_columns == 2)
     # The histogram takes the height left over: nothing to scroll in a 600 px dock.
     assert panel.height() == area.viewport().height() and area.verticalScrollBar().maximum() == 0
-    assert panel.plot.mapTo(panel, panel.plot.rect().bottomLeft()).y() >= 600 - 20
+    plot = panel.histogram_view.plot
+    assert plot.mapTo(panel, plot.rect().bottomLeft()).y() >= 600 - 20
     labels = panel.value_labels
     assert labels["count"].x() > labels["dtype"].x() and labels["count"].y() == labels["dtype"].y()
     area.resize(230, 600)

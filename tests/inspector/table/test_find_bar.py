@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QLineEdit
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QSpinBox
 
 from inspector.table.panel import TablePanel
 
@@ -92,13 +92,18 @@ def test_tab_leaves_the_table_instead_of_walking_its_cells(panel, qtbot):
     assert view.hasFocus()
 
 
-def test_display_options_round_trip_and_ignore_stale_values(panel):
-    panel.set_display_options("scientific", 3, True)
-    assert panel.display_options() == {"format": "scientific", "decimals": 3, "heat_map": True}
+def test_restored_view_options_reach_the_controls_and_stale_values_are_ignored(panel):
+    options = panel.view_options
+    options.restore(options.value.with_valid({"table_format": "scientific", "table_decimals": 3, "heat_map": True}))
+    assert (panel.findChild(QComboBox, "table.format").currentText(),
+            panel.findChild(QSpinBox, "table.decimals").value(),
+            panel.findChild(QCheckBox, "table.heatMap").isChecked()) == ("scientific", 3, True)
     assert panel.model.number_format == ("scientific", 3)
     assert panel.model.data(panel.model.index(0, 1)) == "1.000e+00"
-    panel.set_display_options("no such format", 99, None)
-    assert panel.display_options() == {"format": "scientific", "decimals": 3, "heat_map": True}
+    options.restore(options.value.with_valid({"table_format": "no such format", "table_decimals": 99,
+                                              "heat_map": None}))
+    value = options.value
+    assert (value.table_format, value.table_decimals, value.heat_map) == ("scientific", 3, True)
 
 
 def test_a_match_in_a_view_replaced_during_the_search_is_dropped(panel, qtbot):

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QWidget
 
 from core.display.colour_image import channel_axis_candidates, modes_for_channels
 from core.display.line_decimation import COMPLEX_PARTS
+from core.errors import CoreError
 
 __all__ = ["SIGNAL_VIEWS", "GREY", "PlotToolbar"]
 
@@ -194,12 +195,12 @@ class PlotToolbar(QWidget):
 
         Raises
         ------
-        ValueError
+        CoreError
             ``part`` is not offered for the data shown.
         """
         offered = [self.part_combo.itemText(i) for i in range(self.part_combo.count())]
         if part not in offered:
-            raise ValueError(f"complex part must be one of {tuple(offered)}, got {part!r}")
+            raise CoreError(f"complex part must be one of {tuple(offered)}, got {part!r}")
         self.part_combo.setCurrentText(part)
 
     def choose_colour(self, mode: str | None, channel_axis: int | None = None) -> None:
@@ -207,19 +208,19 @@ class PlotToolbar(QWidget):
 
         Raises
         ------
-        ValueError
+        CoreError
             The data has no such channel axis, or ``mode`` does not fit its length.
         """
         if channel_axis is not None:
             index = self.channel_combo.findData(int(channel_axis))
             if index < 0:
-                raise ValueError(f"axis {channel_axis} cannot hold colour channels (it must be the "
+                raise CoreError(f"axis {channel_axis} cannot hold colour channels (it must be the "
                                  "last or third from last axis, with 3 or 4 elements)")
             self.channel_combo.setCurrentIndex(index)
         text = GREY if mode is None else mode
         if self.colour_combo.findText(text) < 0:
             offered = [self.colour_combo.itemText(i) for i in range(self.colour_combo.count())]
-            raise ValueError(f"colour mode must be one of {tuple(offered) or (GREY,)}, got {mode!r}")
+            raise CoreError(f"colour mode must be one of {tuple(offered) or (GREY,)}, got {mode!r}")
         self.colour_combo.setCurrentText(text)
 
     # ------------------------------------------------------------------ the user's choices

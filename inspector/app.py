@@ -193,7 +193,7 @@ def _apply_plot_choices(window, colour: str | None, complex_part: str | None) ->
         try:
             apply(value)
         except ValueError as error:
-            print(f"warning: {option}: {error}", file=sys.stderr)
+            print(f"warning: {option}: {describe_error(error).message}", file=sys.stderr)
 
 
 def _display_problem(screenshot: str | None) -> str | None:
@@ -230,8 +230,8 @@ def _check_option_values(params, slice_text: str | None) -> None:
     if params.view_as is not None:
         try:
             DataType.parse(params.view_as)
-        except (ValueError, TypeError) as error:
-            raise CoreError(f"--view-as: {error}", field="view_as") from None
+        except CoreError as error:  # IllegalArgumentError: names no type
+            raise CoreError(f"--view-as: {describe_error(error).message}", field="view_as") from None
     if slice_text:
         parse_slice(slice_text)
 

@@ -25,6 +25,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QInputDialog
 
+from core.errors import CoreError, describe_error
 from inspector.widgets.hex_view import HexView
 
 __all__ = ["COPY_LIMIT", "HexActions", "bytes_as_hex", "bytes_as_python", "parse_offset"]
@@ -48,7 +49,7 @@ def parse_offset(text: str, size: int) -> int:
 
     Raises
     ------
-    ValueError
+    CoreError
         The text is not an integer, or the offset is not in ``[0, size)`` (the message gives
         the valid range).
     """
@@ -56,11 +57,11 @@ def parse_offset(text: str, size: int) -> int:
     try:
         offset = int(body, 0)
     except ValueError:
-        raise ValueError(f"{text.strip()!r} is not an offset: type a byte number such as 4096 or 0x1000") from None
+        raise CoreError(f"{text.strip()!r} is not an offset: type a byte number such as 4096 or 0x1000") from None
     if offset < 0:
         offset += size
     if not 0 <= offset < size:
-        raise ValueError(f"offset {text.strip()} is outside the file: its bytes are 0 to {size - 1:,}"
+        raise CoreError(f"offset {text.strip()} is outside the file: its bytes are 0 to {size - 1:,}"
                          if size else "the file is empty: there is no byte to go to")
     return offset
 
@@ -108,7 +109,7 @@ class HexActions(QObject):
         try:
             data = self._view.selected_bytes(COPY_LIMIT)
         except ValueError as error:
-            self.message.emit(str(error))
+            self.message.emit(describe_error(error).message)
             return None
         if not data:
             self.message.emit("select bytes in the Bytes panel to copy them")
@@ -124,7 +125,7 @@ class HexActions(QObject):
         try:
             offset = parse_offset(text, self._view.file_size())
         except ValueError as error:
-            self.message.emit(str(error))
+            self.message.emit(describe_error(error).message)
             return False
         self._view.select_bytes(offset, offset)
         self._view.setFocus()

@@ -343,7 +343,7 @@ class ComparePanel(QWidget):
         try:
             text = self._comparison.snippet()
         except Exception as error:  # the boundary: say why, copy nothing
-            self.message.emit(f"Cannot copy the comparison as code: {error}")
+            self.message.emit(f"Cannot copy the comparison as code: {describe_error(error).message}")
             return None
         QGuiApplication.clipboard().setText(text)
         self.message.emit(f"Copied the comparison as numpy code ({text.count(chr(10)) + 1} lines) to the clipboard")

@@ -22,6 +22,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
+from core.errors import describe_error
 from inspector.state.comparison import Comparison
 from inspector.widgets import palette
 from inspector.widgets.plain_text import make_plain
@@ -140,7 +141,7 @@ class ComparisonPlot(QWidget):
         try:
             window = self._comparison.window((slice(start, stop),))
         except Exception as error:  # a file changed: say so, draw nothing
-            self._show_message(f"cannot read the values: {error}")
+            self._show_message(f"cannot read the values: {describe_error(error).message}")
             return
         x = np.arange(start, stop)
         a, b = _plottable(window.a), _plottable(window.b)
@@ -163,7 +164,7 @@ class ComparisonPlot(QWidget):
         try:
             window = self._comparison.window(key)
         except Exception as error:  # a file changed: say so, draw nothing
-            self._show_message(f"cannot read the values: {error}")
+            self._show_message(f"cannot read the values: {describe_error(error).message}")
             return
         image = np.asarray(window.differences.absolute, dtype=np.float64)
         if axes.row_axis > axes.col_axis:

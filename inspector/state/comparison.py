@@ -326,7 +326,7 @@ class Comparison(QObject):
         """
         sides = self.sides()
         if sides is None or self._rules is None:
-            raise ValueError("no comparison to read (open B first)")
+            raise CoreError("no comparison to read (open B first)")
         for side in sides:
             side.check()
         return window_differences(sides[0], sides[1], self._rules, key, self._settings.shift)
@@ -368,13 +368,11 @@ class Comparison(QObject):
 
         Raises
         ------
-        ValueError
-            Nothing is compared.
         CoreError
-            Whatever the pipeline raises for a side's parameters.
+            Nothing is compared, or whatever the pipeline raises for a side's parameters.
         """
         if self._rules is None or not self._paths or not self._document.paths:
-            raise ValueError("nothing is compared: open B first (File > Compare with…)")
+            raise CoreError("nothing is compared: open B first (File > Compare with…)")
         slice_text = self._document.slice_text or None
         return numpy_compare_snippet((list(self._document.paths), self._document.params, slice_text),
                                      (list(self._paths), self.effective_b_params, slice_text), self._rules)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
+from core.errors import CoreError
+
 
 class DisplayAxes(QObject):
     """Display state of an N-d array.
@@ -155,13 +157,13 @@ def normalize_index(index: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int
 
     Raises
     ------
-    ValueError
+    CoreError
         If ``index`` does not have one entry per axis.
     IndexError
         If an entry is out of bounds (numpy's message).
     """
     if len(index) != len(shape):
-        raise ValueError(
+        raise CoreError(
             f"expected {len(shape)} {'index' if len(shape) == 1 else 'indices'} "
             f"(one per axis of shape {tuple(shape)}), "
             f"got {len(index)}"

@@ -14,6 +14,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 from PySide6.QtGui import QColor
 
 from core.display.image_sampling import estimate_levels
+from core.errors import CoreError
 from core.text.number_format import (
     FORMATS,
     classify_value,
@@ -326,12 +327,12 @@ class ArrayTableModel(QAbstractTableModel):
 
         Raises
         ------
-        ValueError
+        CoreError
             If the rectangle holds more than ``TSV_MAX_CELLS`` cells.
         """
         cells = (bottom - top + 1) * (right - left + 1)
         if cells > self.TSV_MAX_CELLS:
-            raise ValueError(
+            raise CoreError(
                 f"selection has {cells:,} cells; copying is limited to "
                 f"{self.TSV_MAX_CELLS:,}: select fewer rows or columns"
             )

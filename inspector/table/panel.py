@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.dtypes.table import packed_row
+from core.errors import CoreError, describe_error
 from core.text.number_format import FORMATS
 from inspector.state.display_axes import DisplayAxes, normalize_index
 from inspector.state.document import Document
@@ -56,7 +57,7 @@ def parse_index(text: str, shape: tuple[int, ...]) -> tuple[int, ...]:
 
     Raises
     ------
-    ValueError
+    CoreError
         If a token is not an integer or the number of indices differs from ``len(shape)``.
     IndexError
         If an index is out of bounds (numpy's message).
@@ -70,7 +71,7 @@ def parse_index(text: str, shape: tuple[int, ...]) -> tuple[int, ...]:
         try:
             values.append(int(token))
         except ValueError:
-            raise ValueError(
+            raise CoreError(
                 f"{token!r} is not an integer index; type one integer per axis, e.g. "
                 f"{', '.join(str(min(1, max(d - 1, 0))) for d in shape) or '()'}"
             ) from None
@@ -214,7 +215,7 @@ class TablePanel(QWidget):
         try:
             text = self._model.selection_text(top + r0, left + c0, bottom + r0, right + c0)
         except ValueError as error:
-            self._show_message(str(error), error=True)
+            self._show_message(describe_error(error).message, error=True)
             return None
         QApplication.clipboard().setText(text)
         cells = (bottom - top + 1) * (right - left + 1)
@@ -313,7 +314,7 @@ class TablePanel(QWidget):
             index = parse_index(self._go_to.text(), self._model.array.shape)
             self.select_element(index)
         except (ValueError, IndexError) as error:
-            self._show_message(str(error), error=True)
+            self._show_message(describe_error(error).message, error=True)
             return
         self._show_message("", error=False)
         self._view.setFocus()

@@ -241,14 +241,14 @@ class HexView(QAbstractScrollArea):
 
         Raises
         ------
-        ValueError
+        CoreError
             More than ``limit`` bytes are selected (the message says how many).
         """
         if self._selection is None:
             return b""
         first, last = self._selection
         if last - first + 1 > limit:
-            raise ValueError(f"{last - first + 1:,} bytes are selected: copy at most {limit:,} at once")
+            raise CoreError(f"{last - first + 1:,} bytes are selected: copy at most {limit:,} at once")
         return self._read(first, last - first + 1)
 
     # --------------------------------------------------------------- geometry

@@ -112,12 +112,13 @@ def test_screenshot_replaces_an_existing_png_and_leaves_no_temporary_file(tmp_pa
 def test_plot_choices_are_applied_and_one_that_does_not_fit_is_a_warning(capsys):
     from types import SimpleNamespace
 
+    from core.errors import CoreError
     from inspector.app import _apply_plot_choices
 
     applied = []
 
-    def no_channels(mode):
-        raise ValueError("colour mode must be one of (), got 'RGB'")
+    def no_channels(mode):  # the plot toolbar refuses a mode that does not fit with a CoreError
+        raise CoreError("colour mode must be one of (), got 'RGB'")
 
     window = SimpleNamespace(plot_panel=SimpleNamespace(set_colour_mode=no_channels,
                                                         set_complex_part=applied.append))

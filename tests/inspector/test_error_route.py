@@ -147,7 +147,7 @@ def test_every_error_label_uses_the_palette(qtbot, window, eight_bytes, capsys):
     go_to = window.table_panel.findChild(QLineEdit, "table.goTo")
     type_into(qtbot, go_to, "99")
     qtbot.keyClick(go_to, Qt.Key.Key_Return)
-    assert table_message.text() == "index 99 is out of bounds for axis 0 with size 8"
+    assert table_message.text() == describe_error(IndexError("index 99 is out of bounds for axis 0 with size 8")).message
     assert table_message.styleSheet() == error_style
 
     dialog = ExportDialog(window.document, window)  # the export dialog

@@ -16,6 +16,7 @@ float32 defaults (rtol 1.3e-6, atol 1e-5) reject all three: 3 / 10 (30%).
 
 from __future__ import annotations
 
+import errno
 import subprocess
 import sys
 
@@ -243,6 +244,21 @@ def test_plot_overlays_a_and_b_with_the_difference_below(window, qtbot, files):
     assert plot.curve_difference.getData()[1][7] == -2.0
 
 
+def test_a_plot_that_cannot_read_says_what_describe_error_says(window, qtbot, files, monkeypatch):
+    compared(window, qtbot, files)
+    plot = window.compare_plot
+
+    def unreadable(key):
+        raise OSError(errno.EIO, "Input/output error", files[1])
+
+    monkeypatch.setattr(window.comparison, "window", unreadable)
+    plot.redraw()
+    assert plot.mode == "empty"
+    assert plot.findChild(QLabel, "compare.plotMessage").text() == (
+        f"cannot read the values: input/output error reading '{files[1]}' (the disk or network share "
+        "may be failing; copy the file elsewhere)")
+
+
 def test_plot_shows_the_absolute_difference_as_an_image_in_2d(window, qtbot, files):
     compared(window, qtbot, files, shape=(2, 5))
     plot = window.compare_plot
@@ -269,6 +285,20 @@ def test_copy_without_b_says_why_and_copies_nothing(window, files):
     window.next_mismatch_action.trigger()
     assert notes[-1] == "Nothing is compared"
     assert window.document.selection == (0,)
+
+
+def test_a_failing_copy_says_what_describe_error_says(window, qtbot, files, monkeypatch):
+    compared(window, qtbot, files)
+
+    def refused():
+        raise PermissionError(errno.EACCES, "Permission denied", files[1])
+
+    monkeypatch.setattr(window.comparison, "snippet", refused)
+    notes = []
+    window.compare_panel.message.connect(notes.append)
+    assert window.compare_panel.copy_code() is None
+    assert notes == [f"Cannot copy the comparison as code: permission denied reading '{files[1]}' "
+                     "(make the file readable, e.g. chmod a+r)"]
 
 
 def test_b_changing_on_disk_while_shown_clears_the_comparison(window, qtbot, files):

@@ -186,12 +186,12 @@ def _compare_at_start(window, paths: list[str]) -> None:
 
 def _apply_plot_choices(window, colour: str | None, complex_part: str | None) -> None:
     """Apply ``--colour`` / ``--complex-part``; one that does not fit the view is a warning."""
-    for option, value, apply in (("--colour", colour, window.plot_panel.set_colour_mode),
-                                 ("--complex-part", complex_part, window.plot_panel.set_complex_part)):
+    options = window.document.view_options  # outside the history: the user has undone nothing yet
+    for option, field, value in (("--colour", "colour_mode", colour), ("--complex-part", "complex_part", complex_part)):
         if value is None:
             continue
         try:
-            apply(value)
+            options.choose(undoable=False, **{field: value})
         except ValueError as error:
             print(f"warning: {option}: {describe_error(error).message}", file=sys.stderr)
 

@@ -214,8 +214,11 @@ class ViewOptionsModel(QObject):
         return self._value.colour_mode is not None and self._value.channel_axis is not None
 
     # ------------------------------------------------------------------ edits
-    def choose(self, **changes: object) -> None:
+    def choose(self, *, undoable: bool = True, **changes: object) -> None:
         """The user's choice of one or more fields, e.g. ``choose(plot_line_axis=2)``.
+
+        ``undoable=False`` applies it outside the history: a choice made before the user did
+        anything (the command line's ``--colour`` / ``--complex-part``) is nothing to undo.
 
         Raises
         ------
@@ -230,7 +233,7 @@ class ViewOptionsModel(QObject):
             return
         old_part = tuple((name, getattr(self._value, name)) for name in names)
         new_part = tuple((name, getattr(new, name)) for name in names)
-        if self._history is not None and any(name in UNDOABLE for name in names):
+        if undoable and self._history is not None and any(name in UNDOABLE for name in names):
             key = ("view", names) if names == ("table_decimals",) else None
             self._history.push(ValueCommand(UNDOABLE.get(names[0], "view"), old_part, new_part,
                                             self._apply_changes, key))

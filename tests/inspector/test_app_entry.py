@@ -109,22 +109,26 @@ def test_screenshot_replaces_an_existing_png_and_leaves_no_temporary_file(tmp_pa
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "config") == ["shot.png"]
 
 
-def test_plot_choices_are_applied_and_one_that_does_not_fit_is_a_warning(capsys):
-    from types import SimpleNamespace
+def test_plot_choices_are_applied_outside_the_history_and_one_that_does_not_fit_is_a_warning(
+        qtbot, tmp_path, capsys):
+    import numpy as np
+    from PySide6.QtCore import QSettings
 
-    from core.errors import CoreError
+    from core.pipeline.pipeline import DecodeParams
     from inspector.app import _apply_plot_choices
+    from inspector.main_window import MainWindow
+    from inspector.state.settings_store import SettingsStore
 
-    applied = []
-
-    def no_channels(mode):  # the plot toolbar refuses a mode that does not fit with a CoreError
-        raise CoreError("colour mode must be one of (), got 'RGB'")
-
-    window = SimpleNamespace(plot_panel=SimpleNamespace(set_colour_mode=no_channels,
-                                                        set_complex_part=applied.append))
+    path = tmp_path / "iq.bin"
+    (np.arange(64) * (1 + 1j)).astype("<c8").tofile(path)  # 1-d complex: no colour channels
+    window = MainWindow(SettingsStore(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)))
+    qtbot.addWidget(window)
+    assert window.open_paths([str(path)], DecodeParams(dtype="complex64"))
     _apply_plot_choices(window, "RGB", "constellation")
-    assert applied == ["constellation"]
-    assert capsys.readouterr().err == "warning: --colour: colour mode must be one of (), got 'RGB'\n"
+    options = window.document.view_options.value
+    assert options.complex_part == "constellation" and options.colour_mode is None
+    assert capsys.readouterr().err.startswith("warning: --colour: ")
+    assert not window.document.history.can_undo  # a start-up choice is nothing to undo
 
 
 _FIRST_PAINT_PROBE = r"""

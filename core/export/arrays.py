@@ -54,6 +54,7 @@ from typing import IO
 import numpy as np
 
 from core.budget import elements_per_chunk
+from core.byte_sizes import format_bytes
 from core.dtypes.data_type import DataType
 from core.errors import Cancelled, ExportError
 from core.files.output import check_destination, write_atomically
@@ -84,7 +85,7 @@ def csv_size_warning(view: np.ndarray, limit: int = CSV_WARNING_VALUES) -> str |
         return None
     per_value = 6 if np.asarray(view).dtype.kind in "iub" else 12
     return (
-        f"The view has {size:,} values: as CSV that is about {_mebibytes(size * per_value)} "
+        f"The view has {size:,} values: as CSV that is about {format_bytes(size * per_value)} "
         "of text and slow to write and to read (export .npy or .bin instead, or narrow the slice)"
     )
 
@@ -259,10 +260,6 @@ def _npy_header(shape: tuple[int, ...], dtype: np.dtype, little_endian: bool) ->
         buffer = io.BytesIO()
         np.lib.format.write_array_header_2_0(buffer, header)
     return buffer.getvalue()
-
-
-def _mebibytes(nbytes: int) -> str:
-    return f"{nbytes / (1 << 30):.1f} GiB" if nbytes >= 1 << 30 else f"{nbytes / (1 << 20):.0f} MiB"
 
 
 # ----------------------------------------------------------------------------- csv

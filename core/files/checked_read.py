@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 
-from core.budget import format_bytes
+from core.byte_sizes import format_bytes
 from core.errors import SourceError
 from core.files.safe_open import _kind_of, _os_error, _refuse_kind
 

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.budget import format_bytes
+from core.byte_sizes import format_bytes
 from core.errors import CoreError, describe_error
 from core.formats.copies import copy_kind, values_copy
 from core.formats.entry import ContainerListing, TensorEntry

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.budget import format_bytes
+from core.byte_sizes import format_bytes
 from core.decode.decode_raw import decode_raw
 from core.errors import DecodeError, SliceError, SourceError
 from core.pipeline.pipeline import DecodeParams, Pipeline

@@ -19,6 +19,7 @@ from typing import TextIO
 from core.errors import DEBUG_VARIABLE, CoreError, describe_error
 from core.guess.ranking import Candidate, GuessReport, guess_report
 from core.pipeline.pipeline import DecodeParams
+from core.text.figures import format_score
 
 __all__ = ["SHOWN", "command_options", "report_json", "report_text", "run_guess"]
 
@@ -72,7 +73,7 @@ def report_text(path: str, report: GuessReport) -> str:
     if report.candidates and not report.convincing:
         lines.append("  (candidates shown for what they are worth: none is backed by the values)")
     for rank, candidate in enumerate(report.candidates[:SHOWN], 1):
-        lines.append(f"{rank}. {candidate.summary}  (score {candidate.score:.1f})")
+        lines.append(f"{rank}. {candidate.summary}  (score {format_score(candidate.score)})")
         lines += [f"   - {reason}" for reason in candidate.reasons]
         lines.append(f"   options: {command_options(candidate.params)}")
     return "\n".join(lines) + "\n"

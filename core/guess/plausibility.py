@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from core.dtypes.table import type_row
+from core.text.figures import format_correlation, format_factor, format_percentage
 
 __all__ = ["GUESS_TYPES", "TypeEvidence", "item_phase", "score_types", "typed_values"]
 
@@ -207,7 +208,7 @@ def _squeezed_half_floats(out: list[TypeEvidence], data: np.ndarray, phases: dic
                 for i, e in enumerate(out):
                     if e.dtype == dtype and e.little_endian == little:
                         out[i] = replace(e, score=e.score - 1.5, reasons=(*e.reasons, (
-                            f"nearly all magnitudes within a factor {1 / squeeze[dtype]:.1f} of each other, "
+                            f"nearly all magnitudes within a factor {format_factor(1 / squeeze[dtype])} of each other, "
                             f"unlike {other}")))
 
 
@@ -227,13 +228,13 @@ def _score_one(data: np.ndarray, body_offset: int, dtype: str, little: bool, sta
             flat = _smoothness(stream, 1)
             smooth = smooth - max(flat, 0.0)
             reasons.append(f"each part is closer to the same part of the next value than to its "
-                           f"other part by {smooth:+.2f}")
+                           f"other part by {format_correlation(smooth, signed=True)}")
         concentration, bad, span = _float_measures(values, dtype)
         if dtype == "float32":
             float32_plausible[(little, start % 4)] = bad
         reasons.append(f"exponents span {span} of {2 ** _FLOAT_BITS[dtype][1]} values")
         if bad > 0.01:
-            reasons.append(f"{bad:.0%} of the values are NaN, infinite, denormal or absurdly "
+            reasons.append(f"{format_percentage(bad)} of the values are NaN, infinite, denormal or absurdly "
                            "large or small")
         if dtype == "float64":
             half = float32_plausible.get((little, start % 4))
@@ -250,7 +251,7 @@ def _score_one(data: np.ndarray, body_offset: int, dtype: str, little: bool, sta
             reasons.append("no negative values")
     if dtype != "complex64":
         reasons.insert(0, f"neighbouring values {'are close' if smooth > 0.3 else 'look unrelated'} "
-                          f"(smoothness {smooth:.2f})")
+                          f"(smoothness {format_correlation(smooth)})")
     score += 6 * smooth + 4 * max(concentration, 0.0) - 12 * bad
     phase = (body_offset + start) % itemsize
     return TypeEvidence(dtype, little, phase, score, smooth, concentration, bad, tuple(reasons))

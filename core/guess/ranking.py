@@ -46,6 +46,7 @@ from core.guess.plausibility import GUESS_TYPES, TypeEvidence, score_types, type
 from core.guess.sample import read_sample
 from core.guess.sizes import implied_header
 from core.pipeline.pipeline import DecodeParams
+from core.text.figures import format_correlation, format_score
 
 __all__ = ["MIN_BYTES", "MIN_STRENGTH", "TYPES_KEPT", "Candidate", "GuessReport", "describe_params", "guess_layout",
            "guess_report", "required_strength"]
@@ -177,7 +178,7 @@ def guess_report(paths: str | os.PathLike | Sequence[str | os.PathLike], *, limi
     candidates = candidates[:max(limit, 0)]
     needed = required_strength(len(sample.body))
     if strength < needed:
-        notes.append(f"the best type's evidence is {strength:.1f} points (at least {needed:.1f} needed): "
+        notes.append(f"the best type's evidence is {format_score(strength)} points (at least {format_score(needed)} needed): "
                      "the bytes look random under every type and byte order")
         return GuessReport(tuple(candidates), False, "no convincing layout: the values look like random bytes",
                            tuple(notes), sample.bytes_read)
@@ -334,7 +335,7 @@ def _shapes(dims, corr: np.ndarray | None, items: int, record_size: int | None):
             found = row_width(corr, items)
             width_first = (dims[1], dims[0])  # "1024x768": an image's width first
             if found and found[0] == dims[1]:
-                return [(dims, 0.8, f"rows of {dims[1]} items (correlation {found[1]:.2f})"),
+                return [(dims, 0.8, f"rows of {dims[1]} items (correlation {format_correlation(found[1])})"),
                         (width_first, 0.0, "")]
             return [(width_first, 0.1, "the name's first number read as the width"), (dims, 0.0, "")]
         return [(tuple(dims), 0.0, "")]
@@ -343,7 +344,7 @@ def _shapes(dims, corr: np.ndarray | None, items: int, record_size: int | None):
         return [(None, 0.0, "")]
     width, correlation = found
     return [((items // width, width), 0.8, f"rows of {width} items: each value correlates with the one "
-                                           f"{width} items on ({correlation:.2f})"),
+                                           f"{width} items on ({format_correlation(correlation)})"),
             (None, -1.0, "")]
 
 

@@ -2,7 +2,9 @@
 
 May import: ``core.dtypes``. Pure numpy; the table, plot readout, status bar, statistics, data
 inspector, CSV export and the CLI all format through here. ``array_layout`` streams numpy's
-``array2string`` layout of those texts (the CLI's output, in bounded memory). Byte sizes
+``array2string`` layout of those texts (the CLI's output, in bounded memory). ``figures``
+decides the digits of figures computed from values (differences, moments, shares, scores,
+correlations), one rule for each kind; a value itself goes through ``number_format``. Byte sizes
 (``1.5 KiB``) are written by :func:`core.byte_sizes.format_bytes`, one floor down, because the
 copy budget below this package needs them too.
 """

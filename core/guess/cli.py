@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from core.errors import DEBUG_VARIABLE, CoreError, describe_error
-from core.guess.ranking import Candidate, GuessReport, guess_report
+from core.guess.ranking import Candidate, GuessReport, guess_report, has_byte_order
 from core.pipeline.pipeline import DecodeParams
 from core.text.figures import format_score
 
@@ -32,7 +32,7 @@ def command_options(params: DecodeParams) -> str:
     words = []
     if params.dtype:
         words.append(f"--dtype {params.dtype}")
-    if params.little_endian is not None and params.dtype not in ("uint8", "int8", "bool", None):
+    if params.little_endian is not None and has_byte_order(params.dtype):
         words.append("--little-endian" if params.little_endian else "--big-endian")
     if params.offset:
         words.append(f"--offset {params.offset}")

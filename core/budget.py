@@ -20,10 +20,10 @@ import os
 import re
 
 from core.errors import BudgetError
+from core.text.byte_sizes import format_bytes
 
 __all__ = [
-    "COPY_BUDGET_BYTES", "ENV_VAR", "check_copy_budget", "elements_per_chunk", "format_bytes",
-    "parse_byte_count",
+    "COPY_BUDGET_BYTES", "ENV_VAR", "check_copy_budget", "elements_per_chunk", "parse_byte_count",
 ]
 
 ENV_VAR = "TENSOR_INSPECTOR_COPY_BUDGET"
@@ -73,24 +73,6 @@ def _budget_from_env() -> tuple[int, str | None]:
 #: Largest copy, in bytes, the engine makes without refusing (default 2 GiB).
 COPY_BUDGET_BYTES: int
 COPY_BUDGET_BYTES, _ENV_ERROR = _budget_from_env()
-
-
-def format_bytes(nbytes: int) -> str:
-    """Human-readable binary size with one decimal: ``1.0 TiB``, ``2.0 GiB``, ``512 bytes``.
-
-    Sizes of 1024 EiB and more (absurd requests, e.g. a 300-digit ``fixed_length``) are written
-    as a power of two, ``about 2**1027 bytes``, instead of overflowing a float.
-    """
-    if nbytes < 1024:
-        return f"{nbytes} bytes" if nbytes != 1 else "1 byte"
-    if nbytes >= 1 << 70:
-        return f"about 2**{nbytes.bit_length() - 1} bytes"
-    value = float(nbytes)
-    for unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
-        value /= 1024.0
-        if value < 1024.0 or unit == "EiB":
-            return f"{value:.1f} {unit}"
-    raise AssertionError("unreachable")
 
 
 def check_copy_budget(nbytes: int, what: str, fix: str, *, field: str | None = None) -> None:

@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from core.errors import DEBUG_VARIABLE, CoreError, describe_error
-from core.guess.ranking import Candidate, GuessReport, guess_report
+from core.guess.ranking import Candidate, GuessReport, guess_report, has_byte_order
 from core.pipeline.pipeline import DecodeParams
+from core.text.figures import format_score
 
 __all__ = ["SHOWN", "command_options", "report_json", "report_text", "run_guess"]
 
@@ -31,7 +32,7 @@ def command_options(params: DecodeParams) -> str:
     words = []
     if params.dtype:
         words.append(f"--dtype {params.dtype}")
-    if params.little_endian is not None and params.dtype not in ("uint8", "int8", "bool", None):
+    if params.little_endian is not None and has_byte_order(params.dtype):
         words.append("--little-endian" if params.little_endian else "--big-endian")
     if params.offset:
         words.append(f"--offset {params.offset}")
@@ -72,7 +73,7 @@ def report_text(path: str, report: GuessReport) -> str:
     if report.candidates and not report.convincing:
         lines.append("  (candidates shown for what they are worth: none is backed by the values)")
     for rank, candidate in enumerate(report.candidates[:SHOWN], 1):
-        lines.append(f"{rank}. {candidate.summary}  (score {candidate.score:.1f})")
+        lines.append(f"{rank}. {candidate.summary}  (score {format_score(candidate.score)})")
         lines += [f"   - {reason}" for reason in candidate.reasons]
         lines.append(f"   options: {command_options(candidate.params)}")
     return "\n".join(lines) + "\n"

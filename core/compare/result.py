@@ -27,6 +27,7 @@ import numpy as np
 
 from core.compare.rules import CompareRules
 from core.dtypes.table import engine_name
+from core.text.figures import format_difference, format_share
 from core.text.number_format import format_value, json_value
 
 __all__ = ["Categories", "CompareResult", "ErrorHistogram", "Extreme", "Mismatch"]
@@ -120,7 +121,7 @@ class CompareResult:
 
     def summary(self) -> str:
         """numpy's words: ``Mismatched elements: 12 / 1000000 (0.0012%)``."""
-        return f"Mismatched elements: {self.mismatched} / {self.compared} ({self.percent:.3g}%)"
+        return f"Mismatched elements: {self.mismatched} / {self.compared} ({format_share(self.mismatched, self.compared)})"
 
     def value_text(self, value, side: str) -> str:
         """A value of side ``"a"`` or ``"b"`` as the table writes it."""
@@ -136,10 +137,10 @@ class CompareResult:
         if self.max_absolute is None:
             out.append("no pair of finite values: no error figures")
         else:
-            out.append(f"Max absolute difference: {self.max_absolute.value:.6g} at A{_idx(self.max_absolute.index_a)}")
-            out.append(f"Max relative difference: {self.max_relative.value:.6g} at A{_idx(self.max_relative.index_a)}")
+            out.append(f"Max absolute difference: {format_difference(self.max_absolute.value)} at A{_idx(self.max_absolute.index_a)}")
+            out.append(f"Max relative difference: {format_difference(self.max_relative.value)} at A{_idx(self.max_relative.index_a)}")
             out.append(f"Max ULP difference: {self.max_ulp.value} at A{_idx(self.max_ulp.index_a)}")
-            out.append(f"Mean absolute error: {self.mean_absolute:.6g}; RMS error: {self.rms:.6g} "
+            out.append(f"Mean absolute error: {format_difference(self.mean_absolute)}; RMS error: {format_difference(self.rms)} "
                        f"(over {self.finite_pairs} pairs of finite values)")
         for name, cat in (("A", self.categories_a), ("B", self.categories_b)):
             if cat.nan or cat.posinf or cat.neginf:
@@ -153,7 +154,7 @@ class CompareResult:
             where = f"A{_idx(m.index_a)}" + ("" if m.index_b == m.index_a else f" B{_idx(m.index_b)}")
             ulp = "-" if m.ulp is None else str(m.ulp)
             out.append(f"  {where}: a={self.value_text(m.a, 'a')} b={self.value_text(m.b, 'b')} "
-                       f"abs={m.absolute:.6g} rel={m.relative:.6g} ulp={ulp}")
+                       f"abs={format_difference(m.absolute)} rel={format_difference(m.relative)} ulp={ulp}")
         return out
 
     def to_json(self) -> dict:

@@ -31,6 +31,7 @@ import numpy as np
 
 from core.dtypes.table import engine_name, type_row
 from core.errors import CoreError
+from core.text.figures import format_difference
 
 __all__ = [
     "DEFAULT_TOLERANCES", "NAN_POLICIES", "CompareRules", "common_type", "default_tolerances",
@@ -165,7 +166,7 @@ class CompareRules:
         elif self.ulp is not None:
             test = f"ULP distance <= {self.ulp}"
         else:
-            test = (f"|a - b| <= atol + rtol * |b| with rtol={self.rtol:g}, atol={self.atol:g} "
+            test = (f"|a - b| <= atol + rtol * |b| with rtol={format_difference(self.rtol)}, atol={format_difference(self.atol)} "
                     f"({self.tolerance_source})")
         nan = "NaN matches NaN" if self.nan_equal else "NaN never matches"
         return f"{test}; {nan}; compared as {self.common_name}"

@@ -24,6 +24,7 @@ import numpy as np
 from core.compare.elementwise import native_values
 from core.compare.scanner import Side, flat_view
 from core.errors import CoreError
+from core.text.figures import format_correlation, format_percentage
 
 __all__ = ["ShiftSuggestion", "suggest_shift"]
 
@@ -41,8 +42,8 @@ class ShiftSuggestion:
     max_shift: int
 
     def describe(self) -> str:
-        return (f"suggested shift {self.shift}: {self.equal_fraction:.1%} of {self.pairs} sampled pairs equal, "
-                f"correlation {self.correlation:.4f} (searched -{self.max_shift}..{self.max_shift})")
+        return (f"suggested shift {self.shift}: {format_percentage(self.equal_fraction)} of {self.pairs} sampled pairs equal, "
+                f"correlation {format_correlation(self.correlation)} (searched -{self.max_shift}..{self.max_shift})")
 
 
 def _head(side: Side, count: int, name: str) -> np.ndarray:

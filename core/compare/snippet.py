@@ -7,8 +7,9 @@ with the same rule: ``np.isclose`` in the work type for tolerances, the ULP dist
 :mod:`core.compare.ulp` for a ULP tolerance, the bits for bitwise mode, ``a != b`` for exact
 integers (numpy 2 compares int64 with uint64 exactly). Integers under a non-zero tolerance are
 compared in float64 (differences above 2**53 are rounded there; the engine's are exact). The
-snippet prints numpy's summary line and leaves the verdict in ``mismatch``. It reads whole
-arrays: fine for checking, not for files larger than memory. Nothing here runs it.
+snippet prints the engine's summary line (numpy's words) and leaves the verdict in
+``mismatch``. It reads whole arrays: fine for checking, not for files larger than memory.
+Nothing here runs it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,15 @@ from core.pipeline.pipeline import DecodeParams
 __all__ = ["numpy_compare_snippet"]
 
 SideSpec = tuple[str | os.PathLike | Sequence[str | os.PathLike], DecodeParams, str | None]
+
+#: The summary line, its percentage written as core.text.figures.format_share writes it (numpy's
+#: ``{:.3g}%``, but never 0% or 100% when it is neither), so the snippet prints the engine's line.
+_SHARE_LINES = '''share = 100 * count / mismatch.size if mismatch.size else 0.0
+percent = f"{share:.3g}"
+if 0 < count < mismatch.size:  # never rounded to 0% or 100% when it is neither
+    percent = ("<0.001" if share < 0.001 else ">99.99" if share > 99.99
+               else f"{share:.2f}" if percent == "100" else percent)
+print(f"Mismatched elements: {count} / {mismatch.size} ({percent}%)")'''
 
 _ULP_FUNCTION = '''
 def ulp_distance(x, y):
@@ -113,7 +123,5 @@ def numpy_compare_snippet(side_a: SideSpec, side_b: SideSpec, rules: CompareRule
     else:
         lines.append("a, b = np.broadcast_arrays(a, b)  # numpy's broadcasting")
     lines += _rule_lines(rules)
-    lines += ["count = int(np.count_nonzero(mismatch))",
-              'print(f"Mismatched elements: {count} / {mismatch.size} '
-              '({100 * count / mismatch.size if mismatch.size else 0:.3g}%)")', ""]
+    lines += ["count = int(np.count_nonzero(mismatch))", _SHARE_LINES, ""]
     return "\n".join(lines)

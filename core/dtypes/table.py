@@ -4,8 +4,9 @@ Each row of :data:`TYPE_ROWS` is one element type. Everything else that needs a 
 a type or a byte size derives from these rows: ``decode_raw``'s ``out_type`` lookup
 (:func:`resolve_dtype`, :data:`ENGINE_TYPES`, :func:`is_tf_decode_type`), TensorBuffer's
 :class:`core.dtypes.data_type.DataType`, the ``.npy`` descr parser
-(:mod:`core.files.npy_header`) and the numpy / TensorFlow names written into code snippets
-(:mod:`core.export.code_snippets`).
+(:mod:`core.files.npy_header`), the numpy / TensorFlow names written into code snippets
+(:mod:`core.export.code_snippets`) and the layout guess (:mod:`core.guess`: item sizes, kinds,
+float layouts, the words that name a type in a file name).
 
 ========== ========== ======= ========== ===== ========================================
 name       TF name    DecodeR DecodePadR .npy  note
@@ -119,6 +120,16 @@ class TypeRow:
         (4 for int4/uint4, 24 for int24/uint24), whose ``dtype`` is the wider decoded type.
     tensor_buffer
         TFLite's ``DataType`` has the type (False for float8, int4/uint4 and int24/uint24).
+    mantissa_bits, exponent_bits, min_exponent
+        A float's layout (of each part, for a complex type), as ``finfo`` gives it: the stored
+        mantissa bits (``nmant``), the exponent bits (``nexp``) and the exponent of the smallest
+        normal value (``minexp``, so :attr:`smallest_normal` is ``2 ** min_exponent``); all 0
+        for integer and bool types.
+    name_words
+        Words that name the type in a file name or a text header (``f32``, ``fp16``, ``half``,
+        ``u8``...), as the layout guess reads them (:mod:`core.guess.names`). Unlike
+        ``aliases`` they are not accepted as a decode type: ``int`` or ``long`` in a file name is
+        a hint, as a ``--dtype`` it would be ambiguous.
     """
 
     name: str
@@ -135,6 +146,10 @@ class TypeRow:
     aliases: tuple[str, ...] = ()
     stored_bits: int = 0
     tensor_buffer: bool = True
+    mantissa_bits: int = 0
+    exponent_bits: int = 0
+    min_exponent: int = 0
+    name_words: tuple[str, ...] = ()
     _dtype: np.dtype | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -178,6 +193,23 @@ class TypeRow:
         return max(1, 8 // self.stored_bits) if self.stored_bits < 8 else 1
 
     @property
+    def byte_order_matters(self) -> bool:
+        """A stored value spans more than one byte, so its byte order matters (False for the
+        one-byte types and int4/uint4; True for int24/uint24)."""
+        return self.stored_bits > 8
+
+    @property
+    def part(self) -> TypeRow | None:
+        """The row of each part of a complex type (float32 for complex64), else None."""
+        return _BY_NAME[f"float{4 * self.itemsize}"] if self.kind == "complex" else None
+
+    @property
+    def smallest_normal(self) -> float | None:
+        """The smallest positive normal value of a float type (of each part, for a complex
+        type): ``2 ** min_exponent``; None for integer and bool types."""
+        return 2.0 ** self.min_exponent if self.exponent_bits else None
+
+    @property
     def in_tf_decode_raw(self) -> bool:
         """``tf.io.decode_raw`` accepts the type (False for the types beyond TF)."""
         return self.decode_raw_position is not None
@@ -191,13 +223,39 @@ def _itemsize(numpy_type: Any) -> int:
     return np.dtype(numpy_type).itemsize
 
 
+#: (mantissa bits, exponent bits, smallest normal's exponent) of every float type, of each part
+#: of a complex type: numpy's / ml_dtypes' ``finfo`` (nmant, nexp, minexp), known without them.
+_FLOAT_LAYOUTS: dict[str, tuple[int, int, int]] = {
+    "float16": (10, 5, -14), "bfloat16": (7, 8, -126), "float32": (23, 8, -126), "float64": (52, 11, -1022),
+    "complex64": (23, 8, -126), "complex128": (52, 11, -1022),
+    "float8_e4m3fn": (3, 4, -6), "float8_e5m2": (2, 5, -14), "float8_e4m3fnuz": (3, 4, -7),
+    "float8_e5m2fnuz": (2, 5, -15), "float8_e4m3b11fnuz": (3, 4, -10), "float8_e3m4": (4, 3, -2),
+    "float8_e4m3": (3, 4, -6), "float8_e8m0fnu": (0, 8, -127), "float8_e5m3fnu": (3, 5, -14),
+}
+
+#: The words of :attr:`TypeRow.name_words` beyond the type's name (which is one of its words
+#: where it has any).
+_NAME_WORDS: dict[str, str] = {
+    "float32": "f32 fp32 float single", "float64": "f64 fp64 double", "float16": "f16 fp16 half",
+    "bfloat16": "bf16", "uint8": "u8 byte ubyte", "int8": "i8 s8", "uint16": "u16 ushort",
+    "int16": "i16 s16 short", "uint32": "u32 uint", "int32": "i32 s32 int", "int64": "i64 s64 long",
+    "complex64": "c64 cf32", "complex128": "c128",
+}
+
+
+def _layout_fields(name: str) -> dict[str, Any]:
+    mantissa, exponent, min_exponent = _FLOAT_LAYOUTS.get(name, (0, 0, 0))
+    return {"mantissa_bits": mantissa, "exponent_bits": exponent, "min_exponent": min_exponent,
+            "name_words": (name, *_NAME_WORDS[name].split()) if name in _NAME_WORDS else ()}
+
+
 def _row(name: str, numpy_type: Any, tf: str, position: int | None, padded: bool, kind: str,
          npy_code: str | None, aliases: tuple[str, ...] = ()) -> TypeRow:
     numpy_code = f"ml_dtypes.{numpy_type}" if isinstance(numpy_type, str) else f"np.{name}"
     return TypeRow(name=name, numpy_type=numpy_type, itemsize=_itemsize(numpy_type), tf_name=tf,
                    decode_raw_position=position,
                    padded=padded, data_type=name.upper(), kind=kind, npy_code=npy_code,
-                   numpy_code=numpy_code, tf_code=f"tf.{name}", aliases=aliases)
+                   numpy_code=numpy_code, tf_code=f"tf.{name}", aliases=aliases, **_layout_fields(name))
 
 
 #: The float8 variants of ml_dtypes 0.7, in the order the GUI lists them (the last is new in 0.7).
@@ -214,7 +272,7 @@ def _beyond_tf_row(name: str, numpy_type: Any, kind: str, stored_bits: int = 0,
                    decode_raw_position=None,
                    padded=False, data_type=name.upper(), kind=kind, npy_code=None,
                    numpy_code=numpy_code or f"ml_dtypes.{name}", tf_code=f"tf.{name}",
-                   stored_bits=stored_bits, tensor_buffer=False)
+                   stored_bits=stored_bits, tensor_buffer=False, **_layout_fields(name))
 
 
 #: The table, in the order a GUI lists the types (the last two are beyond TF). TF's DecodeRaw

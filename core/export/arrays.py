@@ -59,6 +59,7 @@ from core.errors import Cancelled, ExportError
 from core.files.output import check_destination, write_atomically
 from core.files.safe_open import sequential_access
 from core.scan.blocks import BlockReader, iter_blocks
+from core.text.byte_sizes import format_bytes
 from core.text.number_format import csv_formatter
 from core.tflite.conversions import convert_to
 
@@ -84,7 +85,7 @@ def csv_size_warning(view: np.ndarray, limit: int = CSV_WARNING_VALUES) -> str |
         return None
     per_value = 6 if np.asarray(view).dtype.kind in "iub" else 12
     return (
-        f"The view has {size:,} values: as CSV that is about {_mebibytes(size * per_value)} "
+        f"The view has {size:,} values: as CSV that is about {format_bytes(size * per_value)} "
         "of text and slow to write and to read (export .npy or .bin instead, or narrow the slice)"
     )
 
@@ -259,10 +260,6 @@ def _npy_header(shape: tuple[int, ...], dtype: np.dtype, little_endian: bool) ->
         buffer = io.BytesIO()
         np.lib.format.write_array_header_2_0(buffer, header)
     return buffer.getvalue()
-
-
-def _mebibytes(nbytes: int) -> str:
-    return f"{nbytes / (1 << 30):.1f} GiB" if nbytes >= 1 << 30 else f"{nbytes / (1 << 20):.0f} MiB"
 
 
 # ----------------------------------------------------------------------------- csv

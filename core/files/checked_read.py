@@ -19,9 +19,9 @@ from __future__ import annotations
 import hashlib
 import os
 
-from core.budget import format_bytes
 from core.errors import SourceError
 from core.files.safe_open import _kind_of, _os_error, _refuse_kind
+from core.text.byte_sizes import format_bytes
 
 __all__ = ["HASH_BLOCK", "PSEUDO_FILE_ROOTS", "file_sha256", "read_capped", "regular_file_stat"]
 

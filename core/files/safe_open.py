@@ -36,9 +36,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.budget import format_bytes
 from core.errors import SourceError, describe_error
 from core.files.npy_header import PREFIX_BYTES, NpyHeader, looks_like_npy, parse_npy_header
+from core.text.byte_sizes import format_bytes
 
 __all__ = ["FileInfo", "ensure_descriptors", "open_mapped", "release", "sequential_access"]
 

@@ -14,23 +14,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from core.dtypes.table import TYPE_ROWS
+
 __all__ = ["NameHints", "parse_hints"]
 
-_TYPE_WORDS = {
-    "float32": "float32", "f32": "float32", "fp32": "float32", "float": "float32", "single": "float32",
-    "float64": "float64", "f64": "float64", "fp64": "float64", "double": "float64",
-    "float16": "float16", "f16": "float16", "fp16": "float16", "half": "float16",
-    "bfloat16": "bfloat16", "bf16": "bfloat16",
-    "uint8": "uint8", "u8": "uint8", "byte": "uint8", "ubyte": "uint8",
-    "int8": "int8", "i8": "int8", "s8": "int8",
-    "uint16": "uint16", "u16": "uint16", "ushort": "uint16",
-    "int16": "int16", "i16": "int16", "s16": "int16", "short": "int16",
-    "uint32": "uint32", "u32": "uint32", "uint": "uint32",
-    "int32": "int32", "i32": "int32", "s32": "int32", "int": "int32",
-    "int64": "int64", "i64": "int64", "s64": "int64", "long": "int64",
-    "complex64": "complex64", "c64": "complex64", "cf32": "complex64",
-    "complex128": "complex128", "c128": "complex128",
-}
+#: Every word that names a type (the type table's :attr:`~core.dtypes.table.TypeRow.name_words`).
+_TYPE_WORDS = {word: row.name for row in TYPE_ROWS for word in row.name_words}
 _ORDER_WORDS = {"le": True, "little": True, "lsb": True, "littleendian": True,
                 "be": False, "big": False, "msb": False, "bigendian": False}
 _DIMS = re.compile(r"^\d+(?:x\d+)+$")

@@ -12,11 +12,14 @@ three measures, combined as ``6 * smoothness + 4 * concentration - 12 * implausi
 * **concentration**: the share of the type's range the middle 98% of the values leaves unused
   (integers: bits of the value range; floats: bits of the exponent range). Random bytes use it
   all; real data rarely does;
-* **implausible**: for floats, the share of values that are NaN, infinite, denormal, or beyond
-  1e30 / below 1e-30 in magnitude (1e200 for float64): a wrong type or byte order shows many.
+* **implausible**: for floats, the share of values that are NaN, infinite, denormal (below the
+  type's smallest normal), or beyond 1e30 / below 1e-30 in magnitude (1e200 / 1e-200 for 8-byte
+  floats): a wrong type or byte order shows many.
 
 Small priors prefer the common types when the evidence ties (float32 over complex64, uint8 over
-int8, a signed type only when some values are negative).
+int8, a signed type only when some values are negative). Every fact about a type (its size, its
+kind, its float layout: mantissa and exponent bits, smallest normal; a complex type's part) is
+its row in the type table, :mod:`core.dtypes.table`.
 """
 
 from __future__ import annotations
@@ -25,20 +28,18 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from core.dtypes.table import type_row
+from core.dtypes.table import TypeRow, type_row
+from core.text.figures import format_correlation, format_factor, format_percentage
 
 __all__ = ["GUESS_TYPES", "TypeEvidence", "item_phase", "score_types", "typed_values"]
 
-#: Types a guess considers, with their item size and prior.
-GUESS_TYPES: dict[str, tuple[int, float]] = {
-    "uint8": (1, 0.2), "int8": (1, -0.2), "int16": (2, 0.1), "uint16": (2, 0.1),
-    "float16": (2, 0.0), "bfloat16": (2, -0.1), "int32": (4, 0.1), "uint32": (4, -0.4),
-    "float32": (4, 0.4), "complex64": (8, -0.3), "int64": (8, -0.2), "float64": (8, 0.1),
+#: Types a guess considers (engine names), with their prior.
+GUESS_TYPES: dict[str, float] = {
+    "uint8": 0.2, "int8": -0.2, "int16": 0.1, "uint16": 0.1, "float16": 0.0, "bfloat16": -0.1,
+    "int32": 0.1, "uint32": -0.4, "float32": 0.4, "complex64": -0.3, "int64": -0.2, "float64": 0.1,
 }
-_FLOAT_BITS = {"float16": (10, 5), "bfloat16": (7, 8), "float32": (23, 8), "complex64": (23, 8),
-               "float64": (52, 11)}
-_FLOAT_LIMITS = {"float16": (6.1e-5, 65504.0), "bfloat16": (1e-30, 1e30), "float32": (1e-30, 1e30),
-                 "complex64": (1e-30, 1e30), "float64": (1e-200, 1e200)}
+#: Magnitudes (smallest, largest) real data rarely leaves, by the byte size of a float (part).
+_PLAUSIBLE_MAGNITUDES = {2: (1e-30, 1e30), 4: (1e-30, 1e30), 8: (1e-200, 1e200)}
 #: Items scored per candidate (enough for stable measures, few enough to stay fast).
 MAX_ITEMS = 8192
 
@@ -92,25 +93,38 @@ def item_phase(body: np.ndarray, itemsize: int, little_endian: bool) -> int:
 
 def typed_values(data: np.ndarray, dtype: str, little_endian: bool, start: int = 0,
                  limit: int = MAX_ITEMS) -> np.ndarray:
-    """``data[start:]`` (uint8) read as ``dtype`` in the byte order, at most ``limit`` items."""
-    itemsize = GUESS_TYPES[dtype][0]
-    count = min(max((data.size - start) // itemsize, 0), limit)
-    chunk = data[start:start + count * itemsize]
-    if dtype == "bfloat16":
-        kind = type_row("bfloat16").dtype
-        raw = chunk.view(">u2" if not little_endian else "<u2").astype(np.uint16)
-        return raw.view(kind)
-    kind = np.dtype(dtype).newbyteorder("<" if little_endian else ">")
-    return chunk.view(kind)
+    """``data[start:]`` (uint8) read as ``dtype`` in the byte order, at most ``limit`` items.
+
+    An ml_dtypes type (bfloat16) has no byte-swapped dtype: its bits are read as unsigned
+    integers of its size in the byte order, and viewed as the type in native order.
+    """
+    row = type_row(dtype)
+    count = min(max((data.size - start) // row.itemsize, 0), limit)
+    chunk = data[start:start + count * row.itemsize]
+    order = "<" if little_endian else ">"
+    if row.from_ml_dtypes:
+        raw = chunk.view(_unsigned(row.itemsize).newbyteorder(order)).astype(_unsigned(row.itemsize))
+        return raw.view(row.dtype)
+    return chunk.view(row.dtype.newbyteorder(order))
 
 
-def _bits_of(values: np.ndarray, dtype: str) -> np.ndarray:
-    width = {"float16": np.uint16, "bfloat16": np.uint16, "float32": np.uint32,
-             "complex64": np.uint32, "float64": np.uint64}[dtype]
-    native = _native(values) if dtype != "bfloat16" else values
-    if dtype == "complex64":
-        native = native.view(np.float32)
-    return native.view(width)
+def _unsigned(itemsize: int) -> np.dtype:
+    return np.dtype(f"u{itemsize}")
+
+
+def _layout(row: TypeRow) -> TypeRow:
+    """The row whose float layout the values have: a complex type's part, else the type."""
+    return row.part or row
+
+
+def _parts(values: np.ndarray, row: TypeRow) -> np.ndarray:
+    """The values in native order, a complex type's as its parts (real, imaginary, ...)."""
+    native = values if row.from_ml_dtypes else _native(values)
+    return native.view(row.part.dtype) if row.part is not None else native
+
+
+def _bits_of(values: np.ndarray, row: TypeRow) -> np.ndarray:
+    return _parts(values, row).view(_unsigned(_layout(row).itemsize))
 
 
 def _native(values: np.ndarray) -> np.ndarray:
@@ -133,16 +147,17 @@ def _smoothness(values: np.ndarray, lag: int) -> float:
     return float(1.0 - near / ((n + 1) / 3))
 
 
-def _float_measures(values: np.ndarray, dtype: str) -> tuple[float, float, int]:
-    """(concentration, implausible share, exponents used) of float values."""
-    mantissa_bits, exponent_bits = _FLOAT_BITS[dtype]
-    bits = _bits_of(values, dtype).astype(np.uint64)
+def _float_measures(values: np.ndarray, row: TypeRow) -> tuple[float, float, int]:
+    """(concentration, implausible share, exponents used) of float values (a complex type's
+    measured on its parts)."""
+    layout = _layout(row)
+    mantissa_bits, exponent_bits = layout.mantissa_bits, layout.exponent_bits
+    bits = _bits_of(values, row).astype(np.uint64)
     exponents = (bits >> np.uint64(mantissa_bits)) & np.uint64((1 << exponent_bits) - 1)
     nonzero = (bits & np.uint64((1 << (mantissa_bits + exponent_bits)) - 1)) != 0
-    magnitudes = np.abs(values.astype(np.complex128 if dtype == "complex64" else np.float64)).ravel()
-    if dtype == "complex64":
-        magnitudes = np.abs(_native(values).view(np.float32).astype(np.float64))
-    tiny, huge = _FLOAT_LIMITS[dtype]
+    magnitudes = np.abs(_parts(values, row).astype(np.float64)).ravel()
+    tiny, huge = _PLAUSIBLE_MAGNITUDES[layout.itemsize]
+    tiny = max(tiny, layout.smallest_normal)  # below it: a denormal
     with np.errstate(invalid="ignore", over="ignore"):
         bad = ~np.isfinite(magnitudes) | (magnitudes > huge) | ((magnitudes < tiny) & nonzero)
     used = exponents[nonzero]
@@ -153,8 +168,8 @@ def _float_measures(values: np.ndarray, dtype: str) -> tuple[float, float, int]:
     return float(1.0 - np.log2(span) / exponent_bits), float(bad.mean()), int(span)
 
 
-def _int_measures(values: np.ndarray, dtype: str) -> tuple[float, int]:
-    bits = GUESS_TYPES[dtype][0] * 8
+def _int_measures(values: np.ndarray, row: TypeRow) -> tuple[float, int]:
+    bits = row.stored_bits
     as_float = values.astype(np.float64)
     low, high = np.quantile(as_float, [0.01, 0.99])
     used = float(np.log2(high - low + 1))
@@ -169,9 +184,10 @@ def score_types(body: bytes, body_offset: int) -> list[TypeEvidence]:
     float32_plausible: dict[tuple[bool, int], float] = {}
     phases: dict[tuple[int, bool], int] = {}
     with np.errstate(all="ignore"):
-        for dtype, (itemsize, _prior) in GUESS_TYPES.items():
-            for little in ((True,) if itemsize == 1 else (True, False)):
-                phase_size = 4 if dtype == "complex64" else itemsize
+        for dtype in GUESS_TYPES:
+            row = type_row(dtype)
+            for little in ((True, False) if row.byte_order_matters else (True,)):
+                phase_size = _layout(row).itemsize  # a complex type's parts are items too
                 if (phase_size, little) not in phases:
                     phases[phase_size, little] = item_phase(data[:MAX_ITEMS * 8], phase_size, little)
                 evidence = _score_one(data, body_offset, dtype, little, phases[phase_size, little],
@@ -207,33 +223,33 @@ def _squeezed_half_floats(out: list[TypeEvidence], data: np.ndarray, phases: dic
                 for i, e in enumerate(out):
                     if e.dtype == dtype and e.little_endian == little:
                         out[i] = replace(e, score=e.score - 1.5, reasons=(*e.reasons, (
-                            f"nearly all magnitudes within a factor {1 / squeeze[dtype]:.1f} of each other, "
+                            f"nearly all magnitudes within a factor {format_factor(1 / squeeze[dtype])} of each other, "
                             f"unlike {other}")))
 
 
 def _score_one(data: np.ndarray, body_offset: int, dtype: str, little: bool, start: int,
                float32_plausible: dict[tuple[bool, int], float]) -> TypeEvidence | None:
-    itemsize, prior = GUESS_TYPES[dtype]
+    row = type_row(dtype)
     values = typed_values(data, dtype, little, start)
     if values.size < 8:
         return None
     reasons: list[str] = []
-    score = prior
-    if dtype in _FLOAT_BITS:
-        stream = _native(values).view(np.float32) if dtype == "complex64" else values
-        smooth = _smoothness(stream.astype(np.float64) if dtype != "complex64" else stream,
-                             2 if dtype == "complex64" else 1)
-        if dtype == "complex64":
+    score = GUESS_TYPES[dtype]
+    complex_type = row.kind == "complex"
+    if row.kind in ("float", "complex"):
+        stream = _parts(values, row) if complex_type else values
+        smooth = _smoothness(stream if complex_type else stream.astype(np.float64), 2 if complex_type else 1)
+        if complex_type:
             flat = _smoothness(stream, 1)
             smooth = smooth - max(flat, 0.0)
             reasons.append(f"each part is closer to the same part of the next value than to its "
-                           f"other part by {smooth:+.2f}")
-        concentration, bad, span = _float_measures(values, dtype)
+                           f"other part by {format_correlation(smooth, signed=True)}")
+        concentration, bad, span = _float_measures(values, row)
         if dtype == "float32":
             float32_plausible[(little, start % 4)] = bad
-        reasons.append(f"exponents span {span} of {2 ** _FLOAT_BITS[dtype][1]} values")
+        reasons.append(f"exponents span {span} of {2 ** _layout(row).exponent_bits} values")
         if bad > 0.01:
-            reasons.append(f"{bad:.0%} of the values are NaN, infinite, denormal or absurdly "
+            reasons.append(f"{format_percentage(bad)} of the values are NaN, infinite, denormal or absurdly "
                            "large or small")
         if dtype == "float64":
             half = float32_plausible.get((little, start % 4))
@@ -242,15 +258,15 @@ def _score_one(data: np.ndarray, body_offset: int, dtype: str, little: bool, sta
                 reasons.append("each 4-byte half reads as a plausible float32 (float32 pairs?)")
     else:
         smooth = _smoothness(values.astype(np.float64), 1)
-        concentration, used_bits = _int_measures(values, dtype)
+        concentration, used_bits = _int_measures(values, row)
         bad = 0.0
-        reasons.append(f"values use about {used_bits} of {itemsize * 8} bits")
-        if dtype in ("int8", "int16", "int32", "int64") and values.min() >= 0:
+        reasons.append(f"values use about {used_bits} of {row.stored_bits} bits")
+        if row.kind == "int" and values.min() >= 0:
             score -= 0.15
             reasons.append("no negative values")
-    if dtype != "complex64":
+    if not complex_type:
         reasons.insert(0, f"neighbouring values {'are close' if smooth > 0.3 else 'look unrelated'} "
-                          f"(smoothness {smooth:.2f})")
+                          f"(smoothness {format_correlation(smooth)})")
     score += 6 * smooth + 4 * max(concentration, 0.0) - 12 * bad
-    phase = (body_offset + start) % itemsize
+    phase = (body_offset + start) % row.itemsize
     return TypeEvidence(dtype, little, phase, score, smooth, concentration, bad, tuple(reasons))

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.dtypes.table import type_row
 from core.files.sources import open_source
 from core.guess.headers import binary_header_end, known_layout, text_header_end
 from core.guess.names import NameHints, parse_hints
@@ -46,8 +47,9 @@ from core.guess.plausibility import GUESS_TYPES, TypeEvidence, score_types, type
 from core.guess.sample import read_sample
 from core.guess.sizes import implied_header
 from core.pipeline.pipeline import DecodeParams
+from core.text.figures import format_correlation, format_score
 
-__all__ = ["MIN_BYTES", "MIN_STRENGTH", "TYPES_KEPT", "Candidate", "GuessReport", "describe_params", "guess_layout",
+__all__ = ["MIN_BYTES", "MIN_STRENGTH", "TYPES_KEPT", "Candidate", "GuessReport", "describe_params", "guess_layout", "has_byte_order",
            "guess_report", "required_strength"]
 
 #: Types (with byte order) combined with headers and shapes.
@@ -110,10 +112,16 @@ class GuessReport:
     bytes_read: int
 
 
+def has_byte_order(dtype: str | None) -> bool:
+    """Whether values of the engine type ``dtype`` (None: not known yet) have a byte order:
+    :attr:`core.dtypes.table.TypeRow.byte_order_matters`."""
+    return dtype is not None and type_row(dtype).byte_order_matters
+
+
 def describe_params(params: DecodeParams) -> str:
     """A few words for a set of parameters (type, order, header, records, shape)."""
     parts = [params.dtype or "dtype from the header"]
-    if params.dtype and GUESS_TYPES.get(params.dtype, (1, 0))[0] > 1 and params.little_endian is not None:
+    if has_byte_order(params.dtype) and params.little_endian is not None:
         parts.append("little-endian" if params.little_endian else "big-endian")
     if params.offset:
         parts.append(f"header {params.offset} bytes")
@@ -177,7 +185,7 @@ def guess_report(paths: str | os.PathLike | Sequence[str | os.PathLike], *, limi
     candidates = candidates[:max(limit, 0)]
     needed = required_strength(len(sample.body))
     if strength < needed:
-        notes.append(f"the best type's evidence is {strength:.1f} points (at least {needed:.1f} needed): "
+        notes.append(f"the best type's evidence is {format_score(strength)} points (at least {format_score(needed)} needed): "
                      "the bytes look random under every type and byte order")
         return GuessReport(tuple(candidates), False, "no convincing layout: the values look like random bytes",
                            tuple(notes), sample.bytes_read)
@@ -209,7 +217,7 @@ def _rank(sample, name: str, size: int, notes: list[str]) -> tuple[list[Candidat
     body_offset = sample.body_offset + (text[0] if text and sample.body_offset == 0 and
                                         text[0] < len(sample.body) // 2 else 0)
     evidence = score_types(body.tobytes(), body_offset)
-    strength = max((e.score - GUESS_TYPES[e.dtype][1] for e in evidence), default=0.0)
+    strength = max((e.score - GUESS_TYPES[e.dtype] for e in evidence), default=0.0)
     hinted = sorted(evidence, key=lambda e: -(e.score + _hint_points(e, name_hints, text_hints)[0]))
     out: dict[DecodeParams, Candidate] = {}
     for rank, e in enumerate(hinted[:TYPES_KEPT]):
@@ -221,7 +229,7 @@ def _rank(sample, name: str, size: int, notes: list[str]) -> tuple[list[Candidat
 
 def _hint_points(e: TypeEvidence, *hints: NameHints) -> tuple[float, list[str]]:
     points, reasons = 0.0, []
-    itemsize = GUESS_TYPES[e.dtype][0]
+    itemsize = type_row(e.dtype).itemsize
     for where, hint in zip(("the name", "the text header"), hints):
         if hint.dtypes:
             if e.dtype in hint.dtypes:
@@ -243,7 +251,7 @@ def _hint_points(e: TypeEvidence, *hints: NameHints) -> tuple[float, list[str]]:
 
 def _layouts(e: TypeEvidence, rank: int, sample, head: np.ndarray, body: np.ndarray, body_offset: int,
              size: int, name_hints: NameHints, text_hints: NameHints, text) -> list[Candidate]:
-    itemsize = GUESS_TYPES[e.dtype][0]
+    itemsize = type_row(e.dtype).itemsize
     base, hint_reasons = _hint_points(e, name_hints, text_hints)
     base += e.score
     reasons = [f"as {e.dtype}" + ("" if itemsize == 1 else f" {'little' if e.little_endian else 'big'}-endian")
@@ -334,7 +342,7 @@ def _shapes(dims, corr: np.ndarray | None, items: int, record_size: int | None):
             found = row_width(corr, items)
             width_first = (dims[1], dims[0])  # "1024x768": an image's width first
             if found and found[0] == dims[1]:
-                return [(dims, 0.8, f"rows of {dims[1]} items (correlation {found[1]:.2f})"),
+                return [(dims, 0.8, f"rows of {dims[1]} items (correlation {format_correlation(found[1])})"),
                         (width_first, 0.0, "")]
             return [(width_first, 0.1, "the name's first number read as the width"), (dims, 0.0, "")]
         return [(tuple(dims), 0.0, "")]
@@ -343,7 +351,7 @@ def _shapes(dims, corr: np.ndarray | None, items: int, record_size: int | None):
         return [(None, 0.0, "")]
     width, correlation = found
     return [((items // width, width), 0.8, f"rows of {width} items: each value correlates with the one "
-                                           f"{width} items on ({correlation:.2f})"),
+                                           f"{width} items on ({format_correlation(correlation)})"),
             (None, -1.0, "")]
 
 

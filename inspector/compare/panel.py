@@ -43,6 +43,7 @@ from core.compare.result import Mismatch
 from core.compare.rules import default_tolerances
 from core.dtypes.table import ENGINE_TYPES
 from core.errors import ErrorReport, describe_error
+from core.text.figures import format_difference
 from core.text.number_format import format_value
 from inspector.state.comparison import NAN_POLICIES, QUANTITIES, Comparison
 from inspector.widgets import palette
@@ -434,8 +435,8 @@ class ComparePanel(QWidget):
             result_a, result_b = self._document.result, comparison.result_b
             if result_a is not None and result_b is not None:
                 rtol, atol = default_tolerances(result_a.view.dtype, result_b.view.dtype)
-                self.rtol.setPlaceholderText(f"{rtol:g} (default)")
-                self.atol.setPlaceholderText(f"{atol:g} (default)")
+                self.rtol.setPlaceholderText(f"{format_difference(rtol)} (default)")
+                self.atol.setPlaceholderText(f"{format_difference(atol)} (default)")
         finally:
             self._updating = False
 
@@ -462,7 +463,7 @@ class ComparePanel(QWidget):
         self.mismatches.setRowCount(len(entries))
         for row, m in enumerate(entries):
             cells = ("[" + ", ".join(str(i) for i in m.index_a) + "]", result.value_text(m.a, "a"),
-                     result.value_text(m.b, "b"), f"{m.absolute:.6g}")
+                     result.value_text(m.b, "b"), format_difference(m.absolute))
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if col:

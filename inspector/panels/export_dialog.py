@@ -46,7 +46,8 @@ from PySide6.QtWidgets import (
 from core.dtypes.data_type import DataType
 from core.errors import CoreError, describe_error
 from core.export.arrays import CSV_WARNING_VALUES, FILE_FORMATS, csv_size_warning, export_view
-from inspector.panels.status_bar import byte_order_name, human_size
+from core.text.byte_sizes import format_bytes
+from inspector.panels.status_bar import byte_order_name
 from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
 from inspector.widgets import palette
@@ -372,7 +373,7 @@ class ExportDialog(QDialog):
         self.dtype_combo.setItemText(0, f"same as the view ({_type_name(view.dtype)})")
         self.byte_order_combo.setItemText(0, f"same as the view ({order})")
         self.summary_label.setText(f"View: shape {tuple(view.shape)}, {view.size:,} values of "
-                                   f"{_type_name(view.dtype)} ({human_size(view.nbytes)})")
+                                   f"{_type_name(view.dtype)} ({format_bytes(view.nbytes)})")
 
     def _on_format_changed(self) -> None:
         fmt = self.format_combo.currentData()

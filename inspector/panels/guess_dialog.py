@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from core.errors import describe_error
 from core.guess import Candidate, GuessReport, guess_report
+from core.text.figures import format_score
 from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
 from inspector.widgets.plain_text import display_name, make_plain
@@ -129,7 +130,7 @@ class GuessDialog(QDialog):
         self._report = report
         self.status_label.setText(report.verdict[:1].upper() + report.verdict[1:] + ".")
         for rank, candidate in enumerate(report.candidates, 1):
-            item = QListWidgetItem(f"{rank}. {candidate.summary}   (score {candidate.score:.1f})")
+            item = QListWidgetItem(f"{rank}. {candidate.summary}   (score {format_score(candidate.score)})")
             if not report.convincing:
                 item.setToolTip("not convincing: the values do not support it")
             self.candidate_list.addItem(item)

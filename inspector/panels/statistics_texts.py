@@ -1,8 +1,9 @@
 """The Statistics panel's texts: each figure as the table would print it.
 
 Min and max are values of the view, so they print as the table prints that value; counts carry
-their share of all values, never rounded to 0% or 100% when they are neither; moments have 7
-significant digits; a figure that does not exist (no statistics, or the mean of no finite value)
+their share of all values, never rounded to 0% or 100% when they are neither
+(:func:`core.text.figures.format_share`); moments have 7 significant digits
+(:func:`core.text.figures.format_moment`); a figure that does not exist (no statistics, or the mean of no finite value)
 is ``"—"``, one still being computed (``Statistics.pending``) is :data:`PENDING`.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.scan.statistics import Statistics
+from core.text.figures import format_moment, format_share
 from core.text.number_format import format_value
 
 __all__ = ["FIELDS", "PENDING", "QUANTITY_AXIS", "field_texts", "pending_statistics"]
@@ -52,7 +54,7 @@ def field_texts(stats: Statistics | None, dtype: np.dtype | None) -> dict[str, s
         return {key: "—" for key, _title in FIELDS}
 
     def counted(n: int) -> str:
-        return f"{n:,}" if not n or not stats.count else f"{n:,} ({_percent(n, stats.count)})"
+        return f"{n:,}" if not n or not stats.count else f"{n:,} ({format_share(n, stats.count)})"
 
     exact = dtype if stats.quantity == "value" else None
     dtype_text = stats.dtype + ("" if stats.quantity == "value" else f" ({QUANTITY_AXIS[stats.quantity]})")
@@ -93,19 +95,6 @@ def _extreme(value: int | float | None, dtype: np.dtype | None) -> str:
     return format_value(value, np.float64)
 
 
-def _percent(part: int, whole: int) -> str:
-    """``part`` of ``whole`` in percent, never rounded to 0% or 100% when it is neither."""
-    if part == whole:
-        return "100%"
-    share = 100.0 * part / whole
-    if share < 0.001:
-        return "<0.001%"
-    if share > 99.99:
-        return ">99.99%"
-    text = f"{share:.3g}"
-    return f"{share:.2f}%" if text == "100" else f"{text}%"
-
-
 def _moment(value: float | None) -> str:
-    return "—" if value is None else f"{value:.7g}"
+    return "—" if value is None else format_moment(value)
 

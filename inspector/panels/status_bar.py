@@ -18,21 +18,12 @@ from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from core.errors import describe_error
 from core.pipeline.pipeline import PipelineResult
+from core.text.byte_sizes import format_bytes
 from core.text.names import printable_name
 from core.text.number_format import format_value
 from inspector.state.document import Document
 from inspector.widgets.elided_label import ElidedLabel
 from inspector.widgets.plain_text import display_name, make_plain, tooltip_text
-
-
-def human_size(nbytes: int) -> str:
-    """``1536`` -> ``'1.5 KiB'``; exact bytes below 1 KiB."""
-    size = float(nbytes)
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if size < 1024 or unit == "PiB":
-            return f"{nbytes} bytes" if unit == "bytes" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{nbytes} bytes"
 
 
 def byte_order_name(dtype: np.dtype) -> str:
@@ -77,7 +68,7 @@ class StatusBar(QStatusBar):
         paths = self._document.paths
         sizes = [self._document.file_size(i) for i in range(len(paths))]
         name = display_name(paths[0]) + (f" + {len(paths) - 1} more" if len(paths) > 1 else "")
-        self.file_label.setText(f"{name} ({human_size(sum(sizes))})")
+        self.file_label.setText(f"{name} ({format_bytes(sum(sizes))})")
         self.file_label.setToolTip(tooltip_text("\n".join(printable_name(p) for p in paths)))
 
     def _on_result_changed(self, result: PipelineResult) -> None:

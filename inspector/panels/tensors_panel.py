@@ -34,9 +34,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.budget import format_bytes
 from core.errors import CoreError, describe_error
 from core.formats.entry import ContainerListing, TensorEntry
+from core.text.byte_sizes import format_bytes
 from core.text.names import printable_name
 from inspector.state.document import Document
 from inspector.widgets import palette

@@ -41,6 +41,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from core.display.line_decimation import MinMaxPyramid, peak_decimate, real_values
 from core.errors import SourceError, describe_error
 from core.scan.blocks import BlockReader
+from core.text.figures import format_progress
 from inspector.plot.index_axis import IndexAxisItem
 from inspector.widgets import palette
 from inspector.widgets.plain_text import make_plain
@@ -432,7 +433,7 @@ class LinePlot(QWidget):
         """Say what the curve is while the overview builds: a preview that may miss peaks, or
         exact values (zoomed in, or a range read whole)."""
         progress = 0.0 if self._build is None else self._build.progress
-        text = f"building the exact overview: {progress:.0%}"
+        text = f"building the exact overview: {format_progress(progress)}"
         if self._preview_stride is not None:
             text = f"preview (every {_ordinal(self._preview_stride)} value, peaks may be missing) — {text}"
         self._status.setText(text)

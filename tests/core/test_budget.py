@@ -51,14 +51,6 @@ def test_parse_byte_count_refuses(text):
         budget.parse_byte_count(text)
 
 
-@pytest.mark.parametrize(("nbytes", "text"), [
-    (0, "0 bytes"), (1, "1 byte"), (1023, "1023 bytes"), (1024, "1.0 KiB"),
-    (3 * 1024**2 // 2, "1.5 MiB"), (2 * 1024**3, "2.0 GiB"), (2**40, "1.0 TiB"),
-])
-def test_format_bytes(nbytes, text):
-    assert budget.format_bytes(nbytes) == text
-
-
 def _run(env_value: str) -> subprocess.CompletedProcess:
     code = (
         "import core.budget as b\n"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from core.budget import format_bytes
 from core.decode.decode_raw import decode_raw
 from core.errors import DecodeError, SliceError, SourceError
 from core.pipeline.pipeline import DecodeParams, Pipeline
 from core.slicing.expr import parse_slice
+from core.text.byte_sizes import format_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 

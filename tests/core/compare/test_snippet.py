@@ -64,3 +64,20 @@ def test_snippet_counts_the_engines_mismatches(name, tmp_path):
     assert int(np.count_nonzero(namespace["mismatch"])) == engine.mismatched
     assert namespace["printed"] == engine.summary() + "\n"
     assert engine.mismatched > 0  # every case has something to find
+
+
+@pytest.mark.parametrize(("mismatched", "size", "percent"), [(1, 200_000, "<0.001%"), (199_999, 200_000, ">99.99%")])
+def test_snippet_prints_the_engines_share_at_the_extremes(tmp_path, mismatched, size, percent):
+    a = np.zeros(size, np.float32)
+    b = a.copy()
+    b[:mismatched] = 1.0
+    (tmp_path / "a.bin").write_bytes(a.tobytes())
+    (tmp_path / "b.bin").write_bytes(b.tobytes())
+    params = DecodeParams(dtype="float32")
+    with Pipeline([tmp_path / "a.bin"]) as pa, Pipeline([tmp_path / "b.bin"]) as pb:
+        ra, rb = pa.run(params), pb.run(params)
+        rules = resolve_rules(ra.view.dtype, rb.view.dtype)
+        engine = compare_sides(Side.of(ra), Side.of(rb), rules)
+    assert engine.summary() == f"Mismatched elements: {mismatched} / {size} ({percent})"
+    source = numpy_compare_snippet(([tmp_path / "a.bin"], params, None), ([tmp_path / "b.bin"], params, None), rules)
+    assert run(source)["printed"] == engine.summary() + "\n"

@@ -20,7 +20,7 @@ from core.dtypes.table import (
     tf_name,
     type_row,
 )
-from core.errors import IllegalArgumentError
+from core.errors import DecodeError, IllegalArgumentError
 
 
 def test_tf_attr_lists_are_tfs_own_order():
@@ -91,3 +91,50 @@ def test_data_type_members_in_tflite_order():
     assert [m.name for m in DataType] == [
         "FLOAT16", "BFLOAT16", "FLOAT32", "FLOAT64", "INT8", "INT16", "INT32", "INT64",
         "UINT8", "UINT16", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BOOL", "STRING"]
+
+
+# ------------------------------------------------------------------ float layouts, words, byte order
+def _finfo(dtype: np.dtype):
+    try:
+        return np.finfo(dtype)
+    except (TypeError, ValueError):
+        return ml_dtypes.finfo(dtype)
+
+
+@pytest.mark.parametrize("row", [r for r in TYPE_ROWS if r.kind in ("float", "complex")], ids=lambda r: r.name)
+def test_float_layouts_are_finfos(row):
+    part = row.part.dtype if row.part is not None else row.dtype
+    info = _finfo(part)
+    assert (row.mantissa_bits, row.exponent_bits, row.min_exponent) == (info.nmant, info.nexp, info.minexp)
+    assert row.smallest_normal == float(info.smallest_normal)
+
+
+def test_float_layouts_by_hand():
+    assert (type_row("float16").mantissa_bits, type_row("float16").exponent_bits) == (10, 5)
+    assert type_row("float16").smallest_normal == 2.0**-14
+    assert (type_row("bfloat16").mantissa_bits, type_row("bfloat16").exponent_bits) == (7, 8)
+    assert type_row("complex64").part is type_row("float32")
+    assert type_row("complex128").part is type_row("float64")
+    assert type_row("float32").part is None
+
+
+def test_integer_and_bool_rows_have_no_float_layout():
+    for row in TYPE_ROWS:
+        if row.kind in ("int", "uint", "bool"):
+            assert (row.mantissa_bits, row.exponent_bits, row.smallest_normal) == (0, 0, None), row.name
+
+
+def test_byte_order_matters_for_values_stored_in_more_than_one_byte():
+    assert [r.name for r in TYPE_ROWS if not r.byte_order_matters] == [
+        "int8", "uint8", "bool", *FLOAT8_NAMES, "int4", "uint4"]
+
+
+def test_name_words_name_one_type_each_and_are_not_decode_types():
+    words = [word for row in TYPE_ROWS for word in row.name_words]
+    assert len(words) == len(set(words))
+    assert type_row("float32").name_words == ("float32", "f32", "fp32", "float", "single")
+    assert type_row("int64").name_words == ("int64", "i64", "s64", "long")
+    assert type_row("uint64").name_words == ()  # no word in file names means uint64 (yet)
+    for word in ("long", "f32", "fp16", "byte"):  # hints in a file name, not out_types
+        with pytest.raises(DecodeError):
+            resolve_dtype(word, extended_types=True)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.dtypes.table import ENGINE_TYPES, TYPE_ROWS, type_row
 from core.guess import guess_report
 from core.guess.headers import text_header_end
 from core.guess.names import parse_hints
+from core.guess.plausibility import GUESS_TYPES, typed_values
 from core.guess.sizes import divisors_between, implied_header
 
 
@@ -26,6 +28,21 @@ def test_name_tokens():
     assert parse_hints("data image final").empty
     assert parse_hints("bfloat16 half").dtypes == ("bfloat16", "float16")
     assert parse_hints("a_le_b_be").little_endian is None  # both: no order
+
+
+def test_every_word_of_the_type_table_is_a_hint_and_no_other():
+    for row in TYPE_ROWS:
+        for word in row.name_words:
+            assert parse_hints(f"x_{word}_le").dtypes == (row.name,), word
+    assert parse_hints("mask_bool_u64_int4").dtypes == ()  # types without words in the table
+
+
+def test_type_facts_come_from_the_type_table():
+    # the guess keeps its priors only: sizes, kinds and float layouts are the table's
+    assert all(isinstance(prior, float) for prior in GUESS_TYPES.values())
+    assert set(GUESS_TYPES) <= set(ENGINE_TYPES)
+    assert [len(typed_values(np.zeros(64, np.uint8), name, True)) for name in ("uint8", "float16", "complex64")] == [
+        64 // type_row(name).itemsize for name in ("uint8", "float16", "complex64")]
 
 
 def test_keyword_dimensions_in_a_text_header():

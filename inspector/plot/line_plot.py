@@ -166,6 +166,7 @@ class LinePlot(QWidget):
         self._part = "abs"
         self._build: _OverviewBuild | None = None
         self._block_reader: Callable[[], BlockReader] | None = None
+        self._screen_reader: BlockReader | None = None  # the GUI thread's own, made on first read
         self._pyramid: MinMaxPyramid | None = None
         self._preview_stride: int | None = None  # the strided preview's step while it is drawn
         self._marked: int | None = None
@@ -271,6 +272,7 @@ class LinePlot(QWidget):
         self._values = values
         self._part = part
         self._block_reader = block_reader
+        self._screen_reader = None
         self._pyramid = None
         self._marked = None
         self.selection_line.setVisible(False)
@@ -320,25 +322,16 @@ class LinePlot(QWidget):
             self.inf_markers.setData([], [])
             return
         start, stop = self.visible_range()
-        count = stop - start
         px = self.width_px()
         self._preview_stride = None
-        if count == 0:
-            x, y = np.empty(0), np.empty(0)
-        elif count <= EXACT_PER_PIXEL * px:
-            x = np.arange(start, stop)
-            y = np.array(real_values(values[start:stop], self._part))  # a copy, not a file view
-        else:
-            bucket = self._pyramid.choose_bucket(count, px) if self._pyramid is not None else None
-            if bucket is not None:
-                x, y = self._pyramid.query(start, stop, bucket).curve()
-            elif self._pyramid is not None or len(values) <= PYRAMID_THRESHOLD or count <= DIRECT_READ_LIMIT:
-                x, y = peak_decimate(values[start:stop], -(-count // px), start, self._part).curve()
-            else:
-                stride = -(-count // (EXACT_PER_PIXEL * px))
-                self._preview_stride = stride
-                x = np.arange(start, stop, stride)
-                y = np.array(real_values(values[start:stop:stride], self._part))
+        try:
+            x, y = self._curve_of(values, start, stop, px)
+        except SourceError as error:  # the file shrank under the read: say so, draw nothing
+            self.curve.setData([], [])
+            self.inf_markers.setData([], [])
+            self._status.setText(f"overview stopped: {describe_error(error).message}")
+            self._status.setVisible(True)
+            return
         self.curve.setData(x, y)
         if self._view_box.autoRangeEnabled()[1]:
             # Fit y now rather than at the next paint: PlotDataItem clips the drawn (and
@@ -349,6 +342,45 @@ class LinePlot(QWidget):
             self._place_marker(self._marked)
         if self._build is not None:
             self._show_build_progress()
+
+    def _curve_of(self, values: np.ndarray, start: int, stop: int, px: int) -> tuple[np.ndarray, np.ndarray]:
+        """The curve of ``values[start:stop]`` for ``px`` pixels (module rules 1-4).
+
+        Raises
+        ------
+        SourceError
+            The file shrank under a read of the visible values (they are read with ``pread``
+            when the values view a map, so a shrink is an error here, never a SIGBUS).
+        """
+        count = stop - start
+        if count == 0:
+            x, y = np.empty(0), np.empty(0)
+        elif count <= EXACT_PER_PIXEL * px:
+            x = np.arange(start, stop)
+            y = np.array(real_values(self._screen_read(values[start:stop]), self._part))  # a copy
+        else:
+            bucket = self._pyramid.choose_bucket(count, px) if self._pyramid is not None else None
+            if bucket is not None:
+                x, y = self._pyramid.query(start, stop, bucket).curve()
+            elif self._pyramid is not None or len(values) <= PYRAMID_THRESHOLD or count <= DIRECT_READ_LIMIT:
+                x, y = peak_decimate(self._screen_read(values[start:stop]), -(-count // px), start,
+                                     self._part).curve()
+            else:
+                stride = -(-count // (EXACT_PER_PIXEL * px))
+                self._preview_stride = stride
+                x = np.arange(start, stop, stride)
+                y = np.array(real_values(self._screen_read(values[start:stop:stride]), self._part))
+        return x, y
+
+    def _screen_read(self, view: np.ndarray) -> np.ndarray:
+        """``view`` as a copy read with ``pread`` when it views a map (the block reader given to
+        :meth:`set_values`), else as it is: a file truncated during the read is a
+        :class:`~core.errors.SourceError`, not a fault on the GUI thread."""
+        if self._block_reader is None:
+            return view
+        if self._screen_reader is None:
+            self._screen_reader = self._block_reader()
+        return self._screen_reader.read(view)
 
     def _update_inf_markers(self, x: np.ndarray, y: np.ndarray) -> None:
         """Triangles where the curve is +-inf, at the top / bottom of its finite values."""

@@ -137,3 +137,27 @@ def test_truncation_during_the_line_plot_overview_is_reported_not_a_crash(tmp_pa
     outcomes = run.stdout.strip().split("|")
     assert len(outcomes) == OVERVIEW_TRIALS and set(outcomes) <= {"complete", "changed"}, outcomes
     assert "changed" in outcomes  # the race really happened
+
+
+def test_the_line_plot_reads_what_it_draws_with_pread_so_a_shrunk_file_is_reported(qtbot, tmp_path):
+    """The visible values are read through the block reader: after the file is cut (and before any
+    guard has zero-filled the map) a redraw says "changed on disk" instead of faulting."""
+    import numpy as np
+
+    from core.pipeline.pipeline import DecodeParams
+    from inspector.plot.panel import PlotPanel
+    from inspector.state.document import Document
+
+    path = tmp_path / "cut.bin"
+    np.arange(100_000, dtype=np.float32).tofile(path)  # below the pyramid threshold: drawn from the view
+    document = Document()
+    assert document.open_files([str(path)], DecodeParams(dtype="float32"))
+    panel = PlotPanel(document=document)
+    qtbot.addWidget(panel)
+    plot = panel.line_plot
+    assert plot.curve.getData()[1].size > 0
+    os.truncate(path, 0)
+    plot.refresh()
+    assert plot.status_text().startswith("overview stopped: ") and "changed on disk" in plot.status_text()
+    assert plot.curve.getData()[1] is None or plot.curve.getData()[1].size == 0
+    document.close_files()

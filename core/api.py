@@ -63,7 +63,7 @@ def run(pipeline: Pipeline, slice: str = "", params: DecodeParams | None = None,
         slice that does not parse.
     """
     params = dataclasses.replace(params if params is not None else DecodeParams(), **options)
-    return pipeline.run(params, parse_slice(slice) if slice.strip() else None)
+    return pipeline.run(params, parse_slice(slice))
 
 
 def read_values(target: object, slice: str = "", params: DecodeParams | None = None,

@@ -24,7 +24,7 @@ import numpy as np
 
 from core.errors import CoreError
 from core.pipeline.pipeline import DecodeParams, PipelineResult
-from core.slicing.expr import format_slice
+from core.slicing.expr import stored_slice_text
 from core.slicing.spec import SliceSpec
 
 if TYPE_CHECKING:  # Qt only when show() runs
@@ -166,7 +166,7 @@ class ShowHandle:
     @property
     def slice_text(self) -> str:
         """:attr:`slice_spec` as an expression (``""``: the whole tensor)."""
-        return "" if self._spec == SliceSpec.full() else format_slice(self._spec)
+        return stored_slice_text(self._spec)
 
     @property
     def selection(self) -> tuple[int, ...] | None:

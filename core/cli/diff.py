@@ -194,7 +194,7 @@ def _run(args: argparse.Namespace) -> int:
             shift = suggestion.shift
             heads.append(suggestion.describe())
         if args.code:
-            sys.stdout.write(numpy_compare_snippet(specs[0], specs[1], rules, shift))
+            sys.stdout.write(numpy_compare_snippet((pipe_a.source, result_a), (pipe_b.source, result_b), rules, shift))
             return EXIT_EQUAL
         result = compare_sides(side_a, side_b, rules, shift=shift, list_limit=args.limit)
     if args.json:

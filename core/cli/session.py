@@ -48,7 +48,7 @@ from core.text.names import closest_names, printable_name
 from core.text.number_format import json_value, value_formatter
 from core.tflite.conversions import convert_array
 
-__all__ = ["SessionPlan", "add_session_options", "plan_session", "session_slice_text", "bookmark_pieces"]
+__all__ = ["SessionPlan", "add_session_options", "plan_session", "bookmark_pieces"]
 
 #: Bytes of a bytes bookmark looked at for the elements they hold (the hex shows --limit bytes).
 _BYTES_SCANNED = 4096
@@ -78,15 +78,6 @@ class SessionPlan:
     view_as: str | None
     bookmark: Bookmark | None
     notes: tuple[str, ...]
-
-
-def session_slice_text(text: str) -> str | None:
-    """A session's slice text for :func:`core.slicing.expr.parse_slice`: None for "" (the whole
-    tensor); a tensor name before the brackets (``x[1:3, ::2]``, as bookmarks may be written) is
-    dropped."""
-    if not text.strip():
-        return None
-    return plain_slice_text(text)
 
 
 def _merged(base: DecodeParams, explicit: DecodeParams, tf_only: bool) -> DecodeParams:
@@ -162,7 +153,7 @@ def plan_session(args: argparse.Namespace, explicit: DecodeParams, explicit_slic
         tensor = args.tensor
     params = _merged(base, explicit, tf_only=not args.extended_types)
     view_as = explicit_view_as if explicit_view_as is not None else params.view_as
-    chosen_slice = explicit_slice if explicit_slice is not None else session_slice_text(slice_text)
+    chosen_slice = explicit_slice if explicit_slice is not None else plain_slice_text(slice_text)
     return SessionPlan(files, params, tensor, chosen_slice, view_as, bookmark, tuple(notes))
 
 

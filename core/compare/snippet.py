@@ -14,18 +14,18 @@ Nothing here runs it.
 
 from __future__ import annotations
 
-import os
 import textwrap
-from collections.abc import Sequence
 
 from core.compare.rules import CompareRules, is_bfloat16
 from core.dtypes.table import engine_name
 from core.export.code_snippets import numpy_snippet
-from core.pipeline.pipeline import DecodeParams
+from core.files.sources import Source
+from core.pipeline.result import PipelineResult
 
-__all__ = ["numpy_compare_snippet"]
+__all__ = ["SideRun", "numpy_compare_snippet"]
 
-SideSpec = tuple[str | os.PathLike | Sequence[str | os.PathLike], DecodeParams, str | None]
+#: One side of a comparison as it was computed: its source and its pipeline result.
+SideRun = tuple[Source, PipelineResult]
 
 #: The summary line, its percentage written as core.text.figures.format_share writes it (numpy's
 #: ``{:.3g}%``, but never 0% or 100% when it is neither), so the snippet prints the engine's line.
@@ -57,9 +57,8 @@ def _type_code(dtype) -> str:
     return "ml_dtypes.bfloat16" if is_bfloat16(dtype) else f"np.{engine_name(dtype)}"
 
 
-def _loader(name: str, side: SideSpec) -> str:
-    paths, params, slice_text = side
-    body = numpy_snippet(paths, params, slice_text)
+def _loader(name: str, side: SideRun) -> str:
+    body = numpy_snippet(*side)
     return f"def {name}():\n{textwrap.indent(body, '    ')}    return np.asarray(x)\n"
 
 
@@ -91,9 +90,9 @@ def _rule_lines(rules: CompareRules) -> list[str]:
     return lines
 
 
-def numpy_compare_snippet(side_a: SideSpec, side_b: SideSpec, rules: CompareRules, shift: int = 0) -> str:
+def numpy_compare_snippet(side_a: SideRun, side_b: SideRun, rules: CompareRules, shift: int = 0) -> str:
     """Python source, using numpy, that reproduces the comparison of ``side_a`` with ``side_b``
-    (each ``(paths, DecodeParams, slice_text)``) under ``rules`` (rules: module docstring).
+    (each ``(source, result)`` as compared) under ``rules`` (rules: module docstring).
 
     Returns
     -------
@@ -102,8 +101,8 @@ def numpy_compare_snippet(side_a: SideSpec, side_b: SideSpec, rules: CompareRule
 
     Raises
     ------
-    CoreError
-        Whatever the pipeline raises for a side's parameters.
+    ExportError
+        A side no snippet writes (:func:`core.export.code_snippets.numpy_snippet`).
     """
     needs_bf16 = any(d is not None and is_bfloat16(d) for d in (rules.dtype_a, rules.dtype_b, rules.common))
     lines = [f"# tensor-inspector's comparison, reproduced with numpy: {rules.describe()}.",

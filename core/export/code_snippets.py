@@ -1,10 +1,10 @@
 """Copy as code: numpy and TensorFlow source that reproduces the current view.
 
-Both functions first run :class:`core.pipeline.pipeline.Pipeline` with the given parameters, so a snippet
-is only produced for a state the app can show (otherwise the pipeline's ``CoreError`` is raised),
-and every default is resolved the way the app resolved it: dtype and byte order from a ``.npy``
-header or uint8 / little-endian, each file's data offset and length, the record count, the
-target shape. The snippets then hard-code those numbers: they reproduce *these* files as they
+Both functions write out a :class:`~core.pipeline.result.PipelineResult` the caller already has
+(the document's, the command's), so a snippet exists only for a state the app could show, and
+every default is the one the run resolved: dtype and byte order from a ``.npy`` header or
+uint8 / little-endian, each file's data offset and length (the run's layout), the record count,
+the target shape, and the run's slice spec. Nothing is decoded, parsed or run again. The snippets then hard-code those numbers: they reproduce *these* files as they
 are now. They are self-contained (imports included, paths written with ``repr``) and nothing
 here runs them.
 
@@ -39,7 +39,6 @@ a comment.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,8 +47,9 @@ import numpy as np
 from core.dtypes.data_type import DataType
 from core.dtypes.table import engine_name, resolve_dtype, type_row
 from core.errors import ExportError
-from core.pipeline.pipeline import DecodeParams, Pipeline
-from core.slicing.expr import format_slice, is_expressible, parse_slice
+from core.files.sources import Source
+from core.pipeline.result import PipelineResult
+from core.slicing.expr import format_slice, is_expressible
 from core.slicing.source_code import to_numpy, to_tf
 from core.slicing.spec import SliceSpec
 
@@ -92,40 +92,33 @@ class _Plan:
         return ", ".join(parts)
 
 
-def _plan(paths: Any, params: DecodeParams, slice_text: str | None,
-          pipeline: Pipeline | None) -> _Plan:
+def _plan(source: Source, result: PipelineResult) -> _Plan:
+    params = result.params
     if params.elements is not None:
         raise ExportError("code snippets for a batch of explicit element byte ranges (a TFRecord "
                           "feature) are not written yet (export the values instead)", field="format")
-    spec = parse_slice(slice_text) if slice_text is not None and slice_text.strip() else None
+    if not source.on_disk:  # the snippets read files: an object in memory has no path
+        raise ExportError(
+            f"code snippets read files, and {source.paths[0]} is an object in memory (save it "
+            "first, e.g. with core.export_values(values, 'values.npy'), or use the values "
+            "themselves: inspector.show's handle.view or core.read_values)", field="format")
+    spec = result.slice_spec
+    if spec is not None and not isinstance(spec, SliceSpec):
+        raise ExportError(f"code snippets write slices given as a SliceSpec, not {type(spec).__name__}",
+                          field="slice")
     if spec is not None and len(spec) == 0:
         spec = None  # "[]": the whole tensor
-    own = pipeline is None
-    pipe = Pipeline(paths) if own else pipeline
-    try:
-        result = pipe.run(params, spec)
-        layout = pipe.source.layout(offset=params.offset, record_size=params.record_size,
-                                    length=params.length)
-        names = pipe.source.paths
-        if not pipe.source.on_disk:  # the snippets read files: an object in memory has no path
-            raise ExportError(
-                f"code snippets read files, and {names[0]} is an object in memory (save it "
-                "first, e.g. with core.export_values(values, 'values.npy'), or use the values "
-                "themselves: inspector.show's handle.view or core.read_values)", field="format")
-    finally:
-        if own:
-            pipe.close()
-    resolved = result.params
+    layout = result.layout
     records = layout.arrays[0].shape[0] if layout.record_size is not None else None
     return _Plan(
         files=tuple((name, start, int(array.size))
-                    for name, start, array in zip(names, layout.starts, layout.arrays)),
+                    for name, start, array in zip(source.paths, layout.starts, layout.arrays)),
         record_size=layout.record_size,
         records=records,
         trailing=layout.trailing_bytes,
-        dtype=resolve_dtype(resolved.dtype, extended_types=params.extended_types),
-        little_endian=bool(resolved.little_endian),
-        fixed_length=resolved.fixed_length,
+        dtype=resolve_dtype(params.dtype, extended_types=params.extended_types),
+        little_endian=bool(params.little_endian),
+        fixed_length=params.fixed_length,
         decoded_shape=tuple(result.decoded.shape),
         shape=tuple(result.tensor.shape),
         spec=spec,
@@ -149,20 +142,16 @@ def _view_as_note(plan: _Plan) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- numpy
-def numpy_snippet(paths: str | os.PathLike | Sequence[str | os.PathLike], params: DecodeParams,
-                  slice_text: str | None = None, *, pipeline: Pipeline | None = None) -> str:
-    """Python source, using numpy, that computes the view the app shows (rules: module doc).
+def numpy_snippet(source: Source, result: PipelineResult) -> str:
+    """Python source, using numpy, that computes ``result``'s view (rules: module doc).
 
     Parameters
     ----------
-    paths
-        The file or files, as given to :class:`~core.pipeline.pipeline.Pipeline`.
-    params
-        The decode parameters (None fields are resolved as the pipeline resolves them).
-    slice_text
-        The slice expression (:func:`core.slicing.expr.parse_slice`); None or blank for none.
-    pipeline
-        An open pipeline over ``paths`` to reuse (otherwise one is opened and closed).
+    source
+        The source ``result`` was computed from (its paths go into the snippet).
+    result
+        A :meth:`Pipeline.run <core.pipeline.pipeline.Pipeline.run>` result: its resolved
+        parameters, layout and slice spec are written out; nothing is run again.
 
     Returns
     -------
@@ -171,10 +160,10 @@ def numpy_snippet(paths: str | os.PathLike | Sequence[str | os.PathLike], params
 
     Raises
     ------
-    CoreError
-        Whatever the pipeline or the slice parser raises for this state.
+    ExportError
+        A state no snippet writes: explicit element byte ranges, an object in memory.
     """
-    plan = _plan(paths, params, slice_text, pipeline)
+    plan = _plan(source, result)
     bf16 = plan.dtype.name == "bfloat16" or (
         plan.view_as is not None and DataType.parse(plan.view_as) is DataType.BFLOAT16)
     lines = _header(plan, "numpy") + ["import numpy as np"]
@@ -307,15 +296,13 @@ def _index_text(index: tuple[Any, ...]) -> str:
 
 
 # ----------------------------------------------------------------------------- tensorflow
-def tensorflow_snippet(paths: str | os.PathLike | Sequence[str | os.PathLike],
-                       params: DecodeParams, slice_text: str | None = None, *,
-                       pipeline: Pipeline | None = None) -> str:
-    """Python source, using TensorFlow, that computes the view the app shows (rules: module doc).
+def tensorflow_snippet(source: Source, result: PipelineResult) -> str:
+    """Python source, using TensorFlow, that computes ``result``'s view (rules: module doc).
 
     Parameters and errors are those of :func:`numpy_snippet`; the result leaves the view, a
     ``tf.Tensor``, in the variable ``x``.
     """
-    plan = _plan(paths, params, slice_text, pipeline)
+    plan = _plan(source, result)
     name = engine_name(plan.dtype)
     lines = _header(plan, "TensorFlow") + ["import tensorflow as tf", "", ""]
     if plan.record_size is not None:

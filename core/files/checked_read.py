@@ -8,7 +8,7 @@ both go through here so that the rules of :mod:`core.files.safe_open` hold for t
   (pseudo-files whose size is not real), whatever links lead there.
 - Files are opened ``O_RDONLY | O_NONBLOCK`` and ``fstat`` re-checks the descriptor, in case
   the path was swapped between the two calls. Nothing is ever written.
-- Reads are bounded: :func:`file_sha256` streams the file through one buffer of
+- Reads are bounded: :func:`read_prefix` reads at most the bytes asked for; :func:`file_sha256` streams the file through one buffer of
   :data:`HASH_BLOCK` bytes (never the whole file in memory); :func:`read_capped` refuses a file
   larger than its cap from its size *before* reading, and reads at most one byte past the cap
   (a file that grows meanwhile is refused too).
@@ -23,7 +23,7 @@ from core.errors import SourceError
 from core.files.safe_open import _kind_of, _os_error, _refuse_kind
 from core.text.byte_sizes import format_bytes
 
-__all__ = ["HASH_BLOCK", "PSEUDO_FILE_ROOTS", "file_sha256", "read_capped", "regular_file_stat"]
+__all__ = ["HASH_BLOCK", "PSEUDO_FILE_ROOTS", "file_sha256", "read_capped", "read_prefix", "regular_file_stat"]
 
 #: Bytes read at a time while hashing.
 HASH_BLOCK = 1 << 20
@@ -153,3 +153,30 @@ def read_capped(path: str, cap: int, what: str = "file") -> bytes:
         raise too_big("larger than it was a moment ago")
     return b"".join(chunks)
 
+
+
+def read_prefix(path: str, count: int) -> bytes:
+    """Up to ``count`` bytes from the start of a regular file (fewer when the file is shorter).
+
+    Raises
+    ------
+    FileNotFoundError, NotADirectoryError
+        The path does not exist.
+    SourceError
+        Refused by :func:`regular_file_stat` or by the re-check of the open descriptor (a FIFO or
+        device swapped in after the stat is never read); a read failed.
+    """
+    fd, _info = _open_regular(path)
+    with os.fdopen(fd, "rb", buffering=0, closefd=True) as stream:
+        chunks = []
+        left = max(0, int(count))
+        try:
+            while left > 0:
+                chunk = stream.read(min(left, HASH_BLOCK))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                left -= len(chunk)
+        except OSError as error:
+            raise _os_error(path, error) from None
+    return b"".join(chunks)

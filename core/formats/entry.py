@@ -307,6 +307,14 @@ class EntryValues:
     how: str
     note: str
 
+    @classmethod
+    def stored_copy(cls, array: np.ndarray, how: str, what: str) -> EntryValues:
+        """Stored values read into a copy: ``note`` is ``what`` (what the values are) followed by
+        the rule every such note states, that they are a copy whose byte offsets are not file
+        offsets."""
+        return cls(array, how, f"{what}, a copy of {array.nbytes} bytes in memory (their byte offsets "
+                               "are not file offsets)")
+
 
 @dataclass(frozen=True)
 class ContainerFormat:

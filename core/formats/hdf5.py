@@ -168,10 +168,9 @@ def hdf5_values(source: FileSource, entry: TensorEntry) -> EntryValues:
     array = dataset_values(source, entry)
     filters = f", filters {entry.extras['filters']}" if "filters" in entry.extras else ""
     stored = f"in chunks of {entry.extras['chunks']}" if "chunks" in entry.extras else "compact"
-    return EntryValues(array, "read by h5py",
-                       f"'{entry.name}' is stored {stored}{filters} in the file: these are its values as "
-                       f"h5py reads them, a copy of {array.nbytes} bytes in memory (their byte offsets "
-                       "are not file offsets)")
+    return EntryValues.stored_copy(array, "read by h5py",
+                                   f"'{entry.name}' is stored {stored}{filters} in the file: these are its "
+                                   "values as h5py reads them")
 
 
 def _short(value: object) -> str:

@@ -276,10 +276,9 @@ def decompressed_values(source: FileSource, entry: TensorEntry, index: int = 0) 
 def npz_values(source: FileSource, entry: TensorEntry) -> EntryValues:
     """The format's ``values`` hook: a compressed member's :func:`decompressed_values`."""
     array = decompressed_values(source, entry)
-    return EntryValues(array, "decompressed",
-                       f"'{entry.name}' is compressed in the file ({entry.extras['compressed']}): these "
-                       f"are its decompressed values, a copy of {array.nbytes} bytes in memory (their "
-                       "byte offsets are not file offsets)")
+    return EntryValues.stored_copy(array, "decompressed",
+                                   f"'{entry.name}' is compressed in the file ({entry.extras['compressed']}): "
+                                   "these are its decompressed values")
 
 
 def _npy_header_length(head: bytes) -> int:

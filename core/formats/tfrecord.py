@@ -446,10 +446,9 @@ def int64_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np.n
 def tfrecord_values(source: FileSource, entry: TensorEntry) -> EntryValues:
     """The format's ``values`` hook: an int64_list feature's :func:`int64_values`."""
     array = int64_values(source, entry)
-    return EntryValues(array, "varints decoded",
-                       f"'{entry.name}' is an int64_list of varints in the file: these are its decoded "
-                       f"values, a copy of {array.nbytes} bytes in memory (their byte offsets are not "
-                       "file offsets)")
+    return EntryValues.stored_copy(array, "varints decoded",
+                                   f"'{entry.name}' is an int64_list of varints in the file: these are its "
+                                   "decoded values")
 
 
 FORMAT = ContainerFormat("tfrecord", sniff, list_tfrecord, tfrecord_values)

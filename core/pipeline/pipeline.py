@@ -105,7 +105,9 @@ class Pipeline:
             The decode parameters; None fields take the defaults described on the class.
         slice_spec
             Any object with ``apply(ndarray) -> ndarray`` returning a view (``core.SliceSpec``),
-            or None. Its errors propagate unchanged.
+            or None. Its errors propagate unchanged. None and the empty spec
+            (``SliceSpec.is_full``) both mean the whole tensor: no slice step, and the result's
+            ``slice_spec`` is None.
 
         Raises
         ------
@@ -177,6 +179,8 @@ class Pipeline:
             steps.append(f"reshape: {decoded.shape} -> {tensor.shape} (copied: the truncated "
                          f"records are not contiguous){note}")
 
+        if getattr(slice_spec, "is_full", False) is True:
+            slice_spec = None
         if slice_spec is None:
             view = tensor
             steps.append("slice: none (the whole tensor)")
@@ -216,7 +220,8 @@ class Pipeline:
             zero_copy=in_map and byte_map is not None and params.view_as is None, steps=tuple(steps),
             byte_map=byte_map, sliced=sliced, buffer=buffer, mapped_ranges=mapped_ranges,
             from_header=frozenset(from_header),
-            transposed="(Fortran order" in note,
+            transposed=shape_from_header and npy is not None and bool(npy.fortran_order),
+            layout=layout, slice_spec=slice_spec,
         )
 
     # -- helpers ------------------------------------------------------------------------------

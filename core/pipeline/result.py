@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.errors import CoreError
-from core.files.sources import MappedRange
+from core.files.sources import MappedRange, SourceLayout
 from core.pipeline.byte_map import ByteMap
 from core.pipeline.params import DecodeParams
 from core.scan.blocks import DEFAULT_MAX_SPAN, BlockReader
@@ -50,6 +50,12 @@ class PipelineResult:
     transposed
         True when the shape came from a Fortran-order ``.npy`` header: the tensor is the
         C-order reading of its bytes, the transpose of what ``np.load`` returns.
+    layout
+        How the files were split into ``decode_raw`` input elements for this run (per file: the
+        first element's byte offset, the bytes used, the record size): what a description of
+        the run (copy as code) needs without running it again.
+    slice_spec
+        The slice applied to :attr:`tensor` to give :attr:`view`, or None for none.
     """
 
     params: DecodeParams
@@ -67,6 +73,8 @@ class PipelineResult:
     mapped_ranges: tuple[MappedRange, ...] = field(default=(), repr=False)
     from_header: frozenset[str] = frozenset()
     transposed: bool = False
+    layout: SourceLayout | None = field(default=None, repr=False)
+    slice_spec: object = field(default=None, repr=False)
 
     def block_reader(self, max_span: int = DEFAULT_MAX_SPAN) -> BlockReader:
         """A new :class:`core.scan.blocks.BlockReader` over the files' maps.

@@ -84,7 +84,7 @@ def spec_of(slice_text: str) -> SliceSpec:
     SliceSyntaxError
         The text does not parse.
     """
-    return parse_slice(plain_slice_text(slice_text)) if slice_text.strip() else SliceSpec.full()
+    return parse_slice(plain_slice_text(slice_text))
 
 
 def view_index(analysis: SliceAnalysis, tensor_index: Sequence[int]) -> tuple[int, ...] | None:

@@ -4,9 +4,10 @@ data.json`` still shows the bytes of any other JSON file."""
 
 from __future__ import annotations
 
-import os
 import re
-import stat
+
+from core.errors import SourceError
+from core.files.checked_read import read_prefix
 
 __all__ = ["SNIFF_BYTES", "looks_like_session", "read_head"]
 
@@ -22,13 +23,11 @@ def looks_like_session(head: bytes) -> bool:
 
 
 def read_head(path: str) -> bytes:
-    """Up to :data:`SNIFF_BYTES` from the start of ``path``; ``b""`` when it is not a regular
-    file (a FIFO or device is never opened: reading one could block or never end) or cannot be
-    read."""
+    """Up to :data:`SNIFF_BYTES` from the start of ``path``, read through
+    :func:`core.files.checked_read.read_prefix`; ``b""`` when it is not a regular file (a FIFO or
+    device is never read, even one swapped in after the check: reading could block or never end)
+    or cannot be read."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return b""
-        with open(path, "rb") as file:
-            return file.read(SNIFF_BYTES)
-    except OSError:
+        return read_prefix(path, SNIFF_BYTES)
+    except (OSError, SourceError):
         return b""

@@ -47,7 +47,7 @@ from core.slicing.spec import SliceSpec
 from core.slicing.tokens import Lexer, syntax_error, unexpected
 from core.slicing.validate import INT64_MAX, INT64_MIN, MASK_NAMES, MAX_ENTRIES, bit, set_bits
 
-__all__ = ["format_item", "format_slice", "is_expressible", "parse_slice"]
+__all__ = ["format_item", "format_slice", "is_expressible", "parse_slice", "stored_slice_text"]
 
 _ITEM_HINT = "an item is an integer, start:stop[:step], ..., or tf.newaxis"
 _EXPLICIT_ARGS = ("begin", "end", "strides", *MASK_NAMES)
@@ -337,6 +337,13 @@ def is_expressible(spec: SliceSpec) -> bool:
     if any(b >= n for name in MASK_NAMES for b in set_bits(getattr(spec, name))):
         return False
     return all(format_item(spec, i) is not None for i in range(n))
+
+
+def stored_slice_text(spec: SliceSpec) -> str:
+    """The text a session, a setting or a field keeps for ``spec``: ``""`` for the whole tensor
+    (which :func:`parse_slice` reads back as the whole tensor), else :func:`format_slice`. The one
+    place that writes "no slice" as blank text; :func:`parse_slice` is the one that reads it."""
+    return "" if spec.is_full else format_slice(spec)
 
 
 def format_slice(spec: SliceSpec) -> str:

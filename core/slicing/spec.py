@@ -93,6 +93,11 @@ class SliceSpec:
         """The empty spec: the whole tensor, whatever its rank (``x[...]``, ``x[()]``)."""
         return cls()
 
+    @property
+    def is_full(self) -> bool:
+        """True for the empty spec (:meth:`full`): no slice, the whole tensor."""
+        return len(self) == 0
+
     @classmethod
     def from_index(cls, key: Any) -> SliceSpec:
         """The spec TensorFlow's ``x[key]`` builds (its ``_slice_helper``).

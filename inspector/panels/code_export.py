@@ -1,16 +1,17 @@
 """Copy as code: numpy or TensorFlow source that reproduces the document's view.
 
-Thin glue over :mod:`core.export.code_snippets`: it passes the document's files, *current* decode
-parameters and slice text, and its open pipeline (so the files are not opened a second time).
-The snippet describes the current settings; when they are invalid (the document shows an error
-and keeps its last good view), there is no snippet and the engine's message says why.
+Thin glue over :mod:`core.export.code_snippets`: it passes the document's source and its current
+result (which carries the run's layout and slice spec), so nothing is opened, parsed or run
+again. The snippet describes the current settings; when they are invalid (the document shows an
+error and keeps its last good view), there is no snippet and the engine's message says why
+(:meth:`Document.check_result_is_current`).
 """
 
 from __future__ import annotations
 
 from PySide6.QtGui import QGuiApplication
 
-from core.errors import CoreError, SourceError, describe_error
+from core.errors import CoreError, describe_error
 from core.export.code_snippets import numpy_snippet, tensorflow_snippet
 from inspector.state.document import Document
 
@@ -19,11 +20,6 @@ __all__ = ["SNIPPET_KINDS", "numpy_snippet_for", "tensorflow_snippet_for",
 
 SNIPPET_KINDS = ("numpy", "tensorflow")
 _TITLES = {"numpy": "numpy", "tensorflow": "TensorFlow"}
-
-
-def _check_open(document: Document) -> None:
-    if not document.paths or document.pipeline is None:
-        raise SourceError("No file is open (open a file first)", field="files")
 
 
 def numpy_snippet_for(document: Document) -> str:
@@ -36,9 +32,8 @@ def numpy_snippet_for(document: Document) -> str:
     CoreError
         The current settings are invalid (the engine's message, e.g. a bad shape or slice).
     """
-    _check_open(document)
-    return numpy_snippet(document.paths, document.params, document.slice_text,
-                         pipeline=document.pipeline)
+    result = document.check_result_is_current()
+    return numpy_snippet(document.pipeline.source, result)
 
 
 def tensorflow_snippet_for(document: Document) -> str:
@@ -51,9 +46,8 @@ def tensorflow_snippet_for(document: Document) -> str:
     CoreError
         The current settings are invalid.
     """
-    _check_open(document)
-    return tensorflow_snippet(document.paths, document.params, document.slice_text,
-                              pipeline=document.pipeline)
+    result = document.check_result_is_current()
+    return tensorflow_snippet(document.pipeline.source, result)
 
 
 def copy_snippet(document: Document, kind: str) -> str:

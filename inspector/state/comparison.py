@@ -42,7 +42,6 @@ from core.compare.shift import ShiftSuggestion, suggest_shift
 from core.compare.snippet import numpy_compare_snippet
 from core.errors import CoreError, ErrorReport, SourceError, describe_error
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
-from core.slicing.spec import SliceSpec
 from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
 from inspector.state.file_monitor import FileMonitor
@@ -369,13 +368,16 @@ class Comparison(QObject):
         Raises
         ------
         CoreError
-            Nothing is compared, or whatever the pipeline raises for a side's parameters.
+            Nothing is compared, the current settings are invalid (the document's error), or a
+            side no snippet writes.
         """
-        if self._rules is None or not self._paths or not self._document.paths:
+        document = self._document
+        if (self._rules is None or self._result_b is None or self._pipeline is None
+                or document.pipeline is None or document.result is None):
             raise CoreError("nothing is compared: open B first (File > Compare with…)")
-        slice_text = self._document.slice_text or None
-        return numpy_compare_snippet((list(self._document.paths), self._document.params, slice_text),
-                                     (list(self._paths), self.effective_b_params, slice_text), self._rules)
+        document.check_result_is_current()
+        return numpy_compare_snippet((document.pipeline.source, document.result),
+                                     (self._pipeline.source, self._result_b), self._rules)
 
     # ------------------------------------------------------------------ running
     def compare(self) -> None:
@@ -436,7 +438,7 @@ class Comparison(QObject):
             return
         spec = self._document.slice_spec
         try:
-            result_b = self._pipeline.run(self.effective_b_params, None if spec == SliceSpec.full() else spec)
+            result_b = self._pipeline.run(self.effective_b_params, spec)
         except Exception as error:  # the boundary: B that fails to decode is reported
             self._result_b = None
             self._set_result(None)

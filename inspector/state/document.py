@@ -46,7 +46,7 @@ from core.formats.reader import HeaderReader
 from core.formats.registry import list_container
 from core.formats.values import open_entry
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
-from core.slicing.expr import format_slice, parse_slice
+from core.slicing.expr import parse_slice, stored_slice_text
 from core.slicing.spec import SliceSpec
 from inspector.state.bookmarks import Bookmarks
 from inspector.state.commands import CommandStack, ValueCommand
@@ -163,7 +163,7 @@ class Document(QObject):
         code snippets; the :attr:`unparsed_slice_text` while there is one."""
         if self._unparsed_slice is not None:
             return self._unparsed_slice
-        return "" if self._spec == SliceSpec.full() else format_slice(self._spec)
+        return stored_slice_text(self._spec)
 
     @property
     def unparsed_slice_text(self) -> str | None:
@@ -217,6 +217,28 @@ class Document(QObject):
         decoded yet), after the files changed on disk, and when there is no result. What
         claims to be "the current view" (export) must check it."""
         return self._result is not None and self._result_current
+
+    def check_result_is_current(self) -> PipelineResult:
+        """:attr:`result` when it is the current view, for whatever claims to describe it
+        (copy as code, a comparison's code).
+
+        Raises
+        ------
+        SourceError
+            No file is open (``field="files"``).
+        CoreError
+            The current settings are invalid: the exception behind :attr:`error` (its message is
+            the one the window shows), or, when there is none (the files changed on disk), one
+            saying so.
+        """
+        if self._pipeline is None or (self._result is None and self._error is None):
+            raise SourceError("No file is open (open a file first)", field="files")
+        if self.result_is_current:
+            return self._result
+        if isinstance(self._exception, CoreError):
+            raise self._exception
+        why = self._error.message if self._error is not None else "the view is not computed yet"
+        raise CoreError(f"the view on screen is not that of the current settings: {why}")
 
     @property
     def error(self) -> ErrorReport | None:
@@ -339,11 +361,10 @@ class Document(QObject):
         """What :meth:`open_files` and :meth:`open_object` share: parse the slice, open, clear
         the history."""
         spec, unparsed, slice_error = SliceSpec.full(), None, None
-        if slice_text.strip():
-            try:
-                spec = parse_slice(slice_text)
-            except Exception as error:  # the boundary: report, keep the text for the editor
-                unparsed, slice_error = slice_text, error
+        try:
+            spec = parse_slice(slice_text)
+        except Exception as error:  # the boundary: report, keep the text for the editor
+            unparsed, slice_error = slice_text, error
         if not self._open(make_pipeline, params if params is not None else DecodeParams(), spec, unparsed):
             return False
         self._history.clear()
@@ -456,7 +477,7 @@ class Document(QObject):
         """Parse ``text`` and adopt it with :meth:`set_slice_spec`; False (and the error reported)
         when it does not parse. ``""`` means the whole tensor."""
         try:
-            spec = parse_slice(text) if text.strip() else SliceSpec.full()
+            spec = parse_slice(text)
         except Exception as error:  # the boundary: report, keep the last good view
             self._set_error(error)
             return False
@@ -470,7 +491,7 @@ class Document(QObject):
         ``slice_text`` does not parse. A ``selection`` the new view does not hold selects the
         first element, as after any new result."""
         try:
-            spec = parse_slice(slice_text) if slice_text.strip() else SliceSpec.full()
+            spec = parse_slice(slice_text)
         except Exception as error:  # the boundary: report, keep the last good view
             self._set_error(error)
             return False
@@ -590,9 +611,8 @@ class Document(QObject):
     def _rerun(self) -> None:
         if self._pipeline is None or self._unparsed_slice is not None:
             return
-        spec = None if self._spec == SliceSpec.full() else self._spec
         try:
-            result = self._pipeline.run(self._params, spec)
+            result = self._pipeline.run(self._params, self._spec)
         except Exception as error:  # the boundary: report, keep the last good view
             self._result_current = False
             self._set_error(error)

@@ -57,8 +57,7 @@ def test_snippet_counts_the_engines_mismatches(name, tmp_path):
         ra, rb = pa.run(params_a), pb.run(params_b)
         rules = resolve_rules(ra.view.dtype, rb.view.dtype, **rules_given)
         engine = compare_sides(Side.of(ra), Side.of(rb), rules, shift=shift)
-    source = numpy_compare_snippet(([tmp_path / "a.bin"], params_a, None), ([tmp_path / "b.bin"], params_b, None),
-                                   rules, shift)
+        source = numpy_compare_snippet((pa.source, ra), (pb.source, rb), rules, shift)
     assert "import numpy as np" in source and rules.describe() in source
     namespace = run(source)
     assert int(np.count_nonzero(namespace["mismatch"])) == engine.mismatched
@@ -78,6 +77,6 @@ def test_snippet_prints_the_engines_share_at_the_extremes(tmp_path, mismatched, 
         ra, rb = pa.run(params), pb.run(params)
         rules = resolve_rules(ra.view.dtype, rb.view.dtype)
         engine = compare_sides(Side.of(ra), Side.of(rb), rules)
+        source = numpy_compare_snippet((pa.source, ra), (pb.source, rb), rules)
     assert engine.summary() == f"Mismatched elements: {mismatched} / {size} ({percent})"
-    source = numpy_compare_snippet(([tmp_path / "a.bin"], params, None), ([tmp_path / "b.bin"], params, None), rules)
     assert run(source)["printed"] == engine.summary() + "\n"

@@ -6,7 +6,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from core.errors import CoreError
+from core.errors import ExportError
 from core.export.code_snippets import numpy_snippet, tensorflow_snippet
 from core.pipeline.pipeline import DecodeParams, Pipeline
 from core.slicing.expr import parse_slice
@@ -131,6 +131,13 @@ def _check_same(actual, expected):
     np.testing.assert_array_equal(actual, expected)
 
 
+def _snippet(make, paths, params, text=None):
+    """``make`` (numpy_snippet or tensorflow_snippet) of one run, as the app and CLI call it."""
+    with Pipeline(paths) as pipeline:
+        spec = parse_slice(text) if text else None
+        return make(pipeline.source, pipeline.run(params, spec))
+
+
 def _run(source):
     namespace: dict = {}
     exec(compile(source, "<snippet>", "exec"), namespace)  # test only: the product never runs it
@@ -140,7 +147,7 @@ def _run(source):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_numpy_snippet_reproduces_the_view(tmp_path, name):
     paths, params, text = _make(tmp_path, name)
-    source = numpy_snippet(paths, params, text)
+    source = _snippet(numpy_snippet, paths, params, text)
     assert "import numpy as np" in source
     assert all(repr(path) in source for path in paths)
     _check_same(_run(source), _expected(paths, params, text))
@@ -150,13 +157,13 @@ def test_numpy_snippet_reproduces_the_view(tmp_path, name):
 def test_tensorflow_snippet_reproduces_the_view(tmp_path, name):
     pytest.importorskip("tensorflow")
     paths, params, text = _make(tmp_path, name)
-    source = tensorflow_snippet(paths, params, text)
+    source = _snippet(tensorflow_snippet, paths, params, text)
     _check_same(_run(source).numpy(), _expected(paths, params, text))
 
 
 def test_numpy_snippet_golden_text(tmp_path):
     paths, params, text = _make(tmp_path, "records-trailing")
-    source = numpy_snippet(paths, params, text)
+    source = _snippet(numpy_snippet, paths, params, text)
     assert source.splitlines()[:2] == [
         "# tensor-inspector's view, reproduced with numpy: int16, little-endian, records of 6 "
         "bytes, shape (6, 3), slice [-1].",
@@ -171,7 +178,7 @@ def test_numpy_snippet_golden_text(tmp_path):
 
 def test_tensorflow_snippet_golden_text(tmp_path):
     paths, params, text = _make(tmp_path, "f32-be-offset-shape-slice")
-    lines = tensorflow_snippet(paths, params, text).rstrip().splitlines()
+    lines = _snippet(tensorflow_snippet, paths, params, text).rstrip().splitlines()
     assert lines[0] == "import tensorflow as tf" or lines[1] == "import tensorflow as tf"
     assert lines[-4:] == [
         f"elements = read_elements({paths[0]!r}, 16, 48)",
@@ -184,7 +191,7 @@ def test_tensorflow_snippet_golden_text(tmp_path):
 
 def test_mask_only_spec_is_explained(tmp_path):
     paths, params, text = _make(tmp_path, "mask-only-spec")
-    source = numpy_snippet(paths, params, text)
+    source = _snippet(numpy_snippet, paths, params, text)
     assert "# tf.strided_slice(x, begin=[1, 0], end=[0, 3]" in source
     assert "x = x[1, 0:3:2, ...]" in source
 
@@ -193,7 +200,7 @@ def test_npy_defaults_are_resolved(tmp_path):
     path = tmp_path / "data.npy"
     np.save(path, np.arange(24, dtype=">f4").reshape(2, 3, 4))
     params = DecodeParams()
-    source = numpy_snippet([str(path)], params, "1, :, ::3")
+    source = _snippet(numpy_snippet, [str(path)], params, "1, :, ::3")
     assert "np.dtype('>f4')" in source and "x = x.reshape((2, 3, 4))" in source
     _check_same(_run(source), _expected([str(path)], params, "1, :, ::3"))
 
@@ -201,7 +208,7 @@ def test_npy_defaults_are_resolved(tmp_path):
 def test_view_as_is_a_note_in_the_tensorflow_snippet(tmp_path):
     paths, _params, text = _make(tmp_path, "records-trailing")
     params = DecodeParams(dtype="int16", record_size=6, view_as="uint8")
-    assert "# The app also views these values as uint8" in tensorflow_snippet(paths, params, text)
+    assert "# The app also views these values as uint8" in _snippet(tensorflow_snippet, paths, params, text)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int16", "float64", "uint16"])
@@ -215,30 +222,39 @@ def test_numpy_snippet_applies_view_as_like_the_pipeline(tmp_path, dtype, view_a
         raw = values.astype(dtype).tobytes()
     path.write_bytes(raw)
     params = DecodeParams(dtype=dtype, view_as=view_as)
-    snippet = numpy_snippet([str(path)], params, "[1:]")
+    snippet = _snippet(numpy_snippet, [str(path)], params, "[1:]")
     with np.errstate(invalid="ignore", over="ignore"):
         got = _run(snippet)
     expected = _expected([str(path)], params, "[1:]")
     _check_same(got, expected)
 
 
-def test_reuses_an_open_pipeline(tmp_path):
+def test_writes_the_run_it_is_given_without_running_again(tmp_path, monkeypatch):
     paths, params, text = _make(tmp_path, "bool-bytes")
     with Pipeline(paths) as pipeline:
-        source = numpy_snippet(paths, params, text, pipeline=pipeline)
-        assert not pipeline.source.closed
+        result = pipeline.run(params, parse_slice(text) if text else None)
+
+        def no_second_run(*_args, **_kwargs):
+            raise AssertionError("the snippet ran the pipeline again")
+
+        monkeypatch.setattr(Pipeline, "run", no_second_run)
+        monkeypatch.setattr(type(pipeline.source), "layout", no_second_run)
+        source = numpy_snippet(pipeline.source, result)
+        assert tensorflow_snippet(pipeline.source, result).count("tf.io.decode_raw") == 1
     assert "x = raw != 0" in source
 
 
-@pytest.mark.parametrize("params, text, field", [
-    (DecodeParams(dtype="float32", record_size=1000), None, "record_size"),
-    (DecodeParams(dtype="float32"), "1:2:0", "slice"),
-    (DecodeParams(dtype="float32"), "1 2", "slice"),
-])
-def test_invalid_state_raises_the_pipeline_error(tmp_path, params, text, field):
+def test_a_slice_that_is_not_a_slice_spec_is_refused(tmp_path):
+    class Reverse:
+        def apply(self, array):
+            return array[::-1]
+
     path = tmp_path / "a.bin"
-    path.write_bytes(bytes(16))
-    for make in (numpy_snippet, tensorflow_snippet):
-        with pytest.raises(CoreError) as info:
-            make([str(path)], params, text)
-        assert info.value.field == field
+    path.write_bytes(bytes(range(8)))
+    with Pipeline([str(path)]) as pipeline:
+        result = pipeline.run(DecodeParams(), Reverse())
+        assert result.view.tolist() == [7, 6, 5, 4, 3, 2, 1, 0]
+        for make in (numpy_snippet, tensorflow_snippet):
+            with pytest.raises(ExportError, match="given as a SliceSpec, not Reverse") as info:
+                make(pipeline.source, result)
+            assert info.value.field == "slice"

@@ -212,4 +212,4 @@ def test_code_snippets_say_an_object_in_memory_has_no_file_to_read():
 
     pipeline = Pipeline(np.arange(4, dtype=np.float32))
     with pytest.raises(ExportError, match=r"<numpy float32 \(4,\)> is an object in memory \(save it"):
-        numpy_snippet(pipeline.source.paths, DecodeParams(), None, pipeline=pipeline)
+        numpy_snippet(pipeline.source, pipeline.run(DecodeParams()))

@@ -104,7 +104,8 @@ def test_gathering_is_budget_checked(forty, monkeypatch):
 
 def test_code_snippets_refuse_explicit_elements(forty):
     with pytest.raises(ExportError, match="not written yet"):
-        numpy_snippet(forty, DecodeParams(elements=((0, 4), (9, 4))))
+        with Pipeline(forty) as pipeline:
+            numpy_snippet(pipeline.source, pipeline.run(DecodeParams(elements=((0, 4), (9, 4)))))
 
 
 def test_elements_params_are_hashable_and_lists_become_tuples():

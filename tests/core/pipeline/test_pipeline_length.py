@@ -60,7 +60,8 @@ def test_npy_offset_default_with_a_length_starts_at_the_data(tmp_path):
 
 
 def test_numpy_snippet_reproduces_a_length(twenty):
-    source = numpy_snippet([twenty], DecodeParams(dtype="uint8", offset=3, length=5))
+    with Pipeline([twenty]) as pipeline:
+        source = numpy_snippet(pipeline.source, pipeline.run(DecodeParams(dtype="uint8", offset=3, length=5)))
     namespace: dict = {}
     exec(compile(source, "<snippet>", "exec"), namespace)  # test only: the product never runs it
     assert np.asarray(namespace["x"]).tolist() == [3, 4, 5, 6, 7]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from core.errors import SourceError
 from core.pipeline.pipeline import DecodeParams
 from core.session.bookmark import Bookmark
 from core.session.placement import place, region_box, spec_of, view_index
@@ -75,3 +78,24 @@ def test_a_session_is_told_by_its_content(tmp_path):
     path.write_bytes(b'{"format":"tensor-inspector-session"}')
     assert looks_like_session(read_head(str(path)))
     assert read_head(str(tmp_path)) == b"" and read_head(str(tmp_path / "none")) == b""
+
+
+def test_a_fifo_swapped_in_after_the_check_is_never_read(tmp_path, monkeypatch):
+    """The session sniff reads through core.files: the open descriptor is re-checked, so a FIFO
+    that replaced a regular file between the stat and the open returns no bytes (and no hang)."""
+    import os
+
+    import core.files.checked_read as checked_read
+    from core.session.sniff import read_head
+
+    fifo = tmp_path / "swapped.json"
+    os.mkfifo(fifo)
+    assert read_head(str(fifo)) == b""  # refused by the stat
+    monkeypatch.setattr(checked_read, "regular_file_stat", lambda path: os.stat(tmp_path))
+    assert read_head(str(fifo)) == b""  # the stat was fooled; the descriptor's fstat is not
+    with pytest.raises(SourceError, match="FIFO|pipe"):
+        checked_read.read_prefix(str(fifo), 10)
+    regular = tmp_path / "head.bin"
+    regular.write_bytes(bytes(range(200)))
+    assert checked_read.read_prefix(str(regular), 16) == bytes(range(16))
+    assert checked_read.read_prefix(str(regular), 1000) == bytes(range(200))

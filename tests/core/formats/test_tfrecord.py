@@ -110,7 +110,8 @@ def test_bytes_feature_is_the_decode_raw_batch_with_real_byte_offsets(tmp_path):
     for i, (start, size) in enumerate(entry.elements):
         assert size == 4 and raw[start:start + 4] == images[i]
     params = entry.params()
-    assert (params.offset, params.length, params.shape, params.elements) == (None, None, None, entry.elements)
+    # the batch's shape: one string per record, its bytes on the last axis
+    assert (params.offset, params.length, params.shape, params.elements) == (None, None, (3, 4), entry.elements)
     with Pipeline(path) as pipeline:
         result = pipeline.run(params)
         assert result.view.tolist() == [list(img) for img in images]
@@ -241,13 +242,18 @@ def test_sniff_needs_a_matching_length_crc(tmp_path):
     assert list_file(str(path)) is None or list_file(str(path)).format != "tfrecord"
 
 
-def test_record_cap_says_the_listing_is_bounded(tmp_path, monkeypatch):
+def test_the_index_budget_says_the_listing_is_partial_and_how_to_list_the_rest(tmp_path, monkeypatch):
+    import core.budget
+
     path = write(tmp_path / "many.tfrecord", *[example(a=bytes([i])) for i in range(5)])
-    monkeypatch.setattr(tfrecord, "MAX_RECORDS", 3)
-    with open_source(path) as source:
-        listing = tfrecord.list_tfrecord(HeaderReader(source, 0, "tfrecord"))
+    # each record (30 bytes: 12 + a 14-byte Example + 4) costs 2 ranges (its payload, one string):
+    # a budget of 7 ranges lists 3 records
+    monkeypatch.setattr(core.budget, "COPY_BUDGET_BYTES", 7 * tfrecord.RANGE_COST)
+    listing = list_file(path)
     assert listing.metadata["records"] == "3"
-    assert "listed the first 3 records" in listing.problems[0]
+    assert listing.metadata["partial"].startswith("partial listing: the first 3 of 5 records (bytes 0 to 90);")
+    assert "raise it with TENSOR_INSPECTOR_COPY_BUDGET" in listing.metadata["partial"]
+    assert listing.problems == (f"the tfrecord file '{path}': {listing.metadata['partial']}",)
     assert find_entry(listing, "a").shape == (3, 1)
 
 

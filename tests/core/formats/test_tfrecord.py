@@ -54,26 +54,53 @@ def _example_class():
     entry.field.add(name="value", number=2, type=F.TYPE_MESSAGE, label=opt, type_name=".tensorflow.Feature")
     entry.options.map_entry = True
     message("Example", ("features", F.TYPE_MESSAGE, opt, ".tensorflow.Features", None))
+    # tensorflow/core/example/feature.proto's FeatureList(s) and example.proto's SequenceExample
+    message("FeatureList", ("feature", F.TYPE_MESSAGE, rep, ".tensorflow.Feature", None))
+    lists = message("FeatureLists", ("feature_list", F.TYPE_MESSAGE, rep,
+                                     ".tensorflow.FeatureLists.FeatureListEntry", None))
+    entry = lists.nested_type.add(name="FeatureListEntry")
+    entry.field.add(name="key", number=1, type=F.TYPE_STRING, label=opt)
+    entry.field.add(name="value", number=2, type=F.TYPE_MESSAGE, label=opt, type_name=".tensorflow.FeatureList")
+    entry.options.map_entry = True
+    message("SequenceExample", ("context", F.TYPE_MESSAGE, opt, ".tensorflow.Features", None),
+            ("feature_lists", F.TYPE_MESSAGE, opt, ".tensorflow.FeatureLists", None))
     pool = descriptor_pool.DescriptorPool()
     pool.Add(proto)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("tensorflow.Example"))
+    return tuple(message_factory.GetMessageClass(pool.FindMessageTypeByName(f"tensorflow.{name}"))
+                 for name in ("Example", "SequenceExample"))
 
 
-Example = _example_class()
+Example, SequenceExample = _example_class()
+
+
+def _fill(feature, value) -> None:
+    if isinstance(value, bytes):
+        feature.bytes_list.value.append(value)
+    elif isinstance(value, list) and value and isinstance(value[0], bytes):
+        feature.bytes_list.value.extend(value)
+    elif isinstance(value, list) and value and isinstance(value[0], float):
+        feature.float_list.value.extend(value)
+    else:
+        feature.int64_list.value.extend(value)
+
+
+def sequence_example(context: dict, **lists) -> bytes:
+    """A serialized tf.train.SequenceExample: ``lists[name]`` is a list of frames, each a value
+    as :func:`example` takes them."""
+    message = SequenceExample()
+    for key, value in context.items():
+        _fill(message.context.feature[key], value)
+    for key, frames in lists.items():
+        feature_list = message.feature_lists.feature_list[key]
+        for frame in frames:
+            _fill(feature_list.feature.add(), frame)
+    return message.SerializeToString(deterministic=True)
 
 
 def example(**features) -> bytes:
     message = Example()
     for key, value in features.items():
-        feature = message.features.feature[key]
-        if isinstance(value, bytes):
-            feature.bytes_list.value.append(value)
-        elif isinstance(value, list) and value and isinstance(value[0], bytes):
-            feature.bytes_list.value.extend(value)
-        elif isinstance(value, list) and value and isinstance(value[0], float):
-            feature.float_list.value.extend(value)
-        else:
-            feature.int64_list.value.extend(value)
+        _fill(message.features.feature[key], value)
     return message.SerializeToString(deterministic=True)
 
 
@@ -305,3 +332,157 @@ def test_raw_records_of_different_lengths_and_field_zero(tmp_path):
     one = write(tmp_path / "one.tfrecord", b"\x00abc")
     (entry,) = list_file(one).entries
     assert (entry.shape, entry.offset, entry.nbytes, entry.elements) == ((4,), 12, 4, None)
+
+
+# -- shapes as TensorFlow gives them, every record, compressed files ---------------------------
+def _cli(path, *options, capsys):
+    """``tensor-inspect PATH OPTIONS --json``: (document, stderr)."""
+    import json
+
+    from core.cli import main
+
+    status = main([str(path), *options, "--json", "--limit", "100000"])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    return json.loads(captured.out), captured.err
+
+
+def test_two_strings_per_record_are_records_by_values_by_bytes_and_slice_by_record(tmp_path, capsys):
+    # parse_example(FixedLenFeature([2], tf.string)) + decode_raw: (5, 2, 12)
+    strings = [[bytes([10 * r + v] * 12) for v in range(2)] for r in range(5)]
+    path = write(tmp_path / "pairs.tfrecord", *(example(pair=s) for s in strings))
+    entry = find_entry(list_file(path), "pair")
+    assert (entry.shape, entry.batch, len(entry.elements)) == ((5, 2, 12), (5, 2), 10)
+    document, _ = _cli(path, "--tensor", "pair", capsys=capsys)
+    assert document["shape"] == [5, 2, 12]
+    assert document["values"][4][1] == [41] * 12
+    picked, _ = _cli(path, "--tensor", "pair", "--slice", "3", capsys=capsys)
+    assert picked["shape"] == [2, 12] and picked["values"] == [[30] * 12, [31] * 12]
+    # another item size keeps the batch: (records, values, values per string)
+    wide, _ = _cli(path, "--tensor", "pair", "--dtype", "uint16", capsys=capsys)
+    assert wide["shape"] == [5, 2, 6] and wide["values"][2][1][0] == 21 * 257
+
+
+def test_int64_features_open_everywhere_as_parse_example_gives_them(tmp_path, capsys):
+    # FixedLenFeature([], tf.int64) -> (records,); FixedLenFeature([2], tf.int64) -> (records, 2)
+    path = write(tmp_path / "ids.tfrecord",
+                 *(example(label=[r], pair=[-r, 1 << 40]) for r in range(4)))
+    listing = list_file(path)
+    label = find_entry(listing, "label")
+    assert (label.shape, label.storage, label.dtype) == ((4,), Storage.COPY, "int64")
+    document, err = _cli(path, "--tensor", "label", capsys=capsys)
+    assert (document["shape"], document["dtype"], document["values"]) == ([4], "int64", [0, 1, 2, 3])
+    assert err.startswith("note: 'label' is an int64_list of varints in the file: these are its decoded values")
+    pair, _ = _cli(path, "--tensor", "pair", "--slice", "-1", capsys=capsys)
+    assert pair["values"] == [-3, 1 << 40]
+
+
+def test_a_float_list_whose_length_varies_is_zero_padded_as_a_var_len_feature(tmp_path, capsys):
+    path = write(tmp_path / "ragged.tfrecord",
+                 example(x=[1.5], n=[5]), example(x=[2.0, -3.0, 0.25], n=[7, 8]), example(label=[1]),
+                 example(x=[4.0, 8.0], n=[-1, 2, 3]))
+    listing = list_file(path)
+    x = find_entry(listing, "x")
+    assert (x.shape, x.storage, x.extras["values per record"]) == ((4, 3), Storage.COMPUTED, "1 to 3")
+    assert x.extras["records without it"] == (2,)
+    document, err = _cli(path, "--tensor", "x", capsys=capsys)
+    # tf.sparse.to_dense(parse_example(VarLenFeature(tf.float32))["x"]): zeros where no value
+    assert document["values"] == [[1.5, 0, 0], [2.0, -3.0, 0.25], [0, 0, 0], [4.0, 8.0, 0]]
+    assert err.startswith("note: 'x' is a float_list of 1 to 3 values per record: zero padded to the "
+                          "longest record (3 values), as tf.sparse.to_dense of a VarLenFeature gives it")
+    n, _ = _cli(path, "--tensor", "n", capsys=capsys)
+    assert n["values"] == [[5, 0, 0], [7, 8, 0], [0, 0, 0], [-1, 2, 3]]
+
+
+def test_sequence_examples_list_their_feature_lists_by_record_and_frame(tmp_path, capsys):
+    records = [sequence_example({"id": [r]},
+                                frames=[[float(r), float(f), 0.5] for f in range(2)],  # 2 frames of 3
+                                tokens=[[10 * r + f] for f in range(3)],              # 3 frames of 1
+                                words=[b"ab%d" % r, b"cd%d" % r],                     # 2 frames, 3 bytes
+                                ragged=[[1] * (r + 1)])                               # 1 frame, r + 1
+               for r in range(3)]
+    path = write(tmp_path / "seq.tfrecord", *records)
+    listing = list_file(path)
+    assert listing.problems == ()
+    names = [e.name for e in listing.entries]
+    # in the file's order (deterministic serialisation sorts a map's keys)
+    assert names == ["id", "feature_lists/frames", "feature_lists/ragged", "feature_lists/tokens",
+                     "feature_lists/words"]
+    frames = find_entry(listing, "feature_lists/frames")
+    assert (frames.shape, frames.storage, frames.extras["frames per record"]) == ((3, 2, 3), Storage.VIEW, 2)
+    with Pipeline(path) as pipeline:
+        assert pipeline.run(frames.params()).view.tolist() == \
+            [[[float(r), float(f), 0.5] for f in range(2)] for r in range(3)]
+    tokens, _ = _cli(path, "--tensor", "feature_lists/tokens", capsys=capsys)
+    assert (tokens["shape"], tokens["values"]) == ([3, 3], [[0, 1, 2], [10, 11, 12], [20, 21, 22]])
+    words, _ = _cli(path, "--tensor", "feature_lists/words", "--slice", "2", capsys=capsys)
+    assert words["values"] == [list(b"ab2"), list(b"cd2")]
+    ragged = find_entry(listing, "feature_lists/ragged")
+    assert not ragged.readable and ragged.problem.startswith(
+        "feature list 'ragged' is not a regular tensor: the frames have 1 to 3 values")
+    assert find_entry(listing, "id").shape == (3,)
+
+
+@pytest.mark.parametrize("compression", ["GZIP", "ZLIB"])
+def test_gzip_and_zlib_files_are_read_as_decompressed_copies(tmp_path, capsys, compression):
+    import gzip
+    import zlib
+
+    framed = b"".join(frame(example(image_raw=bytes([r, r + 1]), x=[r / 2, -1.0], label=[r]))
+                      for r in range(3))
+    # TFRecordOptions(compression_type=...): the whole framed stream, gzip- or zlib-compressed
+    packed = gzip.compress(framed) if compression == "GZIP" else zlib.compress(framed)
+    path = tmp_path / "c.tfrecord"
+    path.write_bytes(packed)
+    listing = list_file(str(path))
+    assert listing.problems == ()
+    assert listing.metadata["compression"] == f"{compression}: values are a decompressed copy"
+    image = find_entry(listing, "image_raw")
+    assert (image.shape, image.storage, image.nbytes) == ((3, 2), Storage.COPY, 0)
+    document, err = _cli(path, "--tensor", "image_raw", capsys=capsys)
+    assert document["values"] == [[0, 1], [1, 2], [2, 3]]
+    assert err.startswith(f"note: 'image_raw' is in a {compression}-compressed file: these are its "
+                          "decompressed values, a copy of 6 bytes")
+    x, _ = _cli(path, "--tensor", "x", "--slice", "-1", capsys=capsys)
+    assert x["values"] == [1.0, -1.0]
+    label, _ = _cli(path, "--tensor", "label", capsys=capsys)
+    assert label["values"] == [0, 1, 2]
+    # a truncated stream: the records before the cut are listed, the cut is said
+    path.write_bytes(packed[:len(packed) * 2 // 3])
+    cut = list_file(str(path))
+    assert int(cut.metadata["records"]) < 3 and any("stream ends early" in p or "truncated" in p
+                                                    for p in cut.problems)
+
+
+def test_varints_decode_vectorised_as_protobuf_writes_them():
+    from core.formats.tfrecord_wire import decode_varints
+
+    message = Example()
+    values = [0, 1, 127, 128, 300, -1, -(1 << 63), (1 << 63) - 1, 1 << 40]
+    message.features.feature["n"].int64_list.value.extend(values)
+    serialized = message.features.feature["n"].int64_list.SerializeToString()
+    body = serialized[2:]  # tag 0x0a (field 1, packed), a one-byte length, the packed varints
+    assert serialized[0] == 0x0A and serialized[1] == len(body) == 1 + 1 + 1 + 2 + 2 + 10 + 10 + 9 + 6
+    assert decode_varints(np.frombuffer(body, np.uint8)).view(np.int64).tolist() == values
+    with pytest.raises(tfrecord.WireError, match="end inside a varint"):
+        decode_varints(np.frombuffer(b"\x01\x80", np.uint8))
+    with pytest.raises(tfrecord.WireError, match="more than 10 bytes"):
+        decode_varints(np.frombuffer(b"\xff" * 10 + b"\x01", np.uint8))
+
+
+def test_a_listing_problem_is_said_where_the_tensor_is_shown(tmp_path, capsys, monkeypatch):
+    """Every limit of the lister (the index budget, a corrupt record) reaches the command's notes
+    and its JSON, not only --list."""
+    import core.budget
+
+    path = write(tmp_path / "many.tfrecord", *[example(label=[i]) for i in range(5)])
+    monkeypatch.setattr(core.budget, "COPY_BUDGET_BYTES", 7 * tfrecord.RANGE_COST)
+    document, err = _cli(path, "--tensor", "label", capsys=capsys)
+    assert document["values"] == [0, 1, 2]
+    (problem,) = document["problems"]
+    assert "partial listing: the first 3 of 5 records" in problem and "TENSOR_INSPECTOR_COPY_BUDGET" in problem
+    assert f"note: {problem}\n" in err
+    from core.cli import main
+
+    assert main([path, "--tensor", "label", "--limit", "10"]) == 0
+    assert f"note: {problem}\n" in capsys.readouterr().err

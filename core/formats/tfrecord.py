@@ -120,24 +120,27 @@ class _Column:
         self.frame_min = self.frame_max = -1
 
     def _ranges(self, feature: Feature) -> None:
-        for start, size in feature.ranges:
-            self.starts.append(start)
-            self.sizes.append(size)
+        if isinstance(feature.starts, np.ndarray):
+            self.starts.frombytes(feature.starts.astype(np.int64).tobytes())
+            self.sizes.frombytes(np.asarray(feature.sizes, np.int64).tobytes())
+        else:
+            self.starts.extend(feature.starts)
+            self.sizes.extend(feature.sizes)
         if feature.kind != "bytes":
-            self.max_runs = max(self.max_runs, len(feature.ranges))
+            self.max_runs = max(self.max_runs, len(feature.starts))
 
     def add(self, number: int, feature: Feature) -> None:
         self.kinds.add(feature.kind)
         self.records.append(number)
         self.counts.append(feature.count)
         self.frames.append(1)
-        self.runs.append(len(feature.ranges))
+        self.runs.append(len(feature.starts))
         self._ranges(feature)
 
     def add_frames(self, number: int, frames: list[Feature | None]) -> None:
         self.records.append(number)
         self.frames.append(len(frames))
-        self.runs.append(sum(len(f.ranges) for f in frames if f is not None))
+        self.runs.append(sum(len(f.starts) for f in frames if f is not None))
         total = 0
         for frame in frames:
             count = frame.count if frame is not None else 0
@@ -182,8 +185,8 @@ def list_tfrecord(reader: HeaderReader) -> ContainerListing:
             except WireError as caught:
                 error = caught
         added = 1 + (0 if parsed is None else
-                     sum(len(f.ranges) for f in parsed[0].values())
-                     + sum(len(f.ranges) for frames in parsed[1].values() for f in frames if f is not None))
+                     sum(len(f.starts) for f in parsed[0].values())
+                     + sum(len(f.starts) for frames in parsed[1].values() for f in frames if f is not None))
         if ranges + added > max_ranges:
             partial = _partial(where, number, start, stream, problems, max_ranges)
             break

@@ -121,17 +121,88 @@ def decode_varints(data: np.ndarray, offset: int = 0) -> np.ndarray:
 class Feature:
     """One feature of one record (or one frame): its kind and the byte ranges of its values.
 
-    ``ranges`` are ``(offset, length)`` in the file (or stream): one per string of a
-    ``bytes_list``, one per packed run of a ``float_list``/``int64_list`` (or per value when
-    unpacked); ``count`` is the number of values; ``runs`` the number of ranges.
+    ``starts``/``sizes`` are the ranges' offsets in the file (or stream) and lengths (lists, or
+    int64 arrays for many strings of one length): one per string of a ``bytes_list``, one per
+    packed run of a ``float_list``/``int64_list`` (or per value when unpacked); ``count`` is the
+    number of values.
     """
 
     kind: str                                   # "bytes", "float", "int64"
-    ranges: list[tuple[int, int]] = field(default_factory=list)
+    starts: list[int] | np.ndarray = field(default_factory=list)
+    sizes: list[int] | np.ndarray = field(default_factory=list)
     count: int = 0
+
+    @property
+    def ranges(self) -> list[tuple[int, int]]:
+        return list(zip(list(self.starts), list(self.sizes)))
 
 
 _KINDS = {1: "bytes", 2: "float", 3: "int64"}
+
+
+def _varint_bytes(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _equal_strings(data, start: int, end: int, base: int, feature: Feature) -> bool:
+    """Strings of one length one after the other (the common case: fixed-size values): found
+    with numpy, when the body is exactly ``n`` times "tag 0x0a, the length, the bytes"."""
+    if end - start < 64 or data[start] != 0x0A:
+        return False
+    try:
+        length, pos = _varint(data, start + 1, end, base)
+    except WireError:
+        return False
+    head = b"\x0a" + _varint_bytes(length)
+    period = len(head) + length
+    if (end - start) % period:
+        return False
+    rows = np.frombuffer(data, np.uint8, count=end - start, offset=start).reshape(-1, period)
+    if not (rows[:, :len(head)] == np.frombuffer(head, np.uint8)).all():
+        return False
+    n = rows.shape[0]
+    feature.starts = (base + start + len(head) + period * np.arange(n, dtype=np.int64))
+    feature.sizes = np.full(n, length, np.int64)
+    feature.count = n
+    return True
+
+
+def _parse_strings(data, start: int, end: int, base: int, feature: Feature) -> None:
+    """The strings of a ``BytesList`` body: strings of one length by :func:`_equal_strings`,
+    else the common field (tag ``0x0a``, a short length) read inline, anything else by
+    :func:`_fields`."""
+    if _equal_strings(data, start, end, base, feature):
+        return
+    starts, sizes = feature.starts, feature.sizes
+    pos = start
+    while pos < end:
+        if data[pos] == 0x0A and pos + 1 < end and data[pos + 1] < 0x80:
+            length = data[pos + 1]
+            pos += 2
+            if pos + length > end:
+                raise WireError(f"a field of {length} bytes runs past its message "
+                                f"({end - pos} bytes left)", base + pos)
+            starts.append(base + pos)
+            sizes.append(length)
+            pos += length
+            continue
+        number, wire, s2, e2 = next(_fields(data, pos, end, base))
+        pos = e2
+        if number != 1:
+            continue
+        if wire != 2:
+            raise WireError(f"a bytes_list value has wire type {wire}", base + s2)
+        starts.append(base + s2)
+        sizes.append(e2 - s2)
+    feature.count = len(starts)
 
 
 def _parse_feature(data, start: int, end: int, base: int) -> Feature | None:
@@ -141,12 +212,13 @@ def _parse_feature(data, start: int, end: int, base: int) -> Feature | None:
             continue
         feature = Feature(_KINDS[number])  # oneof: the last kind given wins
         kind = feature.kind
+        if kind == "bytes":
+            _parse_strings(data, vs, ve, base, feature)
+            continue
         for n2, w2, s2, e2 in _fields(data, vs, ve, base):
             if n2 != 1:
                 continue
-            if kind == "bytes" and w2 == 2:
-                feature.count += 1
-            elif kind == "float" and w2 in (2, 5):
+            if kind == "float" and w2 in (2, 5):
                 if w2 == 2 and (e2 - s2) % 4:
                     raise WireError(f"a packed float_list of {e2 - s2} bytes is not a whole "
                                     "number of float32 values", base + s2)
@@ -155,7 +227,8 @@ def _parse_feature(data, start: int, end: int, base: int) -> Feature | None:
                 feature.count += count_varints(bytes(data[s2:e2]), base + s2) if w2 == 2 else 1
             else:
                 raise WireError(f"a {kind}_list value has wire type {w2}", base + s2)
-            feature.ranges.append((base + s2, e2 - s2))
+            feature.starts.append(base + s2)
+            feature.sizes.append(e2 - s2)
     return feature
 
 

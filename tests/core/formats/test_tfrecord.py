@@ -486,3 +486,16 @@ def test_a_listing_problem_is_said_where_the_tensor_is_shown(tmp_path, capsys, m
 
     assert main([path, "--tensor", "label", "--limit", "10"]) == 0
     assert f"note: {problem}\n" in capsys.readouterr().err
+
+
+def test_a_file_over_64_mib_and_100000_records_is_listed_to_its_last_record(tmp_path, capsys):
+    # 150,000 records of a 470-byte image and a label: 79 MB, past the old 64 MiB / 100,000 caps
+    image = bytes(range(256)) * 2
+    path = tmp_path / "shard.tfrecord"
+    with open(path, "wb") as out:
+        for r in range(150_000):
+            out.write(frame(example(image_raw=image[r % 7:r % 7 + 470], label=[r])))
+    assert path.stat().st_size > 64 * 1024 * 1024
+    document, err = _cli(path, "--tensor", "label", "--slice", "-2:", capsys=capsys)
+    assert document["values"] == [149998, 149999] and "problems" not in document
+    assert "partial" not in err

@@ -14,7 +14,6 @@ from core.errors import ContainerError, DecodeError
 from core.files.sources import open_source
 from core.formats import tfrecord
 from core.formats.entry import Storage, find_entry
-from core.formats.reader import HeaderReader
 from core.formats.registry import list_file
 from core.formats.values import entry_values
 from core.pipeline.pipeline import Pipeline

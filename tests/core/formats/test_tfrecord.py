@@ -498,3 +498,32 @@ def test_a_file_over_64_mib_and_100000_records_is_listed_to_its_last_record(tmp_
     document, err = _cli(path, "--tensor", "label", "--slice", "-2:", capsys=capsys)
     assert document["values"] == [149998, 149999] and "problems" not in document
     assert "partial" not in err
+
+
+def test_hostile_compressed_streams_never_crash(tmp_path):
+    """Flipped bytes of a GZIP TFRecord: a listing whose problems name the file, or no
+    TFRecord at all (the stream no longer starts with a record), never an exception."""
+    import gzip
+    import random
+
+    framed = b"".join(frame(example(image_raw=bytes([i] * 6), n=[i, -i])) for i in range(20))
+    packed = gzip.compress(framed, mtime=0)
+    rng = random.Random(30)
+    for _ in range(200):
+        bad = bytearray(packed)
+        for _ in range(rng.randint(1, 3)):
+            bad[rng.randrange(10, len(bad))] = rng.randrange(256)
+        path = tmp_path / "f.tfrecord"
+        path.write_bytes(bytes(bad))
+        listing = list_file(str(path))
+        if listing is None or listing.format != "tfrecord":
+            continue
+        for problem in listing.problems:
+            assert "tfrecord file" in problem
+        for entry in listing.entries:
+            if entry.readable:
+                with open_source(str(path)) as source:
+                    try:
+                        entry_values(source, listing, entry)
+                    except ContainerError as error:
+                        assert "list" in str(error)

@@ -49,15 +49,31 @@ def _varint(data, pos: int, end: int, base: int) -> tuple[int, int]:
 
 
 def _fields(data, start: int, end: int, base: int):
-    """Yield ``(number, wire_type, value_start, value_end)`` of one message's fields."""
+    """Yield ``(number, wire_type, value_start, value_end)`` of one message's fields (one-byte
+    keys and lengths, the common case, are read inline)."""
     pos = start
     while pos < end:
         key_start = pos
-        key, pos = _varint(data, pos, end, base)
+        key = data[pos]
+        if key < 0x80:
+            pos += 1
+        else:
+            key, pos = _varint(data, pos, end, base)
         number, wire = key >> 3, key & 7
         if number == 0:
             raise WireError("field number 0 is not valid protobuf", base + key_start)
-        if wire == 0:
+        if wire == 2:
+            if pos < end and data[pos] < 0x80:
+                length = data[pos]
+                pos += 1
+            else:
+                length, pos = _varint(data, pos, end, base)
+            if pos + length > end:
+                raise WireError(f"a field of {length} bytes runs past its message "
+                                f"({end - pos} bytes left)", base + pos)
+            yield number, wire, pos, pos + length
+            pos += length
+        elif wire == 0:
             value_start = pos
             _, pos = _varint(data, pos, end, base)
             yield number, wire, value_start, pos
@@ -67,13 +83,6 @@ def _fields(data, start: int, end: int, base: int):
                 raise WireError("a fixed-width field runs past its message", base + pos)
             yield number, wire, pos, pos + width
             pos += width
-        elif wire == 2:
-            length, pos = _varint(data, pos, end, base)
-            if pos + length > end:
-                raise WireError(f"a field of {length} bytes runs past its message "
-                                f"({end - pos} bytes left)", base + pos)
-            yield number, wire, pos, pos + length
-            pos += length
         else:
             raise WireError(f"wire type {wire} is not used by tf.train.Example", base + pos)
 
@@ -163,7 +172,7 @@ def _equal_strings(data, start: int, end: int, base: int, feature: Feature) -> b
         return False
     head = b"\x0a" + _varint_bytes(length)
     period = len(head) + length
-    if (end - start) % period:
+    if (end - start) % period or (end - start) // period < 8:  # few strings: the loop is faster
         return False
     rows = np.frombuffer(data, np.uint8, count=end - start, offset=start).reshape(-1, period)
     if not (rows[:, :len(head)] == np.frombuffer(head, np.uint8)).all():

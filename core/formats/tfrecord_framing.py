@@ -268,7 +268,7 @@ def walk(stream: RecordStream, problems: list[str], where: str) -> Iterator[tupl
             break
         try:
             check_copy_budget(length + FOOTER, f"reading record {number} ({length} bytes)",
-                              "the records after it are not listed")
+                              "it and the records after it are not listed")
         except BudgetError as error:
             problems.append(f"{where}: record {number} at byte {pos}: {error}")
             break

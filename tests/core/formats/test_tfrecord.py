@@ -527,3 +527,30 @@ def test_hostile_compressed_streams_never_crash(tmp_path):
                         entry_values(source, listing, entry)
                     except ContainerError as error:
                         assert "list" in str(error)
+
+
+def test_a_record_longer_than_the_budget_and_a_corrupt_record_are_said_with_the_tensor(tmp_path, capsys,
+                                                                                      monkeypatch):
+    import core.budget
+
+    records = [frame(example(label=[i])) for i in range(2)] + [frame(example(label=[2], image=bytes(4000)))]
+    path = tmp_path / "big.tfrecord"
+    path.write_bytes(b"".join(records))
+    monkeypatch.setattr(core.budget, "COPY_BUDGET_BYTES", 2000)
+    document, err = _cli(path, "--tensor", "label", capsys=capsys)
+    assert document["values"] == [0, 1]
+    (problem,) = document["problems"]
+    assert problem == (f"the tfrecord file '{path}': record 2 at byte {2 * len(records[0])}: reading record 2 "
+                       f"({len(records[2]) - 16} bytes) would copy 3.9 KiB, above the 2.0 KiB copy budget (it and "
+                       "the records after it are not listed, or raise the budget with TENSOR_INSPECTOR_COPY_BUDGET)")
+    assert f"note: {problem}\n" in err
+    monkeypatch.undo()
+    bad = bytearray(b"".join(records))
+    bad[len(records[0]) + 12 + 3] ^= 0xFF  # record 1's data: its CRC fails, it is skipped
+    path.write_bytes(bytes(bad))
+    document, err = _cli(path, "--tensor", "label", capsys=capsys)
+    # record 1 lacks the feature now: densified as a VarLenFeature, its row is zeros, and said
+    assert document["values"] == [[0], [0], [2]]
+    assert document["problems"] == [f"the tfrecord file '{path}': record 1 at byte {len(records[0])}: the data "
+                                    "CRC does not match (a corrupt record, skipped; the others are usable)"]
+    assert "note: the tfrecord file" in err

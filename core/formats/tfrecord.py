@@ -338,8 +338,8 @@ def _entry(key: str, column: _Column, records: int, compression: str | None) -> 
         if records == 1 and n == 1 and compression is None:
             return TensorEntry(dtype=dtype, shape=(int(sizes[0]),), stored_type=stored, extras=extras,
                                **{**base, "offset": int(starts[0]), "nbytes": int(sizes[0])})
-        if records == 1:
-            batch: tuple[int, ...] = (n,)
+        if records == 1:  # one record: its strings (a compressed file's one string: its bytes)
+            batch: tuple[int, ...] = (n,) if n != 1 else ()
         elif uniform:
             batch = (records,) if n == 1 else (records, n)
         else:  # strings per record vary: the flat batch of all of them

@@ -5,6 +5,7 @@ library (message classes built from a descriptor of tensorflow/core/example/feat
 example.proto), so the wire format read by core.formats.tfrecord is the real one.
 """
 
+import os
 import struct
 
 import numpy as np
@@ -14,6 +15,7 @@ from core.errors import ContainerError, DecodeError
 from core.files.sources import open_source
 from core.formats import tfrecord
 from core.formats.entry import Storage, find_entry
+from core.formats.reader import HeaderReader
 from core.formats.registry import list_file
 from core.formats.values import entry_values
 from core.pipeline.pipeline import Pipeline
@@ -554,3 +556,24 @@ def test_a_record_longer_than_the_budget_and_a_corrupt_record_are_said_with_the_
     assert document["problems"] == [f"the tfrecord file '{path}': record 1 at byte {len(records[0])}: the data "
                                     "CRC does not match (a corrupt record, skipped; the others are usable)"]
     assert "note: the tfrecord file" in err
+
+
+def test_a_file_cut_before_its_listing_reads_is_changed_on_disk_not_a_listing_of_zeros(tmp_path):
+    """The records are read with pread (core.scan.blocks), not through the map: a file that
+    shrank after it was opened is reported as changed, never read as zeros or a fault."""
+    from core.errors import SourceError
+
+    path = write(tmp_path / "cut.tfrecord", *[example(label=[i]) for i in range(50)])
+    with open_source(path) as source:
+        os.truncate(path, os.path.getsize(path) // 2)
+        with pytest.raises(SourceError, match="changed on disk"):
+            tfrecord.list_tfrecord(HeaderReader(source, 0, "tfrecord"))
+    one = write(tmp_path / "one.tfrecord", example(s=b"abc"))
+    packed = tmp_path / "one.gz.tfrecord"
+    import gzip
+
+    packed.write_bytes(gzip.compress(open(one, "rb").read()))
+    listing = list_file(str(packed))
+    assert find_entry(listing, "s").shape == (3,)
+    with open_source(str(packed)) as source:
+        assert entry_values(source, listing, find_entry(listing, "s")).array.tolist() == list(b"abc")

@@ -67,7 +67,9 @@ same value (a bfloat16 1/3 is 0.334).
 
 JSON also has "trailing_bytes" (per file, bytes after the data that no value covers; the text
 output notes them on stderr) and "transposed" (true for a Fortran-order .npy, shown as the
-C-order reading of its bytes, the transpose of what np.load returns).
+C-order reading of its bytes, the transpose of what np.load returns). With --tensor, a
+container whose listing could not read everything (a partial listing, a corrupt record) adds
+"problems": [...] (the same lines as the note: lines on stderr).
 
 --list prints a container's tensors (name, dtype, shape, kind, offset, bytes, notes); --list
 --json prints {{"format", "path", "metadata", "problems", "tensors": [{{"name", "dtype",
@@ -161,9 +163,11 @@ def run(words: Sequence[str]) -> int:
         with contextlib.ExitStack() as stack:
             pipeline = stack.enter_context(Pipeline(args.files))
             shown, entry, opened = pipeline, None, None
+            listing_notes: list[str] = []
             if args.tensor is not None:  # listed from the pipeline's own map: one open
                 listing = _listing_of(pipeline.source)
                 entry = find_entry(listing, args.tensor)
+                listing_notes = _listing_notes(listing)
                 # one path for every entry: a view of its file, or its format's copy
                 opened = open_entry(pipeline.source, listing, entry, params)
                 params = opened.params
@@ -196,7 +200,7 @@ def run(words: Sequence[str]) -> int:
                 pieces = bookmark_pieces(result, None, pipeline.source, mark, args.json, args.limit,
                                          view_as_name_given)
             elif args.json:
-                pieces = json_pieces(result, args.limit, view_as_name_given, transposed)
+                pieces = json_pieces(result, args.limit, view_as_name_given, transposed, listing_notes)
             else:
                 pieces = text_pieces(result, args.limit, view_as_name_given)
             first = next(pieces)  # the errors found before any output (budget, view-as type)
@@ -206,7 +210,7 @@ def run(words: Sequence[str]) -> int:
             sys.stdout.flush()
             if opened is not None and opened.note is not None:
                 print(f"note: {opened.note}", file=sys.stderr)
-            for note in _notes(result, shown, args.tensor is not None, transposed) + \
+            for note in _notes(result, shown, args.tensor is not None, transposed) + listing_notes + \
                     (list(plan.notes) if plan is not None else []):
                 print(f"note: {note}", file=sys.stderr)
             if entry is None and len(args.files) == 1:
@@ -237,6 +241,21 @@ def _listing_of(source: FileSource) -> ContainerListing:
             "recognised from the content, not the name) (open it as a raw file without --list "
             "and --tensor)", field="files")
     return listing
+
+
+#: At most this many of a listing's problems are repeated as notes after a --tensor view.
+_LISTING_NOTES = 5
+
+
+def _listing_notes(listing: ContainerListing) -> list[str]:
+    """What the listing could not read (a partial listing, a corrupt record), for the notes of
+    a --tensor view: the tensor may lack those parts, so they are said where it is shown."""
+    problems = list(listing.problems)
+    notes = problems[:_LISTING_NOTES]
+    if len(problems) > _LISTING_NOTES:
+        notes.append(f"... and {len(problems) - _LISTING_NOTES} more problems of the listing "
+                     "(--list shows them all)")
+    return notes
 
 
 def _container_hint(source: FileSource) -> str | None:

@@ -3,7 +3,9 @@
 Rule: a listing reads only header structures, never tensor data, and never more than
 :data:`HEADER_LIMIT` bytes in all; a length or count read from the file is checked against the
 file's size before anything is allocated for it, so a lying header gives a message, not a huge
-allocation or a hang.
+allocation or a hang. A TFRecord file is all records, data and structure at once: its lister
+reads every record through :mod:`core.formats.tfrecord_framing` instead (``pread`` in bounded
+blocks, its index bounded by the copy budget, a partial listing said in its problems).
 """
 
 from __future__ import annotations

@@ -255,3 +255,49 @@ def test_an_archive_of_compressed_members_offers_the_first_one_to_decompress(win
     assert model.entry(tree.selectionModel().currentIndex()).name == "a"
     button = window.findChild(QPushButton, "tensors.openValues")
     assert button.isEnabled() and button.text() == "Open in a new window"
+
+
+def _tfrecord_writer():
+    import importlib.util
+    from pathlib import Path
+
+    location = Path(__file__).parents[2] / "core" / "formats" / "test_tfrecord.py"
+    spec = importlib.util.spec_from_file_location("tfrecord_writer", location)
+    writer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(writer)
+    return writer
+
+
+def test_open_in_a_new_window_shows_a_tfrecord_int64_feature_as_parse_example_gives_it(window, qtbot, tmp_path):
+    from PySide6.QtWidgets import QPushButton
+
+    pytest.importorskip("google.protobuf")
+    writer = _tfrecord_writer()
+    path = writer.write(tmp_path / "train.tfrecord",
+                        *[writer.example(image_raw=bytes([r, r]), label=[7 * r]) for r in range(4)])
+    assert window.open_paths([path])
+    tree, model, root, names = _rows(window)
+    assert names == ["image_raw", "label"]
+    tree.selectionModel().setCurrentIndex(model.index(1, 0, root), QItemSelectionModel.ClearAndSelect)
+    button = window.findChild(QPushButton, "tensors.openValues")
+    assert button.isEnabled()
+    button.click()
+    [other] = window._other_windows.values()
+    qtbot.addWidget(other)
+    assert other.document.paths == ("label (varints decoded)",)
+    values = other.document.result.view
+    assert values.dtype == np.int64 and values.tolist() == [0, 7, 14, 21]  # (records,), not (records, 1)
+
+
+def test_a_partial_tfrecord_listing_is_said_in_the_tensors_dock(window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QLabel
+
+    pytest.importorskip("google.protobuf")
+    writer = _tfrecord_writer()
+    path = writer.write(tmp_path / "many.tfrecord", *[writer.example(a=bytes([i])) for i in range(5)])
+    monkeypatch.setattr("core.budget.COPY_BUDGET_BYTES", 7 * 256)
+    assert window.open_paths([path])
+    problems = window.findChild(QLabel, "tensors.problems")
+    assert problems.isVisibleTo(window)
+    assert "partial listing: the first 3 of 5 records" in problems.text()
+    assert "TENSOR_INSPECTOR_COPY_BUDGET" in problems.text()

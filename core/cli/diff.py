@@ -75,6 +75,11 @@ matches values at most N representable values apart instead. NaN matches NaN unl
 --nan-policy mismatch; infinities match only the same infinity; -0 == 0 unless --bitwise.
 Shapes must match or broadcast (numpy's rule); different types are compared in a common type.
 
+bounds: more than 2,147,483,648 element pairs is refused before anything is read unless
+--no-limit; --limit is checked against the copy budget; --ulp takes 0 to 2**64 - 1, --max-shift
+0 to 65536. From 67,108,864 pairs a "note:" on stderr says the work first, and a progress line
+is drawn on stderr when it is a terminal.
+
 exit status: 0 equal within tolerance, 1 not equal, 2 bad input (one "error:" line).
 --json prints every figure as one object; --code prints numpy code that reproduces the
 comparison instead of running it.

@@ -152,7 +152,7 @@ class SessionActions(QObject):
         except CoreError as error:
             self.banner.show_message(f"Session {name} not opened: {describe_error(error).message}", "error")
             return False
-        notes = [note.message for note in (*loaded.changed, *loaded.comparison_changed)]
+        notes = [note.message for note in (*loaded.changed, *loaded.comparison_changed)] + list(loaded.outside)
         session = loaded.session
         if session.comparison is not None and loaded.comparison_missing:
             session = self._locate_b_files(session, loaded.comparison_missing, path, notes)

@@ -36,7 +36,7 @@ from core.errors import ContainerError, CoreError
 from core.files.sources import FileSource, open_source
 from core.formats.entry import ContainerListing, find_entry
 from core.formats.reader import HeaderReader
-from core.formats.registry import FORMATS, list_container
+from core.formats.registry import FORMATS, detect_format, list_container
 from core.formats.report import listing_json, listing_table
 from core.formats.values import open_entry
 from core.pipeline.pipeline import Pipeline, PipelineResult
@@ -259,18 +259,23 @@ def _listing_notes(listing: ContainerListing) -> list[str]:
 
 
 def _container_hint(source: FileSource) -> str | None:
-    """For a container file decoded as raw bytes (no --tensor): what it holds and how to open a
-    tensor; None for a raw file (or one whose header cannot be listed: the raw view is all)."""
+    """For a container file decoded as raw bytes (no --tensor): what it is and how to open a
+    tensor; None for a raw file.
+
+    Best effort and bounded: only the formats' ``sniff`` looks at the file's first bytes
+    (:data:`core.formats.registry.SNIFF_BYTES`); no container parser runs, so the raw view of a
+    damaged HDF5, TFLite or npz file never depends on one succeeding (nor waits for one). A
+    failure of the sniff itself is a short note, never an error of the run.
+    """
+    name = printable_name(source.paths[0])
     try:
-        listing = list_container(HeaderReader(source, 0))
-    except CoreError:
+        found = detect_format(HeaderReader(source, 0))
+    except Exception as error:  # the raw view is printed already: never fail the run here
+        return f"'{name}' was not checked for a container format ({type(error).__name__})"
+    if found is None:
         return None
-    if listing is None or not listing.entries:
-        return None
-    count = len(listing.entries)
-    return (f"'{printable_name(source.paths[0])}' is a {listing.format} file holding {count} "
-            f"tensor{'s' if count != 1 else ''}, shown here as raw bytes: --list lists them, "
-            "--tensor NAME shows one")
+    return (f"'{name}' starts like a {found.name} file, shown here as raw bytes: --list lists "
+            "its tensors, --tensor NAME shows one")
 
 
 def _notes(result: PipelineResult, pipeline: Pipeline, inside_container: bool,

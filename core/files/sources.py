@@ -10,7 +10,10 @@ A :class:`FileSource` opens one or more files once, memory-maps each one read-on
   ``offset`` and a ``length``;
 - ``record_size`` splits the rest into elements of that many bytes, a ``uint8`` view of shape
   ``(n_records, record_size)``; bytes after the last whole record are counted in
-  ``trailing_bytes``, never silently dropped. Without it the whole remainder is one element
+  ``trailing_bytes``, never silently dropped. When the decode reads only the first ``used``
+  bytes of each record (``fixed_length`` below ``record_size``), a last record counts when
+  its used bytes end within the data (``start + (n - 1) * record_size + used <= end``), though
+  its padding does not: the view is then ``(n_records, used)`` with stride ``record_size``. Without it the whole remainder is one element
   (a scalar string), a ``uint8`` view of shape ``(L,)``;
 - several files form a batch: input shape ``(n_files,)``, or ``(n_files, n_records)`` when every
   file holds the same number of records.
@@ -184,7 +187,7 @@ class Source:
 
     # -- layout ---------------------------------------------------------------------------
     def layout(self, offset: object = _KEEP, record_size: object = _KEEP,
-               length: object = None, elements: object = None) -> SourceLayout:
+               length: object = None, elements: object = None, used: int | None = None) -> SourceLayout:
         """Split the files into input elements (see the module docstring). No byte is read.
 
         Parameters
@@ -201,6 +204,12 @@ class Source:
         elements
             Explicit ``(offset, length)`` byte ranges in the one file, forming a batch of strings
             of input shape ``(n,)`` (see :func:`elements_layout`); None: offset/length/records.
+        used
+            Bytes of each record the decode reads (``fixed_length`` below ``record_size``: the
+            rest is truncated away), or None (the whole record). A last record that holds
+            these bytes counts, though the record's padding after them is past the data (a
+            field of the last record of a padded structured array); the records are then an
+            ``(n, used)`` view with stride ``record_size``.
 
         Raises
         ------
@@ -253,10 +262,17 @@ class Source:
                         field="record_size",
                     )
                 count = available // record_size
-                used = count * record_size
-                arrays.append(data[start:start + used].reshape(count, record_size))
+                covered = count * record_size
+                if used is not None and 0 < used < record_size and available - covered >= used:
+                    # the last record ends within the data: its used bytes are all there
+                    count += 1
+                    covered = (count - 1) * record_size + used
+                    arrays.append(np.ndarray((count, used), np.uint8, buffer=data, offset=start,
+                                             strides=(record_size, 1)))
+                else:
+                    arrays.append(data[start:start + covered].reshape(count, record_size))
                 lengths.append(record_size)
-                trailing.append(info.size - start - used)
+                trailing.append(info.size - start - covered)
                 counts.append(count)
             starts.append(start)
         if counts and len(set(counts)) > 1:

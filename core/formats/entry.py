@@ -37,7 +37,7 @@ import numpy as np
 from core.dtypes.table import resolve_dtype
 from core.errors import ContainerError, CoreError
 from core.pipeline.pipeline import DecodeParams
-from core.text.names import closest_names, printable_name
+from core.text.names import closest_names, printable_name, short_name
 
 if TYPE_CHECKING:
     from core.files.sources import Source
@@ -298,10 +298,10 @@ def find_entry(listing: ContainerListing, name: str) -> TensorEntry:
             return entry
     names = [e.name for e in listing.entries]
     close = closest_names(name, names)
-    hint = ("closest: " + ", ".join(repr(n) for n in close)) if close else \
+    hint = ("closest: " + ", ".join(short_name(n) for n in close)) if close else \
         f"it has {len(names)} tensors; list them with --list"
     raise ContainerError(
-        f"the {listing.format} file '{printable_name(listing.path)}' has no tensor named {name!r} ({hint})",
+        f"the {listing.format} file '{printable_name(listing.path)}' has no tensor named {short_name(name)} ({hint})",
         field="tensor",
     )
 

@@ -20,6 +20,12 @@ Rules
   time differs. With a stored SHA-256 and the same size the hash decides (it costs one read of
   the whole file; ``check_hashes=False`` skips it and falls back to the time): a copy of the
   same bytes with a new time is unchanged.
+- A file outside the session's folder is reported, never silently opened: a relative path
+  that climbs out (``../../etc/hostname``: :func:`core.session.document.save_session` never
+  writes one) and an absolute path elsewhere (a session saved for data in another folder, or
+  written by hand) each give one line in :attr:`LoadedSession.outside` naming the file it
+  opens, resolved through links (``os.path.realpath``), for A's files and B's. The command
+  prints them as ``note:`` lines, the window in its banner.
 - Loading never writes anything.
 """
 
@@ -202,6 +208,8 @@ class LoadedSession:
         One line per thing ignored (unknown keys).
     comparison_missing, comparison_changed
         The same for B's files (``session.comparison["files"]``).
+    outside
+        One line per file (A's or B's) outside the session's folder (module rules).
     path
         The session file.
     check_hashes
@@ -216,6 +224,7 @@ class LoadedSession:
     comparison_changed: tuple[FileChangeNote, ...] = ()
     path: str = ""
     check_hashes: bool = True
+    outside: tuple[str, ...] = ()
 
     def with_located(self, index: int, new_path: str) -> LoadedSession:
         """The user found file ``index`` at ``new_path``: use it there (its record is kept, so a
@@ -300,12 +309,35 @@ def load_session(path: str, check_hashes: bool = True) -> LoadedSession:
     base = os.path.dirname(os.path.abspath(path))
     notes: list[str] = []
     try:
-        session = session_from_json(parse_session_text(data), base, notes)
+        document = parse_session_text(data)
+        session = session_from_json(document, base, notes)
         missing, changed = _check_files(session.files, "files", check_hashes)
         b_missing, b_changed = (), ()
         if session.comparison is not None:
             b_missing, b_changed = _check_files(session.comparison["files"], "comparison.files", check_hashes)
     except SessionError as error:
         raise SessionError(f"{name}: {error.message}", field=error.field) from None
+    outside = _outside(document, session, base)
     return LoadedSession(session, missing, changed, tuple(notes), b_missing, b_changed,
-                         os.path.abspath(path), check_hashes)
+                         os.path.abspath(path), check_hashes, outside)
+
+
+def _outside(document: dict, session: Session, base: str) -> tuple[str, ...]:
+    """The lines of :attr:`LoadedSession.outside` (module rules); ``document`` is the checked
+    JSON (its stored paths), ``session`` its resolved paths."""
+    folder = os.path.realpath(base)
+    stored = [("files", document["files"], session.files)]
+    if session.comparison is not None:
+        stored.append(("comparison.files", document["comparison"]["files"], session.comparison["files"]))
+    lines = []
+    for where, items, records in stored:
+        for i, (item, record) in enumerate(zip(items, records)):
+            written = item["path"]
+            opened = os.path.realpath(getattr(record, "path", record))
+            if os.path.commonpath([folder, opened]) == folder:
+                continue
+            how = ("is an absolute path outside the session's folder" if os.path.isabs(written)
+                   else "leads out of the session's folder")
+            lines.append(f"{where}[{i}] '{printable_name(written)}' {how} '{printable_name(folder)}': "
+                         f"it opens '{printable_name(opened)}'")
+    return tuple(lines)

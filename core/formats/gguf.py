@@ -58,6 +58,7 @@ GGML_TYPES: dict[int, tuple[str, int, int, str | None]] = {
     29: ("IQ1_M", 256, 56, None), 30: ("BF16", 1, 2, "bfloat16"), 34: ("TQ1_0", 256, 54, None),
     35: ("TQ2_0", 256, 66, None), 39: ("MXFP4", 32, 17, None),
 }
+_BLOCK_OF = {name: (code, block) for code, (name, block, _, _) in GGML_TYPES.items()}
 _MAX_DIMS = 4          # GGML_MAX_DIMS
 _MAX_NESTING = 4       # arrays of arrays of ... in key/values
 _CHUNK = 1 << 20
@@ -314,18 +315,31 @@ def dequantize(source: FileSource, entry: TensorEntry, index: int = 0) -> np.nda
             "'tensor-inspector[gguf]'); meanwhile --dtype uint8 shows its raw blocks",
             field="tensor") from None
     values_shape = entry.shape
+    block = int(_BLOCK_OF.get(str(quant), (0, 1))[1])
+    where = f"the gguf file '{printable_name(source.paths[index])}', tensor '{entry.name}' ({quant})"
+    if not values_shape or values_shape[-1] % block or math.prod(values_shape) == 0:
+        raise ContainerError(
+            f"{where}: its shape {values_shape} has no whole blocks of {block} values to "
+            "dequantize (a 0-d or empty quantized tensor is a corrupt tensor info; look at its "
+            "bytes with dtype uint8)", field="tensor")
     check_copy_budget(entry.nbytes + math.prod(values_shape) * 4,
                       f"dequantizing '{entry.name}' ({quant}) to float32",
                       "dequantize a smaller tensor", field="tensor")
-    raw = np.frombuffer(source.bytes_at(index, entry.offset, entry.nbytes), dtype=np.uint8)
-    if raw.size != entry.nbytes:
+    if entry.offset + entry.nbytes > source.file_size(index):
         raise ContainerError(
             f"the gguf file '{printable_name(source.paths[index])}' at byte {entry.offset}: tensor "
-            f"'{entry.name}' has {raw.size} of its {entry.nbytes} bytes (the file is truncated)",
-            field="tensor")
-    blocks = raw.reshape(values_shape[:-1] + (-1,)) if values_shape else raw  # one row of blocks per row
-    values = gguf_dequantize(blocks, GGMLQuantizationType[str(quant)])
-    return np.asarray(values, dtype=np.float32).reshape(values_shape)
+            f"'{entry.name}' needs {entry.nbytes} bytes past the end of the file (the file is "
+            "truncated)", field="tensor")
+    # read_exact: pread, never the map; a file cut meanwhile is "changed on disk".
+    raw = np.frombuffer(source.read_exact(index, entry.offset, entry.nbytes, f"tensor '{entry.name}'"),
+                        dtype=np.uint8)
+    blocks = raw.reshape(values_shape[:-1] + (-1,))  # one row of blocks per row
+    try:
+        values = gguf_dequantize(blocks, GGMLQuantizationType[str(quant)])
+        return np.asarray(values, dtype=np.float32).reshape(values_shape)
+    except (ValueError, KeyError, NotImplementedError, MemoryError) as error:
+        raise ContainerError(f"{where}: the gguf package could not dequantize it ({str(error)[:160]}); "
+                             "look at its bytes with dtype uint8", field="tensor") from None
 
 
 def gguf_values(source: FileSource, entry: TensorEntry) -> EntryValues:

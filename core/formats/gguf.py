@@ -20,8 +20,11 @@ Rules:
   ``dtype="uint8"`` over the entry's offset and length shows the raw blocks.
 
 Reading: the header is parsed here through :class:`~core.formats.reader.HeaderReader`, in
-chunks (bounded by ``HEADER_LIMIT``); every count and string length is checked against the
-bytes left in the file before anything is allocated or looped over. The ``gguf`` package's
+chunks (bounded by ``HEADER_LIMIT``; ``pread`` copies, never the map, so a file cut meanwhile
+is "changed on disk"); every count and string length is checked against the bytes left in the
+file before anything is allocated or looped over, so every walk is bounded by the file's size.
+At most :func:`~core.formats.reader.entry_limit` tensors are kept (the memory budget); the
+infos after them are walked, not kept, and counted in a problem ("N more tensors not listed"). The ``gguf`` package's
 ``GGUFReader`` was not used for listing: it opens the file itself (a second ``np.memmap``,
 outside our one read-only source), decodes every key/value array into numpy objects (a
 150,000-token vocabulary on each listing) and trusts the header's counts.
@@ -38,7 +41,7 @@ from core.budget import check_copy_budget
 from core.errors import ContainerError
 from core.files.sources import FileSource
 from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
-from core.formats.reader import HeaderReader
+from core.formats.reader import HeaderReader, entry_limit, not_listed
 from core.text.names import printable_name
 
 __all__ = ["FORMAT", "GGML_TYPES", "dequantize", "gguf_values", "list_gguf", "sniff"]
@@ -232,6 +235,7 @@ def list_gguf(reader: HeaderReader) -> ContainerListing:
         raise reader.error(f"the header claims {tensor_count} tensors, more than the file can "
                            "hold", 8, _FIX)
     infos = []
+    limit = entry_limit()  # infos past it are walked (they place the data section), not kept
     for index in range(tensor_count):
         start = cursor.pos
         name = cursor.string(f"tensor {index} name")
@@ -241,11 +245,13 @@ def list_gguf(reader: HeaderReader) -> ContainerListing:
         dims = tuple(cursor.number("Q", f"tensor '{name}' dims") for _ in range(n_dims))
         code = cursor.number("I", f"tensor '{name}' type")
         offset = cursor.number("Q", f"tensor '{name}' offset")
-        infos.append((name, dims, code, offset, start))
+        if index < limit:
+            infos.append((name, dims, code, offset, start))
     data_start = -(-cursor.pos // alignment) * alignment
     metadata["data section"] = f"from byte {data_start} (alignment {alignment})"
     entries = tuple(_entry(reader, order, data_start, *info) for info in infos)
-    return ContainerListing("gguf", reader.path, entries, metadata)
+    problems = (not_listed(tensor_count - len(infos), "tensors"),) if tensor_count > len(infos) else ()
+    return ContainerListing("gguf", reader.path, entries, metadata, problems)
 
 
 def _entry(reader: HeaderReader, order: str, data_start: int, name: str, dims: tuple[int, ...],

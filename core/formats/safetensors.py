@@ -83,7 +83,7 @@ def list_safetensors(reader: HeaderReader) -> ContainerListing:
     if length > HEADER_LIMIT:
         raise reader.error(
             f"the header length says {length} bytes, more than the {HEADER_LIMIT:,} bytes a "
-            "header may have (the safetensors reader's own limit)", 0,
+            "header may have", 0,
             "the file is corrupt or not safetensors; open it as raw bytes with an explicit offset")
     reader.limit = max(reader.limit, 8 + length)
     check_copy_budget(length * PARSE_FACTOR, f"parsing the {length:,}-byte safetensors header",

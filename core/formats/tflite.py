@@ -96,7 +96,7 @@ class _StructureError(Exception):
         self.offset = offset
 
 
-class _WalkLimit(Exception):
+class _WalkLimitError(Exception):
     """The walk took more steps than the file's size allows: its tables are shared (a DAG)."""
 
 
@@ -107,7 +107,7 @@ class _Flat:
 
     Budget: every table read and every element of a vector walked is a step; a file whose
     structures are not shared holds at most one 4-byte item per 4 bytes, so more than
-    ``size // 4 + 1024`` steps means shared tables walked again and again: :class:`_WalkLimit`.
+    ``size // 4 + 1024`` steps means shared tables walked again and again: :class:`_WalkLimitError`.
     """
 
     PAGE = 16 << 10
@@ -122,7 +122,7 @@ class _Flat:
     def step(self, count: int = 1) -> None:
         self.steps += count
         if self.steps > self.max_steps:
-            raise _WalkLimit()
+            raise _WalkLimitError()
 
     def _page(self, number: int) -> bytes:
         page = self._pages.get(number)
@@ -291,7 +291,7 @@ def list_tflite(reader: HeaderReader) -> ContainerListing:
     except _StructureError as bad:
         raise reader.error(str(bad), bad.offset, "the file is not a valid TFLite model; open it "
                            "as raw bytes with an explicit offset and dtype") from None
-    except _WalkLimit:
+    except _WalkLimitError:
         raise reader.error(_walk_message(flat), 0, "the file is not a valid TFLite model; open "
                            "it as raw bytes with an explicit offset and dtype") from None
     entries: list[TensorEntry] = []
@@ -328,7 +328,7 @@ def list_tflite(reader: HeaderReader) -> ContainerListing:
                     entry = _renamed(entry, f"{entry.name} (tensor {index})")
                 names.add(entry.name)
                 entries.append(entry)
-    except _WalkLimit:
+    except _WalkLimitError:
         problems.append(reader.error(_walk_message(flat) + f"; {len(entries)} tensors listed, "
                                      "the rest not").message)
     if left_out:

@@ -30,7 +30,7 @@ from core.formats.registry import list_file
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "core" / "formats"))
-import containers  # noqa: E402
+import containers
 
 tflite_test = containers.load_test_module("test_tflite")
 gguf_test = containers.load_test_module("test_gguf")

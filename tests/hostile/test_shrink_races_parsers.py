@@ -20,12 +20,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import core  # noqa: E402
+import core
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE = str(Path(core.__file__).resolve().parents[1])  # the code under test (PYTHONPATH's)
 sys.path.insert(0, str(ROOT / "tests" / "core" / "formats"))
-import containers  # noqa: E402  (the format tests' writers)
+import containers
 
 SCRIPT = r"""
 import os, shutil, sys, threading

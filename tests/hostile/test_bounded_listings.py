@@ -174,3 +174,20 @@ def test_dequantizing_a_gguf_tensor_with_a_zero_dimension_is_a_message(tmp_path)
         f"the gguf file '{path}', tensor 'q' (Q8_0): its shape (0, 32) has no whole blocks of 32 "
         "values to dequantize (a 0-d or empty quantized tensor is a corrupt tensor info; look at "
         "its bytes with dtype uint8)")
+
+
+def test_the_tensors_dock_says_how_many_tensors_were_not_listed(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtCore import QSettings
+
+    from inspector.main_window import MainWindow
+    from inspector.state.settings_store import SettingsStore
+
+    monkeypatch.setattr(core.budget, "COPY_BUDGET_BYTES", 16)
+    tensors = [(f"t{i}", np.full((2,), i, np.float32), None) for i in range(1003)]
+    path = gguf_test.write_gguf(tmp_path / "many.gguf", tensors=tensors)
+    window = MainWindow(SettingsStore(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)))
+    qtbot.addWidget(window)
+    assert window.open_paths([path])
+    assert len(window.document.container.entries) == 1000
+    problems = window.tensors_panel.problems
+    assert problems.isVisibleTo(window) and "3 more tensors not listed" in problems.text()

@@ -171,6 +171,27 @@ class Source:
         start = max(int(offset), 0)
         return bytes(data[start:start + max(int(nbytes), 0)])
 
+    def read_exact(self, index: int, offset: int, nbytes: int, what: str = "bytes") -> bytes:
+        """A copy of exactly ``nbytes`` bytes of file ``index`` from ``offset`` (the guarded read
+        for parsers: a short read is an error, never zeros or a fault).
+
+        Here (buffers in memory) a slice of the buffer; :class:`FileSource` reads its files with
+        ``pread`` and never touches the map.
+
+        Raises
+        ------
+        SourceError
+            The range is not inside the buffer as opened, the buffer shrank, or the source was
+            closed.
+        """
+        data = self.data(index)
+        start, count = int(offset), int(nbytes)
+        if start < 0 or count < 0 or start + count > data.size:
+            raise SourceError(f"{what} ({count} bytes from byte {start}) is not inside "
+                              f"'{printable_name(self.paths[index])}' ({data.size} bytes)",
+                              field="files")
+        return bytes(data[start:start + count])
+
     @property
     def npy(self) -> NpyHeader | None:
         """The common ``.npy`` header when every file is a ``.npy`` with the same dtype, byte
@@ -382,6 +403,60 @@ class FileSource(Source):
             self.close()
             raise
 
+    def bytes_at(self, index: int, offset: int, nbytes: int) -> bytes:
+        """A copy of up to ``nbytes`` bytes of file ``index`` from ``offset`` (fewer at its end).
+
+        Read with ``pread`` on the descriptor of the file as opened (a file replaced on disk
+        still reads its old bytes), never through the map, so a file cut meanwhile cannot fault:
+        bytes that were inside the file at open but are gone now read as zeros (what the map
+        shows after :func:`~core.files.shrink_guard.zero_fill_past`), and the shrink guard
+        protects the map (one ``fstat``). Negative ``offset`` / ``nbytes`` count as 0.
+
+        Raises
+        ------
+        SourceError
+            The source was closed.
+        IndexError
+            ``index`` is not a file of the source.
+        """
+        self.data(index)  # closed / index checks
+        size = self.files[index].size
+        start = min(max(int(offset), 0), size)
+        count = min(max(int(nbytes), 0), size - start)
+        got = _pread_all(self._fds[index], start, count)
+        if len(got) < count:
+            self.shrink_guard.protect(index)
+            got += bytes(count - len(got))
+        return got
+
+    def read_exact(self, index: int, offset: int, nbytes: int, what: str = "bytes") -> bytes:
+        """Exactly ``nbytes`` bytes of file ``index`` from ``offset``, read with ``pread`` in
+        chunks of at most :data:`READ_CHUNK` bytes (the one guarded read of parsers: the map is
+        never touched, so a file cut meanwhile gives "changed on disk", not ``SIGBUS``).
+
+        Raises
+        ------
+        SourceError
+            The range is not inside the file as opened, the file is now shorter than the range
+            (``'x' changed on disk ... (reload it)``), or the source was closed.
+        """
+        self.data(index)
+        size = self.files[index].size
+        start, count = int(offset), int(nbytes)
+        if start < 0 or count < 0 or start + count > size:
+            raise SourceError(f"{what} ({count} bytes from byte {start}) is not inside "
+                              f"'{printable_name(self.paths[index])}' ({size} bytes)",
+                              field="files")
+        got = _pread_all(self._fds[index], start, count)
+        if len(got) < count:
+            message = self.shrink_guard.protect(index)
+            now = _size_now(self._fds[index])
+            raise SourceError(
+                message or f"'{printable_name(self.paths[index])}' changed on disk while being "
+                f"read: it is now {now} bytes, and byte {start + len(got)} is gone (reload it)",
+                field="files")
+        return got
+
     def mapped_ranges(self) -> tuple[MappedRange, ...]:
         """The maps of the files (empty files have none), for :class:`core.scan.blocks.BlockReader`."""
         if self.closed:
@@ -446,6 +521,34 @@ class FileSource(Source):
 
     def __repr__(self) -> str:
         return f"FileSource({list(self.paths)!r})"
+
+
+#: Largest single ``pread`` of :meth:`FileSource.read_exact` (a 100 MB header is read in chunks).
+READ_CHUNK = 8 << 20
+
+
+def _pread_all(fd: int, offset: int, count: int) -> bytes:
+    """Up to ``count`` bytes from ``offset`` (fewer only at the end of the file), in chunks."""
+    parts = []
+    done = 0
+    while done < count:
+        try:
+            chunk = os.pread(fd, min(count - done, READ_CHUNK), offset + done)
+        except OSError as error:
+            raise SourceError(f"reading byte {offset + done} failed: {error.strerror or error} "
+                              "(reload the file)", field="files") from None
+        if not chunk:
+            break
+        parts.append(chunk)
+        done += len(chunk)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _size_now(fd: int) -> int | str:
+    try:
+        return os.fstat(fd).st_size
+    except OSError:
+        return "unknown"
 
 
 def elements_layout(source: Source, elements: object, offset: object = None,

@@ -43,6 +43,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -53,7 +54,6 @@ from PySide6.QtCore import QObject, Signal
 from core.errors import DEBUG_VARIABLE, ContainerError, CoreError, ErrorReport, SourceError, describe_error
 from core.files.file_change import ChangeReport
 from core.files.memory import open_memory
-from core.formats import reader as header_reader
 from core.formats.entry import ContainerListing, TensorEntry, find_entry
 from core.formats.listing_control import ListingCancelled, ListingControl, controlled
 from core.formats.reader import HeaderReader
@@ -73,6 +73,9 @@ from inspector.state.view_options import ViewOptionsModel
 #: How long opening a file waits for its listing before showing the file as raw bytes and going
 #: on listing in the background (seconds).
 LISTING_GRACE_S = 0.3
+
+#: How often a background listing reports the header bytes it has read (seconds).
+PROGRESS_INTERVAL_S = 0.1
 
 
 class Document(QObject):
@@ -634,9 +637,18 @@ class Document(QObject):
             return None, None
         outcome: list = []
         ended = threading.Event()
+        counted = [0]  # header bytes read, written by the worker, read on progress signals
+        last = [0.0, 0]
 
         def work(progress, cancelled):  # on the worker: no widget, no signal of ours
-            control = ListingControl(lambda n: progress(n, header_reader.HEADER_LIMIT), cancelled)
+            def report(nbytes: int) -> None:
+                counted[0] = nbytes
+                now = time.monotonic()
+                if now - last[0] >= PROGRESS_INTERVAL_S:  # a few signals a second, however small the reads
+                    last[0], last[1] = now, (last[1] + 1) % 1000
+                    progress(last[1], 1000)  # a new step each time (the task throttles by steps)
+
+            control = ListingControl(report, cancelled)
             with controlled(control):
                 found = _listing(pipeline)
             if control.cancelled:  # a parser that turned the cancel into a problem
@@ -652,7 +664,7 @@ class Document(QObject):
             return outcome[0]
         self._listing_task, self._listing_bytes, self._listing_status = task, 0, ""
         self._listing_params = params
-        task.progressChanged.connect(lambda done, _total, t=task: self._on_listing_progress(t, done))
+        task.progressChanged.connect(lambda _step, _total, t=task: self._on_listing_progress(t, counted[0]))
         task.succeeded.connect(lambda found, t=task: self._on_listing_ended(t, found))
         task.failed.connect(lambda error, t=task: self._on_listing_ended(t, (None, describe_error(error))))
         task.cancelled.connect(lambda t=task: self._on_listing_ended(t, None))

@@ -22,7 +22,7 @@ from core.errors import Cancelled, CoreError
 __all__ = ["ListingCancelled", "ListingControl", "check", "controlled"]
 
 
-class ListingCancelled(Cancelled, CoreError):
+class ListingCancelled(Cancelled, CoreError):  # noqa: N818 (a signal to stop, as Cancelled)
     """The user cancelled a listing (``"listing cancelled"``); a :class:`core.errors.Cancelled`
     (background tasks report it as cancelled) and a :class:`core.errors.CoreError`."""
 

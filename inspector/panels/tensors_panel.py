@@ -52,6 +52,10 @@ COLUMNS = ("name", "type", "shape", "kind", "offset", "bytes", "notes")
 #: 400,000 tensors would take the GUI thread seconds.
 SIZED_ROWS = 200
 
+#: Rows the tree is given at a time (Qt's ``fetchMore``: more as it scrolls to the end), so
+#: showing a listing never lays out 400,000 rows on the GUI thread.
+FETCH_ROWS = 1000
+
 _SELECTABLE = Qt.ItemIsEnabled | Qt.ItemIsSelectable
 _GREYED = Qt.ItemIsEnabled
 
@@ -93,12 +97,15 @@ class TensorsModel(QAbstractItemModel):
     """Root row: the container (format and file); its children: the entries that match the filter.
 
     An index's internal id is 0 for the root row and ``i + 1`` for entry ``i`` of the listing.
+    The tree gets the matching rows :data:`FETCH_ROWS` at a time (``canFetchMore`` /
+    ``fetchMore``); the root row counts them all.
     """
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._listing: ContainerListing | None = None
         self._rows: list[int] = []  # listing indices shown, in order
+        self._loaded = 0  # how many of them the tree has been given
         self._readable: list[bool] = []  # per listing index (flags() is asked for every row)
         self.any_opens_in_new_window = False  # an entry is readable, not a view of the open file
         self._filter = ""
@@ -111,12 +118,14 @@ class TensorsModel(QAbstractItemModel):
         self.any_opens_in_new_window = listing is not None and any(
             readable and not e.local_view for readable, e in zip(self._readable, listing.entries))
         self._rows = self._matching()
+        self._loaded = min(len(self._rows), FETCH_ROWS)
         self.endResetModel()
 
     def set_filter(self, text: str) -> None:
         self.beginResetModel()
         self._filter = text.strip().lower()
         self._rows = self._matching()
+        self._loaded = min(len(self._rows), FETCH_ROWS)
         self.endResetModel()
 
     def _matching(self) -> list[int]:
@@ -135,8 +144,24 @@ class TensorsModel(QAbstractItemModel):
             return QModelIndex()
         for row, i in enumerate(self._rows):
             if self._listing.entries[i] is entry:
+                self._load_through(row)
                 return self.index(row, 0, self.index(0, 0))
         return QModelIndex()
+
+    def _load_through(self, row: int) -> None:
+        """Give the tree the rows up to ``row`` (a row chosen beyond those it has)."""
+        if row >= self._loaded:
+            last = min(len(self._rows), (row // FETCH_ROWS + 1) * FETCH_ROWS) - 1
+            self.beginInsertRows(self.index(0, 0), self._loaded, last)
+            self._loaded = last + 1
+            self.endInsertRows()
+
+    def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> bool:
+        return parent.isValid() and parent.internalId() == 0 and self._loaded < len(self._rows)
+
+    def fetchMore(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> None:
+        if self.canFetchMore(parent):
+            self._load_through(self._loaded)
 
     # -- QAbstractItemModel -------------------------------------------------------------
     def index(self, row: int, column: int, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> QModelIndex:
@@ -144,7 +169,7 @@ class TensorsModel(QAbstractItemModel):
             return QModelIndex()
         if not parent.isValid():
             return self.createIndex(row, column, 0) if row == 0 else QModelIndex()
-        if parent.internalId() == 0 and 0 <= row < len(self._rows):
+        if parent.internalId() == 0 and 0 <= row < self._loaded:
             return self.createIndex(row, column, self._rows[row] + 1)
         return QModelIndex()
 
@@ -159,7 +184,7 @@ class TensorsModel(QAbstractItemModel):
         if not parent.isValid():
             return 1
         if parent.internalId() == 0 and parent.column() == 0:
-            return len(self._rows)
+            return self._loaded
         return 0
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:

@@ -264,7 +264,7 @@ class MainWindow(QMainWindow):
             slice_text = remembered_slice if slice_text is None else slice_text
         ok = self.document.open_files(paths, params, slice_text or "")
         if ok and params is None and self.settings.guess_banner_enabled() and self.document.container is None \
-                and self.document.pipeline.source.npy is None:
+                and not self.document.listing_running and self.document.pipeline.source.npy is None:
             self.guess_banner.offer(paths[0])  # a raw file, nothing remembered: offer a guess
         if ok and remember:
             for path in paths:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import core.budget
 from core.errors import ContainerError
 from core.files.sources import FileSource
+from core.formats import listing_control
 from core.text.names import printable_name
 
 __all__ = ["ENTRY_BYTES", "HEADER_LIMIT", "HeaderReader", "entry_limit", "not_listed"]
@@ -81,7 +82,10 @@ class HeaderReader:
         ContainerError
             The range reaches past the end of the file (a truncated or corrupt container), or
             the listing would read more than :data:`HEADER_LIMIT` bytes.
+        ListingCancelled
+            The listing runs under a cancelled :mod:`core.formats.listing_control` control.
         """
+        listing_control.check(nbytes)  # progress and cancel of a listing run by the window
         if offset < 0 or nbytes < 0 or offset + nbytes > self.size:
             raise self.error(
                 f"the {what} ({nbytes} bytes from byte {offset}) reaches past the end of the "

@@ -31,7 +31,8 @@ import numpy as np
 from core.dtypes.table import TypeRow, type_row
 from core.text.figures import format_correlation, format_factor, format_percentage
 
-__all__ = ["GUESS_TYPES", "TypeEvidence", "item_phase", "score_types", "typed_values"]
+__all__ = ["CHANNEL_MARGIN", "GUESS_TYPES", "HALF_SMOOTHNESS", "MAX_CHANNELS", "TINY_HALF_FLOAT", "TypeEvidence",
+           "halves_as_channels", "interleaved_channels", "item_phase", "score_types", "typed_values"]
 
 #: Types a guess considers (engine names), with their prior.
 GUESS_TYPES: dict[str, float] = {
@@ -42,6 +43,14 @@ GUESS_TYPES: dict[str, float] = {
 _PLAUSIBLE_MAGNITUDES = {2: (1e-30, 1e30), 4: (1e-30, 1e30), 8: (1e-200, 1e200)}
 #: Items scored per candidate (enough for stable measures, few enough to stay fast).
 MAX_ITEMS = 8192
+#: Most interleaved channels looked for (stereo 2, RGB 3, RGBA 4, columns of a log).
+MAX_CHANNELS = 9
+#: Smoothness a lag must gain over lag 1 to be channels.
+CHANNEL_MARGIN = 0.08
+#: Smoothness each half of a wide integer must have to read as two channels.
+HALF_SMOOTHNESS = 0.5
+#: A 2-byte float whose 99th percentile magnitude is below this reads small integers' bits.
+TINY_HALF_FLOAT = 2.0 ** -6
 
 
 @dataclass(frozen=True)
@@ -71,6 +80,8 @@ class TypeEvidence:
     concentration: float
     implausible: float
     reasons: tuple[str, ...]
+    channels: int = 1
+    channel_gain: float = 0.0
 
 
 def _entropy(values: np.ndarray) -> float:
@@ -131,20 +142,75 @@ def _native(values: np.ndarray) -> np.ndarray:
     return values.astype(values.dtype.newbyteorder("="))
 
 
-def _smoothness(values: np.ndarray, lag: int) -> float:
-    """1 - (mean rank distance of neighbours ``lag`` apart) / (that of a random pair).
-
-    Ranks are a permutation of 0..n-1 (ties in file order, so a constant run counts as smooth);
-    two random distinct ranks lie (n + 1) / 3 apart on average.
-    """
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks, a permutation of 0..n-1 (ties in file order, so a constant run counts as smooth)."""
     n = values.size
-    if n < 4 * lag + 4:
-        return 0.0
     order = np.argsort(values.ravel(), kind="stable")
     ranks = np.empty(n, dtype=np.float64)
     ranks[order] = np.arange(n, dtype=np.float64)
+    return ranks
+
+
+def _lag_smoothness(ranks: np.ndarray, lag: int) -> float:
+    n = ranks.size
+    if n < 4 * lag + 4:
+        return 0.0
     near = np.abs(ranks[lag:] - ranks[:-lag]).mean()
     return float(1.0 - near / ((n + 1) / 3))
+
+
+def _smoothness(values: np.ndarray, lag: int) -> float:
+    """1 - (mean rank distance of neighbours ``lag`` apart) / (that of a random pair).
+
+    Two random distinct ranks lie (n + 1) / 3 apart on average.
+    """
+    return _lag_smoothness(_ranks(values), lag)
+
+
+def interleaved_channels(values: np.ndarray) -> tuple[int, float, float]:
+    """(channels, smoothness at that lag, smoothness at lag 1) of real ``values``.
+
+    Interleaved channels (stereo samples, RGB pixels, columns of a log) make a value closer to
+    the one ``channels`` items on than to its neighbour: the lag from 2 to :data:`MAX_CHANNELS`
+    with the best smoothness counts when it beats lag 1 by :data:`CHANNEL_MARGIN`; a divisor of
+    it that is nearly as smooth is preferred (its multiples are smooth too). Else 1 channel.
+    """
+    ranks = _ranks(values)
+    by_lag = {lag: _lag_smoothness(ranks, lag) for lag in range(1, MAX_CHANNELS + 1)}
+    best = max(range(2, MAX_CHANNELS + 1), key=lambda lag: by_lag[lag])
+    if by_lag[best] - by_lag[1] < CHANNEL_MARGIN:
+        return 1, by_lag[1], by_lag[1]
+    for divisor in range(2, best):
+        if best % divisor == 0 and by_lag[divisor] >= by_lag[best] - 0.03:
+            best = divisor
+            break
+    return best, by_lag[best], by_lag[1]
+
+
+def _split_halves(values: np.ndarray, row: TypeRow) -> tuple[np.ndarray, np.ndarray]:
+    """The low and high halves of integer ``values`` (native order), as signed integers."""
+    half = row.itemsize // 2
+    unsigned = _native(values).view(_unsigned(row.itemsize))
+    bits = np.uint64(8 * half)
+    mask = np.uint64((1 << (8 * half)) - 1)
+    wide = unsigned.astype(np.uint64)
+    low = (wide & mask).astype(_unsigned(half)).view(f"i{half}")
+    high = ((wide >> bits) & mask).astype(_unsigned(half)).view(f"i{half}")
+    return low, high
+
+
+def halves_as_channels(values: np.ndarray, row: TypeRow) -> bool:
+    """Whether integer ``values`` of 2 to 8 bytes are two interleaved narrower channels: each half
+    read on its own is smooth (:data:`HALF_SMOOTHNESS`), and the high half is not a carry (a
+    wide number's high half moves by 0 or 1 between neighbours whose low halves are smooth)."""
+    if row.kind not in ("int", "uint") or row.itemsize < 2 or values.size < 64:
+        return False
+    low, high = _split_halves(values, row)
+    smooth_low = max(_smoothness(low.astype(np.float64), 1),
+                     _smoothness(low.view(_unsigned(low.dtype.itemsize)).astype(np.float64), 1))
+    smooth_high = _smoothness(high.astype(np.float64), 1)
+    carries = float(np.mean(np.abs(np.diff(high.astype(np.int64))) <= 1))
+    return smooth_low >= HALF_SMOOTHNESS and smooth_high >= HALF_SMOOTHNESS and carries < 0.9
 
 
 def _float_measures(values: np.ndarray, row: TypeRow) -> tuple[float, float, int]:
@@ -195,8 +261,25 @@ def score_types(body: bytes, body_offset: int) -> list[TypeEvidence]:
                 if evidence is not None:
                     out.append(evidence)
         _squeezed_half_floats(out, data, phases)
+        _complex_pairs(out)
     out.sort(key=lambda e: -e.score)
     return out
+
+
+def _complex_pairs(out: list[TypeEvidence]) -> None:
+    """Two interleaved float channels are also complex values. When the complex reading is smooth
+    (each part close to the same part of the next value: in-phase and quadrature parts that
+    do not follow each other, unlike stereo or two columns), the float reading loses its channel
+    gain and the complex type decides as it would without channels."""
+    for i, e in enumerate(out):
+        if e.channels != 2 or type_row(e.dtype).kind != "float":
+            continue
+        twin = next((c for c in out if c.little_endian == e.little_endian and type_row(c.dtype).part is not None
+                     and type_row(c.dtype).part.name == e.dtype), None)
+        if twin is not None and twin.smoothness >= 0.5 * e.smoothness:
+            out[i] = replace(e, score=e.score - e.channel_gain, channels=1, channel_gain=0.0,
+                             reasons=(*e.reasons, f"the pairs read as {twin.dtype} values as well (their parts "
+                                                  "do not follow each other)"))
 
 
 def _squeeze(values: np.ndarray) -> float:
@@ -256,17 +339,40 @@ def _score_one(data: np.ndarray, body_offset: int, dtype: str, little: bool, sta
             if half is not None and half < 0.02:
                 score -= 2.0
                 reasons.append("each 4-byte half reads as a plausible float32 (float32 pairs?)")
+        if row.itemsize == 2 and not complex_type:
+            magnitudes = np.abs(values.astype(np.float64))
+            magnitudes = magnitudes[np.isfinite(magnitudes)]
+            if magnitudes.size and float(np.quantile(magnitudes, 0.99)) < TINY_HALF_FLOAT:
+                # The few exponents are those of small integers' high bits: not evidence.
+                score -= 1.0 + 4 * max(concentration, 0.0)
+                reasons.append(f"nearly every value is below {TINY_HALF_FLOAT:g}: the bits of small "
+                               "unsigned integers?")
     else:
         smooth = _smoothness(values.astype(np.float64), 1)
         concentration, used_bits = _int_measures(values, row)
+        if halves_as_channels(values, row):
+            score -= 2.5
+            reasons.append(f"each {row.itemsize // 2}-byte half reads as its own smooth signal "
+                           "(two interleaved channels?)")
         bad = 0.0
         reasons.append(f"values use about {used_bits} of {row.stored_bits} bits")
         if row.kind == "int" and values.min() >= 0:
             score -= 0.15
             reasons.append("no negative values")
+    channels, channel_gain = 1, 0.0
     if not complex_type:
         reasons.insert(0, f"neighbouring values {'are close' if smooth > 0.3 else 'look unrelated'} "
                           f"(smoothness {format_correlation(smooth)})")
+        with np.errstate(all="ignore"):
+            real = values.astype(np.float64)
+        if np.isfinite(real).all():
+            channels, smooth_c, smooth_1 = interleaved_channels(real)
+            if channels > 1:
+                channel_gain = 6 * (smooth_c - smooth_1)
+                smooth = smooth_c
+                reasons.insert(1, f"each value is closest to the one {channels} items on (smoothness "
+                                  f"{format_correlation(smooth_c)}): {channels} interleaved channels")
     score += 6 * smooth + 4 * max(concentration, 0.0) - 12 * bad
     phase = (body_offset + start) % row.itemsize
-    return TypeEvidence(dtype, little, phase, score, smooth, concentration, bad, tuple(reasons))
+    return TypeEvidence(dtype, little, phase, score, smooth, concentration, bad, tuple(reasons), channels,
+                        channel_gain)

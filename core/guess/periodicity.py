@@ -54,15 +54,18 @@ def autocorrelation(values: np.ndarray) -> np.ndarray | None:
     return corr / np.arange(n, 0, -1) / (corr[0] / n)
 
 
-def row_width(corr: np.ndarray | None, item_count: int) -> tuple[int, float] | None:
+def row_width(corr: np.ndarray | None, item_count: int, multiple: int = 1,
+              min_width: int = MIN_WIDTH) -> tuple[int, float] | None:
     """(row width, its correlation) from :func:`autocorrelation` of the body sample when the
-    data is rows of ``item_count`` items in all, else None."""
+    data is rows of ``item_count`` items in all, else None. Rows of pixels of interleaved channels
+    are looked for among multiples of ``multiple`` from ``min_width`` items (the channels' own lag
+    and its small multiples peak too)."""
     if corr is None:
         return None
     n = corr.size
     best: list[tuple[int, float, float]] = []
-    for width in divisors_between(item_count, MIN_WIDTH, n // 4):
-        if width >= item_count:
+    for width in divisors_between(item_count, max(min_width, MIN_WIDTH), n // 4):
+        if width >= item_count or width % multiple:
             continue
         here, left, right = corr[width], corr[width - 1], corr[width + 1]
         prominence = here - max(left, right)

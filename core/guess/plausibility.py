@@ -167,7 +167,7 @@ def _smoothness(values: np.ndarray, lag: int) -> float:
     return _lag_smoothness(_ranks(values), lag)
 
 
-def interleaved_channels(values: np.ndarray) -> tuple[int, float, float]:
+def interleaved_channels(values: np.ndarray, ranks: np.ndarray | None = None) -> tuple[int, float, float]:
     """(channels, smoothness at that lag, smoothness at lag 1) of real ``values``.
 
     Interleaved channels (stereo samples, RGB pixels, columns of a log) make a value closer to
@@ -175,7 +175,7 @@ def interleaved_channels(values: np.ndarray) -> tuple[int, float, float]:
     with the best smoothness counts when it beats lag 1 by :data:`CHANNEL_MARGIN`; a divisor of
     it that is nearly as smooth is preferred (its multiples are smooth too). Else 1 channel.
     """
-    ranks = _ranks(values)
+    ranks = _ranks(values) if ranks is None else ranks
     by_lag = {lag: _lag_smoothness(ranks, lag) for lag in range(1, MAX_CHANNELS + 1)}
     best = max(range(2, MAX_CHANNELS + 1), key=lambda lag: by_lag[lag])
     if by_lag[best] - by_lag[1] < CHANNEL_MARGIN:
@@ -277,7 +277,7 @@ def _complex_pairs(out: list[TypeEvidence]) -> None:
         twin = next((c for c in out if c.little_endian == e.little_endian and type_row(c.dtype).part is not None
                      and type_row(c.dtype).part.name == e.dtype), None)
         if twin is not None and twin.smoothness >= 0.5 * e.smoothness:
-            out[i] = replace(e, score=e.score - e.channel_gain, channels=1, channel_gain=0.0,
+            out[i] = replace(e, score=e.score - e.channel_gain, channel_gain=0.0,
                              reasons=(*e.reasons, f"the pairs read as {twin.dtype} values as well (their parts "
                                                   "do not follow each other)"))
 
@@ -321,7 +321,11 @@ def _score_one(data: np.ndarray, body_offset: int, dtype: str, little: bool, sta
     complex_type = row.kind == "complex"
     if row.kind in ("float", "complex"):
         stream = _parts(values, row) if complex_type else values
-        smooth = _smoothness(stream if complex_type else stream.astype(np.float64), 2 if complex_type else 1)
+        if complex_type:
+            smooth = _smoothness(stream, 2)
+        else:
+            ranks = _ranks(stream.astype(np.float64))
+            smooth = _lag_smoothness(ranks, 1)
         if complex_type:
             flat = _smoothness(stream, 1)
             smooth = smooth - max(flat, 0.0)
@@ -348,9 +352,10 @@ def _score_one(data: np.ndarray, body_offset: int, dtype: str, little: bool, sta
                 reasons.append(f"nearly every value is below {TINY_HALF_FLOAT:g}: the bits of small "
                                "unsigned integers?")
     else:
-        smooth = _smoothness(values.astype(np.float64), 1)
+        ranks = _ranks(values.astype(np.float64))
+        smooth = _lag_smoothness(ranks, 1)
         concentration, used_bits = _int_measures(values, row)
-        if halves_as_channels(values, row):
+        if smooth >= HALF_SMOOTHNESS and halves_as_channels(values, row):
             score -= 2.5
             reasons.append(f"each {row.itemsize // 2}-byte half reads as its own smooth signal "
                            "(two interleaved channels?)")
@@ -366,7 +371,7 @@ def _score_one(data: np.ndarray, body_offset: int, dtype: str, little: bool, sta
         with np.errstate(all="ignore"):
             real = values.astype(np.float64)
         if np.isfinite(real).all():
-            channels, smooth_c, smooth_1 = interleaved_channels(real)
+            channels, smooth_c, smooth_1 = interleaved_channels(real, ranks)
             if channels > 1:
                 channel_gain = 6 * (smooth_c - smooth_1)
                 smooth = smooth_c

@@ -388,11 +388,12 @@ def _shapes(dims, corr: np.ndarray | None, items: int, record_size: int | None, 
     out = []
     if channels > 1 and items % channels == 0:
         words = f"{channels} interleaved channels"
-        if found is not None and found[0] % channels == 0 and found[0] // channels >= MIN_PIXELS:
-            width = found[0] // channels
-            out.append(((items // found[0], width, channels), 1.3,
+        pixels = row_width(corr, items, multiple=channels, min_width=channels * MIN_PIXELS)
+        if pixels is not None:
+            width = pixels[0] // channels
+            out.append(((items // pixels[0], width, channels), 1.3,
                         f"rows of {width} pixels of {channels} channels: each value correlates with the one "
-                        f"{found[0]} items on ({format_correlation(found[1])})"))
+                        f"{pixels[0]} items on ({format_correlation(pixels[1])})"))
         out.append(((items // channels, channels), 1.0, words))
     if found is not None:
         width, correlation = found

@@ -17,7 +17,7 @@ three measures, combined as ``6 * smoothness + 4 * concentration - 12 * implausi
   floats): a wrong type or byte order shows many.
 
 Small priors prefer the common types when the evidence ties (float32 over complex64, uint8 over
-int8, a signed type only when some values are negative). Every fact about a type (its size, its
+int8, a signed type only when more than :data:`NEGATIVE_FEW` of the values are negative). Every fact about a type (its size, its
 kind, its float layout: mantissa and exponent bits, smallest normal; a complex type's part) is
 its row in the type table, :mod:`core.dtypes.table`.
 """
@@ -43,10 +43,14 @@ GUESS_TYPES: dict[str, float] = {
 _PLAUSIBLE_MAGNITUDES = {2: (1e-30, 1e30), 4: (1e-30, 1e30), 8: (1e-200, 1e200)}
 #: Items scored per candidate (enough for stable measures, few enough to stay fast).
 MAX_ITEMS = 8192
+#: Share of negative values below which a signed type counts as having none (a header's fields).
+NEGATIVE_FEW = 0.005
 #: Most interleaved channels looked for (stereo 2, RGB 3, RGBA 4, columns of a log).
 MAX_CHANNELS = 9
 #: Smoothness a lag must gain over lag 1 to be channels.
 CHANNEL_MARGIN = 0.08
+#: Share of steps of at most 1 that make a channel (a half) the carries of wider numbers.
+CARRY_SHARE = 0.9
 #: Smoothness each half of a wide integer must have to read as two channels.
 HALF_SMOOTHNESS = 0.5
 #: A 2-byte float whose 99th percentile magnitude is below this reads small integers' bits.
@@ -187,6 +191,16 @@ def interleaved_channels(values: np.ndarray, ranks: np.ndarray | None = None) ->
     return best, by_lag[best], by_lag[1]
 
 
+def _carry_channel(real: np.ndarray, channels: int) -> bool:
+    """Whether one of the integer channels moves by at most 1 between neighbours nearly always
+    (:data:`CARRY_SHARE`): it is the high part of wider numbers (their carries), not a signal."""
+    for k in range(channels):
+        steps = np.abs(np.diff(real[k::channels]))
+        if steps.size and float(np.mean(steps <= 1)) >= CARRY_SHARE:
+            return True
+    return False
+
+
 def _split_halves(values: np.ndarray, row: TypeRow) -> tuple[np.ndarray, np.ndarray]:
     """The low and high halves of integer ``values`` (native order), as signed integers."""
     half = row.itemsize // 2
@@ -210,7 +224,7 @@ def halves_as_channels(values: np.ndarray, row: TypeRow) -> bool:
                      _smoothness(low.view(_unsigned(low.dtype.itemsize)).astype(np.float64), 1))
     smooth_high = _smoothness(high.astype(np.float64), 1)
     carries = float(np.mean(np.abs(np.diff(high.astype(np.int64))) <= 1))
-    return smooth_low >= HALF_SMOOTHNESS and smooth_high >= HALF_SMOOTHNESS and carries < 0.9
+    return smooth_low >= HALF_SMOOTHNESS and smooth_high >= HALF_SMOOTHNESS and carries < CARRY_SHARE
 
 
 def _float_measures(values: np.ndarray, row: TypeRow) -> tuple[float, float, int]:
@@ -361,9 +375,13 @@ def _score_one(data: np.ndarray, body_offset: int, dtype: str, little: bool, sta
                            "(two interleaved channels?)")
         bad = 0.0
         reasons.append(f"values use about {used_bits} of {row.stored_bits} bits")
-        if row.kind == "int" and values.min() >= 0:
+        negative = float(np.mean(values < 0)) if row.kind == "int" else 0.0
+        if row.kind == "int" and negative == 0:
             score -= 0.15
             reasons.append("no negative values")
+        elif row.kind == "int" and negative < NEGATIVE_FEW:
+            score -= 0.15  # a header's fields among the sampled values, not signed data
+            reasons.append(f"almost no negative values ({format_percentage(negative)})")
     channels, channel_gain = 1, 0.0
     if not complex_type:
         reasons.insert(0, f"neighbouring values {'are close' if smooth > 0.3 else 'look unrelated'} "
@@ -372,6 +390,8 @@ def _score_one(data: np.ndarray, body_offset: int, dtype: str, little: bool, sta
             real = values.astype(np.float64)
         if np.isfinite(real).all():
             channels, smooth_c, smooth_1 = interleaved_channels(real, ranks)
+            if channels > 1 and row.kind in ("int", "uint") and _carry_channel(real, channels):
+                channels = 1
             if channels > 1:
                 channel_gain = 6 * (smooth_c - smooth_1)
                 smooth = smooth_c

@@ -40,7 +40,7 @@ import numpy as np
 
 from core.dtypes.table import type_row
 from core.files.sources import open_source
-from core.guess.headers import binary_header_end, known_layout, padded_header_end, text_header_end
+from core.guess.headers import MAX_BINARY_HEADER, binary_header_end, known_layout, padded_header_end, text_header_end
 from core.guess.names import NameHints, parse_hints
 from core.guess.periodicity import autocorrelation, record_length, row_width
 from core.guess.plausibility import GUESS_TYPES, TypeEvidence, score_types, typed_values
@@ -317,8 +317,12 @@ def _layouts(e: TypeEvidence, rank: int, sample, head: np.ndarray, body: np.ndar
             why_list.append(f"the {len(sample.head[offset:offset + 4])} bytes at the data's start repeat every "
                             f"{record[0]} bytes ({record[1]} times seen): records")
         if corr is False:
+            # A small file's body starts at its first byte: rows are looked for past any header,
+            # whose fields would outweigh the rows' steps.
+            rows_from = min(MAX_BINARY_HEADER, body.size // 8) // itemsize if sample.body_offset == 0 else 0
+            row_values = body_values[rows_from:]
             corr = None if rank >= _ROWS_FOR else autocorrelation(
-                np.abs(body_values) if body_values.dtype.kind == "c" else body_values)
+                np.abs(row_values) if row_values.dtype.kind == "c" else row_values)
         channels = e.channels if e.channels > 1 else (name_hints.channels or 1)
         shapes = _shapes(dims, corr, items, record_size, channels)
         for shape, shape_points, shape_why in shapes:

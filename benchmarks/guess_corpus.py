@@ -102,10 +102,6 @@ def _pnm_header(magic, w, h, maxval, comment):
     return (text + f"{maxval}\n").encode()
 
 
-def _name(rng, hinted, hints, plain):
-    return hints if hinted else plain
-
-
 def build_corpus(seed: int) -> list[Case]:
     rng = np.random.default_rng(seed)
     cases: list[Case] = []
@@ -180,7 +176,7 @@ def build_corpus(seed: int) -> list[Case]:
         rows, cols = int(rng.integers(2000, 8000)), int(rng.choice([3, 4, 6, 9]))
         t = np.arange(rows) / 100.0
         columns = []
-        for c in range(cols):
+        for _column in range(cols):
             scale, level = rng.choice([0.1, 1.0, 9.81, 100.0]), rng.choice([0.0, 20.0, 1013.0, -5.0])
             columns.append(level + scale * (np.sin(t * rng.uniform(0.1, 2)) + 0.05 * rng.standard_normal(rows)))
         little = i != 1
@@ -204,30 +200,27 @@ def build_corpus(seed: int) -> list[Case]:
         cases.append(Case(name, header + payload, "pnm", "uint16" if wide else "uint8", not wide, len(header),
                           (w, 3) if color else (w,)))
     # TIFF by tifffile (baseline, uncompressed, contiguous strips).
-    try:
-        import tifffile
-    except ImportError:  # pragma: no cover - the test extra installs it
-        tifffile = None
-    if tifffile is not None:
-        for i, (dtype, color) in enumerate((("uint8", False), ("uint16", False), ("uint8", True), ("float32", False),
-                                            ("uint16", False))):
-            h, w = int(rng.integers(40, 200)), int(rng.integers(40, 300))
-            little = i % 2 == 0
-            if color:
-                img = np.round(_rgb(rng, h, w)).astype(np.uint8)
-            elif dtype == "float32":
-                img = _field(rng, h, w, 6.0).astype(np.float32)
-            else:
-                scale = 257 if dtype == "uint16" else 1
-                img = np.round(np.clip(128 + 45 * _field(rng, h, w, 6.0), 0, 255) * scale).astype(dtype)
-            buffer = io.BytesIO()
-            tifffile.imwrite(buffer, img, byteorder=_order(little), photometric="rgb" if color else "minisblack",
-                             contiguous=True, metadata=None)
-            data = buffer.getvalue()
-            with tifffile.TiffFile(io.BytesIO(data)) as tif:
-                offset = tif.pages[0].dataoffsets[0]
-            name = f"micro{s}_{i}.tif" if rng.random() < 0.7 else f"micro{s}_{i}.tiff"
-            cases.append(Case(name, data, "tiff", dtype, little, int(offset), (w, 3) if color else (w,)))
+    import tifffile  # in the test extra
+
+    for i, (dtype, color) in enumerate((("uint8", False), ("uint16", False), ("uint8", True), ("float32", False),
+                                        ("uint16", False))):
+        h, w = int(rng.integers(40, 200)), int(rng.integers(40, 300))
+        little = i % 2 == 0
+        if color:
+            img = np.round(_rgb(rng, h, w)).astype(np.uint8)
+        elif dtype == "float32":
+            img = _field(rng, h, w, 6.0).astype(np.float32)
+        else:
+            scale = 257 if dtype == "uint16" else 1
+            img = np.round(np.clip(128 + 45 * _field(rng, h, w, 6.0), 0, 255) * scale).astype(dtype)
+        buffer = io.BytesIO()
+        tifffile.imwrite(buffer, img, byteorder=_order(little), photometric="rgb" if color else "minisblack",
+                         contiguous=True, metadata=None)
+        data = buffer.getvalue()
+        with tifffile.TiffFile(io.BytesIO(data)) as tif:
+            offset = tif.pages[0].dataoffsets[0]
+        name = f"micro{s}_{i}.tif" if rng.random() < 0.7 else f"micro{s}_{i}.tiff"
+        cases.append(Case(name, data, "tiff", dtype, little, int(offset), (w, 3) if color else (w,)))
     # NV12 / I420 frames named with their resolution.
     for i, (w, h) in enumerate([(640, 480), (1280, 720), (320, 240), (1920, 1080)]):
         fmt = "nv12" if i % 2 == 0 else rng.choice(["i420", "yuv420p"])

@@ -9,6 +9,7 @@ import io
 
 import numpy as np
 import pytest
+import tifffile
 
 from benchmarks.guess_corpus import TUNING_SEEDS, _depth, _field, _rgb, build_corpus, matches
 from core.guess import guess_report
@@ -146,7 +147,6 @@ def test_a_truncated_pgm_is_a_reason_and_the_raw_guess_goes_on(tmp_path):
 
 @pytest.mark.parametrize("byteorder, dtype", [("<", "uint16"), (">", "uint16"), (">", "float32"), ("<", "uint8")])
 def test_tiff_strips_give_the_exact_layout(tmp_path, byteorder, dtype):
-    tifffile = pytest.importorskip("tifffile")
     image = (np.arange(90 * 70).reshape(90, 70) % 251).astype(dtype)
     path = tmp_path / "micro.tif"
     tifffile.imwrite(path, image, byteorder=byteorder, rowsperstrip=16, metadata=None)
@@ -159,7 +159,6 @@ def test_tiff_strips_give_the_exact_layout(tmp_path, byteorder, dtype):
 
 
 def test_tiff_rgb(tmp_path):
-    tifffile = pytest.importorskip("tifffile")
     image = np.round(_rgb(np.random.default_rng(1), 50, 60)).astype(np.uint8)
     buffer = io.BytesIO()
     tifffile.imwrite(buffer, image, photometric="rgb", metadata=None)
@@ -169,7 +168,6 @@ def test_tiff_rgb(tmp_path):
 
 
 def test_a_tiled_tiff_is_a_reason(tmp_path):
-    tifffile = pytest.importorskip("tifffile")
     path = tmp_path / "tiled.tif"
     tifffile.imwrite(path, (np.arange(64 * 64).reshape(64, 64) % 200).astype(np.uint8), tile=(32, 32),
                      metadata=None)

@@ -16,10 +16,16 @@ three measures, combined as ``6 * smoothness + 4 * concentration - 12 * implausi
   type's smallest normal), or beyond 1e30 / below 1e-30 in magnitude (1e200 / 1e-200 for 8-byte
   floats): a wrong type or byte order shows many.
 
+Interleaved channels (:func:`interleaved_channels`: a value closest to the one N items on) give
+the smoothness at that lag and the type's ``channels``; a wide integer whose halves read as two
+smooth signals (:func:`halves_as_channels`) loses 2.5 points; a 2-byte float reading whose values
+all lie below :data:`TINY_HALF_FLOAT` (small integers' bits) loses its concentration credit and a
+point.
+
 Small priors prefer the common types when the evidence ties (float32 over complex64, uint8 over
-int8, a signed type only when more than :data:`NEGATIVE_FEW` of the values are negative). Every fact about a type (its size, its
-kind, its float layout: mantissa and exponent bits, smallest normal; a complex type's part) is
-its row in the type table, :mod:`core.dtypes.table`.
+int8, a signed type only when more than :data:`NEGATIVE_FEW` of the values are negative). Every
+fact about a type (its size, its kind, its float layout: mantissa and exponent bits, smallest
+normal; a complex type's part) is its row in the type table, :mod:`core.dtypes.table`.
 """
 
 from __future__ import annotations
@@ -31,7 +37,8 @@ import numpy as np
 from core.dtypes.table import TypeRow, type_row
 from core.text.figures import format_correlation, format_factor, format_percentage
 
-__all__ = ["CHANNEL_MARGIN", "GUESS_TYPES", "HALF_SMOOTHNESS", "MAX_CHANNELS", "TINY_HALF_FLOAT", "TypeEvidence",
+__all__ = ["CARRY_SHARE", "CHANNEL_MARGIN", "GUESS_TYPES", "HALF_SMOOTHNESS", "MAX_CHANNELS", "NEGATIVE_FEW",
+           "TINY_HALF_FLOAT", "TypeEvidence",
            "halves_as_channels", "interleaved_channels", "item_phase", "score_types", "typed_values"]
 
 #: Types a guess considers (engine names), with their prior.
@@ -282,9 +289,9 @@ def score_types(body: bytes, body_offset: int) -> list[TypeEvidence]:
 
 def _complex_pairs(out: list[TypeEvidence]) -> None:
     """Two interleaved float channels are also complex values. When the complex reading is smooth
-    (each part close to the same part of the next value: in-phase and quadrature parts that
-    do not follow each other, unlike stereo or two columns), the float reading loses its channel
-    gain and the complex type decides as it would without channels."""
+    (each part close to the same part of the next value, in-phase and quadrature parts that do
+    not follow each other), the float reading keeps its two channels for the shape but loses
+    their gain in points: the complex type then decides as it would without channels."""
     for i, e in enumerate(out):
         if e.channels != 2 or type_row(e.dtype).kind != "float":
             continue

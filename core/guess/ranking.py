@@ -3,9 +3,9 @@
 Rule: every type and byte order is scored on the middle of the file
 (:mod:`core.guess.plausibility`); the best :data:`TYPES_KEPT` are combined with every header
 length the evidence suggests (none, a text header, a binary header that does not read like the
-rest, a header implied by dimensions in the name) and with records (a repeating marker) and a
-shape (dimensions in the name or a text header, or a row width found by autocorrelation). Each
-piece of evidence adds or subtracts a fixed amount, stated with its reason:
+rest, one padded with zeros, a header length or dimensions in the name) and with records (a
+repeating marker) and a shape (dimensions in the name or a text header, with its channels or
+pixel format; interleaved channels; a row width found by autocorrelation). Each piece of evidence adds or subtracts a fixed amount, stated with its reason:
 
 ====================================================  =======
 evidence                                              points
@@ -18,12 +18,16 @@ a text header ends here                               +1
 the first bytes do not read like the rest, skipped /  +1.5 /
   not skipped                                         -1
 the name's dimensions fill the data exactly           +3
+the name says a header of N bytes (``hdr64``)         +3
+a header padded with zeros to an aligned boundary     +2
 a marker repeats every N bytes (records)              +2
+rows of pixels of interleaved channels                +1.3
+interleaved channels (the last dimension)             +1
 rows found by autocorrelation                         +0.8
 bytes left over after the last item                   -1.5
 ====================================================  =======
 
-A file that states its layout (a container, a ``.npy`` header) gives that layout alone. A guess
+A file that states its layout (a container, a ``.npy`` header, a netpbm or TIFF header) gives that layout alone. A guess
 is **convincing** when the best type's own evidence (without priors) reaches
 :func:`required_strength` (:data:`MIN_STRENGTH` points, more for a small sample); otherwise (an empty, tiny or constant file, random bytes)
 :func:`guess_layout` returns no candidate and :func:`guess_report` says why.

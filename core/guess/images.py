@@ -135,14 +135,16 @@ def tiff_layout(source: FileSource, index: int, head: bytes) -> ImageLayout | No
     samples, compression, planar = tag(277, 1), tag(259, 1), tag(284, 1)
     bits = tags.get(258, (1,))
     sample_format = tag(339, 1)
-    if width is None or height is None:
-        return ImageLayout(None, "a TIFF without ImageWidth or ImageLength")
+    if not width or not height:
+        return ImageLayout(None, "a TIFF without ImageWidth or ImageLength (or with zero)")
     if compression != 1:
         return ImageLayout(None, f"a TIFF compressed with scheme {compression}: its pixels are not a view of the file")
     if 322 in tags or 324 in tags:
         return ImageLayout(None, "a tiled TIFF: its pixels are not one run of the file")
     if len(set(bits)) != 1 or (sample_format, bits[0]) not in _SAMPLE_TYPES:
         return ImageLayout(None, f"a TIFF with {bits} bits per sample, format {sample_format}: not a whole type")
+    if not samples:
+        return ImageLayout(None, "a TIFF with zero SamplesPerPixel")
     if planar != 1 and samples > 1:
         return ImageLayout(None, "a TIFF with planar samples: not one interleaved run")
     offsets, counts = tags.get(273), tags.get(279)

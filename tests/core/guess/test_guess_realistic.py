@@ -182,6 +182,29 @@ def test_a_tiff_whose_ifd_points_outside_the_file(tmp_path):
     assert any(r.startswith("a TIFF whose first IFD cannot be read") for r in report.reasons)
 
 
+@pytest.mark.parametrize("kind", ["tiff", "pgm"])
+def test_damaged_image_headers_give_a_report(tmp_path, kind):
+    image = (np.arange(40 * 50).reshape(40, 50) % 251).astype(np.uint16)
+    if kind == "tiff":
+        buffer = io.BytesIO()
+        tifffile.imwrite(buffer, image, rowsperstrip=8, metadata=None)
+        original = buffer.getvalue()
+    else:
+        original = b"P5\n# c\n50 40\n65535\n" + image.astype(">u2").tobytes()
+    rng = np.random.default_rng(30)
+    path = tmp_path / f"mutant.{kind}"
+    for _ in range(150):
+        data = bytearray(original)
+        for at in rng.integers(0, min(len(data), 400), 3):
+            data[at] = int(rng.integers(0, 256))
+        path.write_bytes(bytes(data))
+        report = guess_report(str(path))  # never raises: a reason or a layout inside the file
+        for candidate in report.candidates:
+            p = candidate.params
+            if p.length is not None:
+                assert 0 <= p.offset and p.offset + p.length <= len(data)
+
+
 _SAMPLE = {case.kind: case for case in reversed(build_corpus(TUNING_SEEDS[0]))}
 
 

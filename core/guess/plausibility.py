@@ -59,7 +59,7 @@ CHANNEL_MARGIN = 0.08
 #: Share of steps of at most 1 that make a channel (a half) the carries of wider numbers.
 CARRY_SHARE = 0.9
 #: Smoothness each half of a wide integer must have to read as two channels.
-HALF_SMOOTHNESS = 0.5
+HALF_SMOOTHNESS = 0.7
 #: A 2-byte float whose 99th percentile magnitude is below this reads small integers' bits.
 TINY_HALF_FLOAT = 2.0 ** -6
 

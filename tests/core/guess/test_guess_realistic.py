@@ -216,3 +216,11 @@ def test_a_fixed_sample_of_the_realistic_corpus(tmp_path, kind):
     report = guess_report(str(path))
     assert report.convincing and matches(report.candidates[0], case), \
         f"{case.name}: {report.candidates[0].summary if report.candidates else report.verdict}"
+
+
+def test_mono_copied_into_both_channels_stays_int16(tmp_path):
+    # identical neighbours make the low bytes look smooth: not a reason to read bytes as channels
+    t = np.arange(40000) / 8000
+    samples = np.round(np.sin(2 * np.pi * 300 * t) * (0.5 + 0.5 * np.sin(t)) * 9000).astype("<i2")
+    best = _best(tmp_path, "dup.raw", np.repeat(samples, 2).tobytes())
+    assert _layout(best)[:3] == ("int16", True, 0)

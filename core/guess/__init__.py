@@ -4,8 +4,8 @@ record size and shape (docs/guess.md).
 :func:`guess_report` reads a bounded sample of the file (start, middle, end; a few hundred KiB
 whatever the size) and combines independent evidence, one module per concern: the file name
 (:mod:`.names`), the size (:mod:`.sizes`), how plausible the values are for each type and byte
-order (:mod:`.plausibility`), periodicity (:mod:`.periodicity`), headers and containers
-(:mod:`.headers`); :mod:`.ranking` turns them into :class:`Candidate` objects, each a complete
+order and interleaved channels (:mod:`.plausibility`), periodicity (:mod:`.periodicity`),
+headers and containers (:mod:`.headers`), image headers (netpbm, TIFF: :mod:`.images`); :mod:`.ranking` turns them into :class:`Candidate` objects, each a complete
 :class:`~core.pipeline.pipeline.DecodeParams` with the reasons that raised or lowered it.
 :mod:`core.cli.guess` prints a report for ``tensor-inspect --guess``.
 

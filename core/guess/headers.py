@@ -5,6 +5,8 @@ Rules, in the order a guess applies them:
 * a container format of :mod:`core.formats.registry` that claims the file gives its first
   mappable tensor's parameters (a listing error is a reason, and the raw guess goes on);
 * a ``.npy`` magic gives the header's dtype, byte order, shape, offset and length;
+* a binary netpbm header (PGM/PPM/PAM) or a baseline TIFF's first IFD gives the image's
+  (:mod:`core.guess.images`);
 * a **text header** is a run of at least :data:`MIN_TEXT_BYTES` printable ASCII bytes (and
   line breaks, tabs) at the start, optionally padded with NUL or space bytes; data starts after
   it. Its words are read like a file name (:mod:`core.guess.names`);
@@ -12,7 +14,11 @@ Rules, in the order a guess applies them:
   rest (outside the body's 0.1-99.9% value range widened by its width on each side, for floats a nonzero
   magnitude a million times below the body's smallest, or a jump to their next neighbour larger than
   any in the body), followed by :data:`RUN_ITEMS` items that do, within the first
-  :data:`MAX_BINARY_HEADER` bytes.
+  :data:`MAX_BINARY_HEADER` bytes;
+* a **padded binary header** (:func:`padded_header_end`): the file starts with nonzero bytes (a
+  magic, fields) followed by a run of at least :data:`MIN_PADDING` zero bytes that reaches an
+  aligned boundary (:data:`HEADER_ALIGNMENTS`); the data starts at the last boundary the run
+  reaches (zeros beyond it are data: a dark corner, silence).
 """
 
 from __future__ import annotations
@@ -26,10 +32,11 @@ from core.files.npy_header import PREFIX_BYTES, looks_like_npy, parse_npy_header
 from core.files.sources import FileSource
 from core.formats.reader import HeaderReader
 from core.formats.registry import list_container
+from core.guess.images import netpbm_layout, tiff_layout
 from core.pipeline.pipeline import DecodeParams
 
-__all__ = ["MAX_BINARY_HEADER", "MIN_TEXT_BYTES", "RUN_ITEMS", "KnownLayout", "binary_header_end", "known_layout",
-           "text_header_end"]
+__all__ = ["HEADER_ALIGNMENTS", "MAX_BINARY_HEADER", "MIN_PADDING", "MIN_TEXT_BYTES", "RUN_ITEMS", "KnownLayout",
+           "binary_header_end", "known_layout", "padded_header_end", "text_header_end"]
 
 #: Printable bytes at the start that count as a text header.
 MIN_TEXT_BYTES = 12
@@ -37,6 +44,10 @@ MIN_TEXT_BYTES = 12
 RUN_ITEMS = 48
 #: Longest binary header looked for (longer ones are rare; a drifting signal's start is not one).
 MAX_BINARY_HEADER = 4096
+#: Zero bytes that make a header's padding.
+MIN_PADDING = 16
+#: Where padded headers end.
+HEADER_ALIGNMENTS = (4096, 2048, 1024, 512, 256, 128, 64)
 _PRINTABLE = np.zeros(256, dtype=bool)
 _PRINTABLE[32:127] = True
 _PRINTABLE[[9, 10, 13]] = True
@@ -80,6 +91,9 @@ def known_layout(source: FileSource, index: int, head: bytes) -> KnownLayout | N
                               length=npy.nbytes, shape=shape if shape else None)
         return KnownLayout(params, f"a .npy header (version {npy.version[0]}.{npy.version[1]}) says "
                                    f"{npy.dtype}, shape {npy.shape}{note}")
+    image = tiff_layout(source, index, head) or netpbm_layout(head, source.file_size(index))
+    if image is not None:
+        return KnownLayout(image.params, image.reason)
     return None
 
 
@@ -106,6 +120,24 @@ def text_header_end(head: bytes) -> tuple[int, str] | None:
         if end < aligned <= end + pad:
             return aligned, text
     return end, text
+
+
+def padded_header_end(head: bytes, itemsize: int = 1) -> int | None:
+    """Where a binary header padded with zeros ends (see the module docstring), or None."""
+    data = np.frombuffer(head[:MAX_BINARY_HEADER + 4096], dtype=np.uint8)
+    if data.size < 2 * HEADER_ALIGNMENTS[-1] or not data[:16].any():
+        return None
+    nonzero = np.flatnonzero(data)
+    gaps = np.diff(nonzero)
+    for i in np.flatnonzero(gaps > MIN_PADDING):
+        start, end = int(nonzero[i]) + 1, int(nonzero[i + 1])  # zeros in [start, end)
+        if start > MAX_BINARY_HEADER:
+            return None
+        for align in HEADER_ALIGNMENTS:
+            boundary = end // align * align
+            if start <= boundary and end - boundary <= boundary and boundary % itemsize == 0 and boundary > 0:
+                return boundary
+    return None
 
 
 def binary_header_end(head: np.ndarray, values: np.ndarray, body_values: np.ndarray) -> int | None:

@@ -54,17 +54,24 @@ def autocorrelation(values: np.ndarray) -> np.ndarray | None:
     return corr / np.arange(n, 0, -1) / (corr[0] / n)
 
 
-def row_width(corr: np.ndarray | None, item_count: int) -> tuple[int, float] | None:
+def row_width(corr: np.ndarray | None, item_count: int, multiple: int = 1,
+              min_width: int = MIN_WIDTH) -> tuple[int, float] | None:
     """(row width, its correlation) from :func:`autocorrelation` of the body sample when the
-    data is rows of ``item_count`` items in all, else None."""
+    data is rows of ``item_count`` items in all, else None. Rows of pixels of interleaved channels
+    are looked for among multiples of ``multiple`` from ``min_width`` items (the channels' own lag
+    and its small multiples peak too), a peak standing out from the lags one pixel on either side."""
     if corr is None:
         return None
     n = corr.size
     best: list[tuple[int, float, float]] = []
-    for width in divisors_between(item_count, MIN_WIDTH, n // 4):
-        if width >= item_count:
+    for width in divisors_between(item_count, max(min_width, MIN_WIDTH), n // 4):
+        if width >= item_count or width % multiple:
             continue
-        here, left, right = corr[width], corr[width - 1], corr[width + 1]
+        if width + multiple >= n:
+            continue
+        # Neighbours one pixel away: between pixels, a lag that is not a multiple of the channels
+        # compares different channels and every multiple would look like a peak.
+        here, left, right = corr[width], corr[width - multiple], corr[width + multiple]
         prominence = here - max(left, right)
         if here >= MIN_CORRELATION and prominence >= MIN_PROMINENCE:
             best.append((width, float(here), float(prominence)))

@@ -16,10 +16,16 @@ three measures, combined as ``6 * smoothness + 4 * concentration - 12 * implausi
   type's smallest normal), or beyond 1e30 / below 1e-30 in magnitude (1e200 / 1e-200 for 8-byte
   floats): a wrong type or byte order shows many.
 
+Interleaved channels (:func:`interleaved_channels`: a value closest to the one N items on) give
+the smoothness at that lag and the type's ``channels``; a wide integer whose halves read as two
+smooth signals (:func:`halves_as_channels`) loses 2.5 points; a 2-byte float reading whose values
+all lie below :data:`TINY_HALF_FLOAT` (small integers' bits) loses its concentration credit and a
+point.
+
 Small priors prefer the common types when the evidence ties (float32 over complex64, uint8 over
-int8, a signed type only when some values are negative). Every fact about a type (its size, its
-kind, its float layout: mantissa and exponent bits, smallest normal; a complex type's part) is
-its row in the type table, :mod:`core.dtypes.table`.
+int8, a signed type only when more than :data:`NEGATIVE_FEW` of the values are negative). Every
+fact about a type (its size, its kind, its float layout: mantissa and exponent bits, smallest
+normal; a complex type's part) is its row in the type table, :mod:`core.dtypes.table`.
 """
 
 from __future__ import annotations
@@ -31,7 +37,9 @@ import numpy as np
 from core.dtypes.table import TypeRow, type_row
 from core.text.figures import format_correlation, format_factor, format_percentage
 
-__all__ = ["GUESS_TYPES", "TypeEvidence", "item_phase", "score_types", "typed_values"]
+__all__ = ["CARRY_SHARE", "CHANNEL_MARGIN", "GUESS_TYPES", "HALF_SMOOTHNESS", "MAX_CHANNELS", "NEGATIVE_FEW",
+           "TINY_HALF_FLOAT", "TypeEvidence",
+           "halves_as_channels", "interleaved_channels", "item_phase", "score_types", "typed_values"]
 
 #: Types a guess considers (engine names), with their prior.
 GUESS_TYPES: dict[str, float] = {
@@ -42,6 +50,18 @@ GUESS_TYPES: dict[str, float] = {
 _PLAUSIBLE_MAGNITUDES = {2: (1e-30, 1e30), 4: (1e-30, 1e30), 8: (1e-200, 1e200)}
 #: Items scored per candidate (enough for stable measures, few enough to stay fast).
 MAX_ITEMS = 8192
+#: Share of negative values below which a signed type counts as having none (a header's fields).
+NEGATIVE_FEW = 0.005
+#: Most interleaved channels looked for (stereo 2, RGB 3, RGBA 4, columns of a log).
+MAX_CHANNELS = 9
+#: Smoothness a lag must gain over lag 1 to be channels.
+CHANNEL_MARGIN = 0.08
+#: Share of steps of at most 1 that make a channel (a half) the carries of wider numbers.
+CARRY_SHARE = 0.9
+#: Smoothness each half of a wide integer must have to read as two channels.
+HALF_SMOOTHNESS = 0.7
+#: A 2-byte float whose 99th percentile magnitude is below this reads small integers' bits.
+TINY_HALF_FLOAT = 2.0 ** -6
 
 
 @dataclass(frozen=True)
@@ -71,6 +91,8 @@ class TypeEvidence:
     concentration: float
     implausible: float
     reasons: tuple[str, ...]
+    channels: int = 1
+    channel_gain: float = 0.0
 
 
 def _entropy(values: np.ndarray) -> float:
@@ -131,20 +153,85 @@ def _native(values: np.ndarray) -> np.ndarray:
     return values.astype(values.dtype.newbyteorder("="))
 
 
-def _smoothness(values: np.ndarray, lag: int) -> float:
-    """1 - (mean rank distance of neighbours ``lag`` apart) / (that of a random pair).
-
-    Ranks are a permutation of 0..n-1 (ties in file order, so a constant run counts as smooth);
-    two random distinct ranks lie (n + 1) / 3 apart on average.
-    """
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks, a permutation of 0..n-1 (ties in file order, so a constant run counts as smooth)."""
     n = values.size
-    if n < 4 * lag + 4:
-        return 0.0
     order = np.argsort(values.ravel(), kind="stable")
     ranks = np.empty(n, dtype=np.float64)
     ranks[order] = np.arange(n, dtype=np.float64)
+    return ranks
+
+
+def _lag_smoothness(ranks: np.ndarray, lag: int) -> float:
+    n = ranks.size
+    if n < 4 * lag + 4:
+        return 0.0
     near = np.abs(ranks[lag:] - ranks[:-lag]).mean()
     return float(1.0 - near / ((n + 1) / 3))
+
+
+def _smoothness(values: np.ndarray, lag: int) -> float:
+    """1 - (mean rank distance of neighbours ``lag`` apart) / (that of a random pair).
+
+    Two random distinct ranks lie (n + 1) / 3 apart on average.
+    """
+    return _lag_smoothness(_ranks(values), lag)
+
+
+def interleaved_channels(values: np.ndarray, ranks: np.ndarray | None = None) -> tuple[int, float, float]:
+    """(channels, smoothness at that lag, smoothness at lag 1) of real ``values``.
+
+    Interleaved channels (stereo samples, RGB pixels, columns of a log) make a value closer to
+    the one ``channels`` items on than to its neighbour: the lag from 2 to :data:`MAX_CHANNELS`
+    with the best smoothness counts when it beats lag 1 by :data:`CHANNEL_MARGIN`; a divisor of
+    it that is nearly as smooth is preferred (its multiples are smooth too). Else 1 channel.
+    """
+    ranks = _ranks(values) if ranks is None else ranks
+    by_lag = {lag: _lag_smoothness(ranks, lag) for lag in range(1, MAX_CHANNELS + 1)}
+    best = max(range(2, MAX_CHANNELS + 1), key=lambda lag: by_lag[lag])
+    if by_lag[best] - by_lag[1] < CHANNEL_MARGIN:
+        return 1, by_lag[1], by_lag[1]
+    for divisor in range(2, best):
+        if best % divisor == 0 and by_lag[divisor] >= by_lag[best] - 0.03:
+            best = divisor
+            break
+    return best, by_lag[best], by_lag[1]
+
+
+def _carry_channel(real: np.ndarray, channels: int) -> bool:
+    """Whether one of the integer channels moves by at most 1 between neighbours nearly always
+    (:data:`CARRY_SHARE`): it is the high part of wider numbers (their carries), not a signal."""
+    for k in range(channels):
+        steps = np.abs(np.diff(real[k::channels]))
+        if steps.size and float(np.mean(steps <= 1)) >= CARRY_SHARE:
+            return True
+    return False
+
+
+def _split_halves(values: np.ndarray, row: TypeRow) -> tuple[np.ndarray, np.ndarray]:
+    """The low and high halves of integer ``values`` (native order), as signed integers."""
+    half = row.itemsize // 2
+    unsigned = _native(values).view(_unsigned(row.itemsize))
+    bits = np.uint64(8 * half)
+    mask = np.uint64((1 << (8 * half)) - 1)
+    wide = unsigned.astype(np.uint64)
+    low = (wide & mask).astype(_unsigned(half)).view(f"i{half}")
+    high = ((wide >> bits) & mask).astype(_unsigned(half)).view(f"i{half}")
+    return low, high
+
+
+def halves_as_channels(values: np.ndarray, row: TypeRow) -> bool:
+    """Whether integer ``values`` of 2 to 8 bytes are two interleaved narrower channels: each half
+    read on its own is smooth (:data:`HALF_SMOOTHNESS`), and the high half is not a carry (a
+    wide number's high half moves by 0 or 1 between neighbours whose low halves are smooth)."""
+    if row.kind not in ("int", "uint") or row.itemsize < 2 or values.size < 64:
+        return False
+    low, high = _split_halves(values, row)
+    smooth_low = max(_smoothness(low.astype(np.float64), 1),
+                     _smoothness(low.view(_unsigned(low.dtype.itemsize)).astype(np.float64), 1))
+    smooth_high = _smoothness(high.astype(np.float64), 1)
+    carries = float(np.mean(np.abs(np.diff(high.astype(np.int64))) <= 1))
+    return smooth_low >= HALF_SMOOTHNESS and smooth_high >= HALF_SMOOTHNESS and carries < CARRY_SHARE
 
 
 def _float_measures(values: np.ndarray, row: TypeRow) -> tuple[float, float, int]:
@@ -195,8 +282,25 @@ def score_types(body: bytes, body_offset: int) -> list[TypeEvidence]:
                 if evidence is not None:
                     out.append(evidence)
         _squeezed_half_floats(out, data, phases)
+        _complex_pairs(out)
     out.sort(key=lambda e: -e.score)
     return out
+
+
+def _complex_pairs(out: list[TypeEvidence]) -> None:
+    """Two interleaved float channels are also complex values. When the complex reading is smooth
+    (each part close to the same part of the next value, in-phase and quadrature parts that do
+    not follow each other), the float reading keeps its two channels for the shape but loses
+    their gain in points: the complex type then decides as it would without channels."""
+    for i, e in enumerate(out):
+        if e.channels != 2 or type_row(e.dtype).kind != "float":
+            continue
+        twin = next((c for c in out if c.little_endian == e.little_endian and type_row(c.dtype).part is not None
+                     and type_row(c.dtype).part.name == e.dtype), None)
+        if twin is not None and twin.smoothness >= 0.5 * e.smoothness:
+            out[i] = replace(e, score=e.score - e.channel_gain, channel_gain=0.0,
+                             reasons=(*e.reasons, f"the pairs read as {twin.dtype} values as well (their parts "
+                                                  "do not follow each other)"))
 
 
 def _squeeze(values: np.ndarray) -> float:
@@ -238,7 +342,11 @@ def _score_one(data: np.ndarray, body_offset: int, dtype: str, little: bool, sta
     complex_type = row.kind == "complex"
     if row.kind in ("float", "complex"):
         stream = _parts(values, row) if complex_type else values
-        smooth = _smoothness(stream if complex_type else stream.astype(np.float64), 2 if complex_type else 1)
+        if complex_type:
+            smooth = _smoothness(stream, 2)
+        else:
+            ranks = _ranks(stream.astype(np.float64))
+            smooth = _lag_smoothness(ranks, 1)
         if complex_type:
             flat = _smoothness(stream, 1)
             smooth = smooth - max(flat, 0.0)
@@ -256,17 +364,47 @@ def _score_one(data: np.ndarray, body_offset: int, dtype: str, little: bool, sta
             if half is not None and half < 0.02:
                 score -= 2.0
                 reasons.append("each 4-byte half reads as a plausible float32 (float32 pairs?)")
+        if row.itemsize == 2 and not complex_type:
+            magnitudes = np.abs(values.astype(np.float64))
+            magnitudes = magnitudes[np.isfinite(magnitudes)]
+            if magnitudes.size and float(np.quantile(magnitudes, 0.99)) < TINY_HALF_FLOAT:
+                # The few exponents are those of small integers' high bits: not evidence.
+                score -= 1.0 + 4 * max(concentration, 0.0)
+                reasons.append(f"nearly every value is below {TINY_HALF_FLOAT:g}: the bits of small "
+                               "unsigned integers?")
     else:
-        smooth = _smoothness(values.astype(np.float64), 1)
+        ranks = _ranks(values.astype(np.float64))
+        smooth = _lag_smoothness(ranks, 1)
         concentration, used_bits = _int_measures(values, row)
+        if smooth >= HALF_SMOOTHNESS and halves_as_channels(values, row):
+            score -= 2.5
+            reasons.append(f"each {row.itemsize // 2}-byte half reads as its own smooth signal "
+                           "(two interleaved channels?)")
         bad = 0.0
         reasons.append(f"values use about {used_bits} of {row.stored_bits} bits")
-        if row.kind == "int" and values.min() >= 0:
+        negative = float(np.mean(values < 0)) if row.kind == "int" else 0.0
+        if row.kind == "int" and negative == 0:
             score -= 0.15
             reasons.append("no negative values")
+        elif row.kind == "int" and negative < NEGATIVE_FEW:
+            score -= 0.15  # a header's fields among the sampled values, not signed data
+            reasons.append(f"almost no negative values ({format_percentage(negative)})")
+    channels, channel_gain = 1, 0.0
     if not complex_type:
         reasons.insert(0, f"neighbouring values {'are close' if smooth > 0.3 else 'look unrelated'} "
                           f"(smoothness {format_correlation(smooth)})")
+        with np.errstate(all="ignore"):
+            real = values.astype(np.float64)
+        if np.isfinite(real).all():
+            channels, smooth_c, smooth_1 = interleaved_channels(real, ranks)
+            if channels > 1 and row.kind in ("int", "uint") and _carry_channel(real, channels):
+                channels = 1
+            if channels > 1:
+                channel_gain = 6 * (smooth_c - smooth_1)
+                smooth = smooth_c
+                reasons.insert(1, f"each value is closest to the one {channels} items on (smoothness "
+                                  f"{format_correlation(smooth_c)}): {channels} interleaved channels")
     score += 6 * smooth + 4 * max(concentration, 0.0) - 12 * bad
     phase = (body_offset + start) % row.itemsize
-    return TypeEvidence(dtype, little, phase, score, smooth, concentration, bad, tuple(reasons))
+    return TypeEvidence(dtype, little, phase, score, smooth, concentration, bad, tuple(reasons), channels,
+                        channel_gain)

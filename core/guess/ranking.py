@@ -3,9 +3,9 @@
 Rule: every type and byte order is scored on the middle of the file
 (:mod:`core.guess.plausibility`); the best :data:`TYPES_KEPT` are combined with every header
 length the evidence suggests (none, a text header, a binary header that does not read like the
-rest, a header implied by dimensions in the name) and with records (a repeating marker) and a
-shape (dimensions in the name or a text header, or a row width found by autocorrelation). Each
-piece of evidence adds or subtracts a fixed amount, stated with its reason:
+rest, one padded with zeros, a header length or dimensions in the name) and with records (a
+repeating marker) and a shape (dimensions in the name or a text header, with its channels or
+pixel format; interleaved channels; a row width found by autocorrelation). Each piece of evidence adds or subtracts a fixed amount, stated with its reason:
 
 ====================================================  =======
 evidence                                              points
@@ -18,12 +18,16 @@ a text header ends here                               +1
 the first bytes do not read like the rest, skipped /  +1.5 /
   not skipped                                         -1
 the name's dimensions fill the data exactly           +3
+the name says a header of N bytes (``hdr64``)         +3
+a header padded with zeros to an aligned boundary     +2
 a marker repeats every N bytes (records)              +2
+rows of pixels of interleaved channels                +1.3
+interleaved channels (the last dimension)             +1
 rows found by autocorrelation                         +0.8
 bytes left over after the last item                   -1.5
 ====================================================  =======
 
-A file that states its layout (a container, a ``.npy`` header) gives that layout alone. A guess
+A file that states its layout (a container, a ``.npy`` header, a netpbm or TIFF header) gives that layout alone. A guess
 is **convincing** when the best type's own evidence (without priors) reaches
 :func:`required_strength` (:data:`MIN_STRENGTH` points, more for a small sample); otherwise (an empty, tiny or constant file, random bytes)
 :func:`guess_layout` returns no candidate and :func:`guess_report` says why.
@@ -40,7 +44,7 @@ import numpy as np
 
 from core.dtypes.table import type_row
 from core.files.sources import open_source
-from core.guess.headers import binary_header_end, known_layout, text_header_end
+from core.guess.headers import MAX_BINARY_HEADER, binary_header_end, known_layout, padded_header_end, text_header_end
 from core.guess.names import NameHints, parse_hints
 from core.guess.periodicity import autocorrelation, record_length, row_width
 from core.guess.plausibility import GUESS_TYPES, TypeEvidence, score_types, typed_values
@@ -60,7 +64,11 @@ MIN_BYTES = 64
 MIN_STRENGTH = 0.8
 _ROW_SAMPLE_ITEMS = 16384
 #: Types (best first) whose rows are looked for.
-_ROWS_FOR = 4
+_ROWS_FOR = TYPES_KEPT
+#: Headers a name's dimensions may imply whatever the file's size (larger ones: a quarter of it).
+_SMALL_HEADER = 4096
+#: Fewest pixels in a row of interleaved channels.
+MIN_PIXELS = 8
 
 
 @dataclass(frozen=True)
@@ -272,13 +280,19 @@ def _layouts(e: TypeEvidence, rank: int, sample, head: np.ndarray, body: np.ndar
     if binary_end:
         options.append((binary_end, 1.5, f"the first {binary_end} bytes do not read like the rest: a header",
                         None))
-    for hints in (name_hints, text_hints):
-        for dims in _dim_groups(hints):
+    zero_end = padded_header_end(sample.head, itemsize)
+    if zero_end is not None and binary_end is not None and binary_end < zero_end:
+        options.append((zero_end, 2.0, f"a header padded with zeros to byte {zero_end}", None))
+    for where, hints in (("the name", name_hints), ("the text header", text_hints)):
+        if hints.header is not None and 0 < hints.header < size:
+            options.append((hints.header, 3.0, f"{where} says a header of {hints.header} bytes", None))
+        for dims, why in _dim_groups(hints):
             header = implied_header(size, dims, itemsize)
-            if header is not None:
+            if header is not None and header <= max(_SMALL_HEADER, size // 4):
                 words = "x".join(map(str, dims))
                 after = f" after a header of {header} bytes" if header else ""
-                options.append((header, 3.0, f"{words} {e.dtype} items fill the file exactly{after}", dims))
+                options.append((header, 3.0, f"{words} {e.dtype} items{why} fill the file exactly{after}",
+                                OrientedDims(dims) if why else dims))
     out = []
     corr: np.ndarray | None | bool = False  # computed when a shape is first needed
     for offset, points, why, dims in options:
@@ -307,9 +321,14 @@ def _layouts(e: TypeEvidence, rank: int, sample, head: np.ndarray, body: np.ndar
             why_list.append(f"the {len(sample.head[offset:offset + 4])} bytes at the data's start repeat every "
                             f"{record[0]} bytes ({record[1]} times seen): records")
         if corr is False:
+            # A small file's body starts at its first byte: rows are looked for past any header,
+            # whose fields would outweigh the rows' steps.
+            rows_from = min(MAX_BINARY_HEADER, body.size // 8) // itemsize if sample.body_offset == 0 else 0
+            row_values = body_values[rows_from:]
             corr = None if rank >= _ROWS_FOR else autocorrelation(
-                np.abs(body_values) if body_values.dtype.kind == "c" else body_values)
-        shapes = _shapes(dims, corr, items, record_size)
+                np.abs(row_values) if row_values.dtype.kind == "c" else row_values)
+        channels = e.channels if e.channels > 1 else (name_hints.channels or 1)
+        shapes = _shapes(dims, corr, items, record_size, channels)
         for shape, shape_points, shape_why in shapes:
             params = DecodeParams(dtype=e.dtype, little_endian=e.little_endian if itemsize > 1 else True,
                                   offset=offset, record_size=record_size, shape=shape)
@@ -318,7 +337,32 @@ def _layouts(e: TypeEvidence, rank: int, sample, head: np.ndarray, body: np.ndar
     return out
 
 
-def _dim_groups(hints: NameHints) -> list[tuple[int, ...]]:
+class OrientedDims(tuple):
+    """Dimensions already in C order (a pixel format's rows by samples), tried as they are."""
+
+
+def _dim_groups(hints: NameHints) -> list[tuple[tuple[int, ...], str]]:
+    """Dimension groups of a name or text header, with a few words on how they were read: as
+    written, and for two numbers (an image's width by height) with the channels or pixel format
+    named beside them."""
+    groups = [(dims, "") for dims in _plain_dim_groups(hints)]
+    pixel, channels = hints.pixel_format, hints.channels
+    for dims in list(hints.dims):
+        if len(dims) != 2:
+            continue
+        width, height = dims
+        if pixel is not None:
+            rows = height * pixel.rows_per_row
+            if rows == int(rows) and pixel.samples_per_pixel == 1:
+                groups.insert(0, ((int(rows), width), f" ({pixel.name}: {width}x{height} pixels)"))
+            elif rows == int(rows):
+                groups.insert(0, ((int(rows), width, pixel.samples_per_pixel), f" ({pixel.name}: {width}x{height} pixels)"))
+        if channels and channels > 1:
+            groups.insert(0, ((height, width, channels), f" ({width}x{height} pixels of {channels} channels)"))
+    return groups
+
+
+def _plain_dim_groups(hints: NameHints) -> list[tuple[int, ...]]:
     groups = list(hints.dims)
     named = hints.keyword_dims
     width = named.get("width") or named.get("cols") or named.get("columns") or named.get("w")
@@ -333,10 +377,12 @@ def _dim_groups(hints: NameHints) -> list[tuple[int, ...]]:
     return groups
 
 
-def _shapes(dims, corr: np.ndarray | None, items: int, record_size: int | None):
+def _shapes(dims, corr: np.ndarray | None, items: int, record_size: int | None, channels: int = 1):
     """(shape, points, reason) choices for one layout."""
     if record_size is not None:
         return [(None, 0.0, "")]
+    if isinstance(dims, OrientedDims):
+        return [(tuple(dims), 0.8, "rows as the pixel format lays them out")]
     if dims is not None:
         if len(dims) == 2:
             found = row_width(corr, items)
@@ -347,11 +393,21 @@ def _shapes(dims, corr: np.ndarray | None, items: int, record_size: int | None):
             return [(width_first, 0.1, "the name's first number read as the width"), (dims, 0.0, "")]
         return [(tuple(dims), 0.0, "")]
     found = row_width(corr, items)
-    if found is None:
-        return [(None, 0.0, "")]
-    width, correlation = found
-    return [((items // width, width), 0.8, f"rows of {width} items: each value correlates with the one "
-                                           f"{width} items on ({format_correlation(correlation)})"),
-            (None, -1.0, "")]
+    out = []
+    if channels > 1 and items % channels == 0:
+        words = f"{channels} interleaved channels"
+        pixels = row_width(corr, items, multiple=channels, min_width=channels * MIN_PIXELS)
+        if pixels is not None:
+            width = pixels[0] // channels
+            out.append(((items // pixels[0], width, channels), 1.3,
+                        f"rows of {width} pixels of {channels} channels: each value correlates with the one "
+                        f"{pixels[0]} items on ({format_correlation(pixels[1])})"))
+        out.append(((items // channels, channels), 1.0, words))
+    if found is not None:
+        width, correlation = found
+        out.append(((items // width, width), 0.8, f"rows of {width} items: each value correlates with the one "
+                                                  f"{width} items on ({format_correlation(correlation)})"))
+    out.append((None, -1.0 if out else 0.0, ""))
+    return out
 
 

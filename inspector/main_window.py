@@ -128,6 +128,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
         self.comparison = Comparison(self.document, self)
+        self.guess_banner.hide_on(self.comparison.filesChanged)
         self.dock_layout = DockLayout(self, docks, DockContext(self.document, self.comparison, self.settings))
         self.docks = self.dock_layout.docks  # by name: dock.<name>
         panels = self.dock_layout.build()
@@ -262,6 +263,8 @@ class MainWindow(QMainWindow):
             params, remembered_slice = remembered
             slice_text = remembered_slice if slice_text is None else slice_text
         ok = self.document.open_files(paths, params, slice_text or "")
+        if ok:  # focus after opening a file is the table (arrow keys move in it at once)
+            self.table_panel.view.setFocus(Qt.FocusReason.OtherFocusReason)
         if ok and params is None and self.settings.guess_banner_enabled() and self.document.container is None \
                 and self.document.pipeline.source.npy is None:
             self.guess_banner.offer(paths[0])  # a raw file, nothing remembered: offer a guess

@@ -1,0 +1,102 @@
+"""Window, round 3: the selection follows the plane, the guess banner goes away once the user
+works on the layout and never widens the window, the table has the focus after an open."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+
+from core.pipeline.pipeline import DecodeParams
+from inspector.main_window import MainWindow
+from inspector.plot.panel import configure_pyqtgraph
+from inspector.state.settings_store import SettingsStore
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    configure_pyqtgraph()
+    window = MainWindow(SettingsStore(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)))
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+@pytest.fixture
+def cube(tmp_path):
+    """(2, 2, 3, 4) float32: element [a, b, r, c] = 1000 * b + 100 * a + 10 * r + c + 0.03."""
+    a, b, r, c = np.indices((2, 2, 3, 4))
+    values = (1000 * b + 100 * a + 10 * r + c + 0.03).astype("<f4")
+    path = tmp_path / "cube.bin"
+    path.write_bytes(values.tobytes())
+    return str(path), values
+
+
+def test_after_an_axis_slider_moves_the_selection_is_the_highlighted_cell_of_the_new_plane(window, qtbot, cube):
+    path, values = cube
+    assert window.open_paths([path], DecodeParams(dtype="float32", shape=(2, 2, 3, 4)))
+    document = window.document
+    document.select((0, 0, 2, 3))
+    assert document.selection == (0, 0, 2, 3)
+    document.display_axes.set_index(1, 1)  # the slider of axis 1
+    qtbot.wait(1)
+    assert document.selection == (0, 1, 2, 3)  # same row and column, the new plane
+    current = window.table_panel.view.currentIndex()
+    assert (current.row(), current.column()) == (2, 3)
+    assert window.table_panel.model.element_index(current) == (0, 1, 2, 3)
+    assert float(document.result.view[document.selection]) == pytest.approx(1023.03, abs=1e-3)
+    document.display_axes.set_index(0, 1)
+    assert document.selection == (1, 1, 2, 3)
+    # a click on another cell of this plane selects it
+    view = window.table_panel.view
+    view.setCurrentIndex(window.table_panel.model.index(1, 2))
+    assert document.selection == (1, 1, 1, 2)
+    assert float(document.result.view[document.selection]) == pytest.approx(1112.03, abs=1e-3)
+
+
+def _raw_file(tmp_path, name="raw.bin"):
+    path = tmp_path / name
+    path.write_bytes(np.arange(64, dtype=np.uint8).tobytes())
+    return str(path)
+
+
+def test_the_guess_banner_goes_away_once_the_user_chooses_a_layout(window, qtbot, tmp_path):
+    banner = window.guess_banner
+    assert window.open_paths([_raw_file(tmp_path)])
+    assert banner.isVisible()
+    window.document.update_params(dtype="int16")
+    assert not banner.isVisible()
+
+
+def test_the_guess_banner_goes_away_after_a_bookmark_or_a_comparison(window, qtbot, tmp_path):
+    banner = window.guess_banner
+    assert window.open_paths([_raw_file(tmp_path)])
+    assert banner.isVisible()
+    window.document.select((3,))
+    window.bookmarks_panel.add_element()
+    assert not banner.isVisible()
+    assert window.open_paths([_raw_file(tmp_path, "other.bin")])
+    assert banner.isVisible()
+    assert window.comparison.open_b([_raw_file(tmp_path, "b.bin")])
+    assert not banner.isVisible()
+
+
+def test_a_long_file_name_in_the_banner_never_widens_the_window(window, qtbot, tmp_path):
+    name = "sensor_capture_" + "x" * 90 + ".bin"  # 109 characters, no space to wrap at
+    assert window.open_paths([_raw_file(tmp_path, name)])
+    qtbot.wait(10)
+    assert window.guess_banner.isVisible()
+    assert window.width() == 1280
+    assert window.minimumSizeHint().width() <= 1280
+    assert window.guess_banner.label.toolTip().count(name) == 1
+
+
+def test_the_table_has_the_focus_after_a_file_is_opened(window, qtbot, tmp_path):
+    window.activateWindow()
+    assert window.open_paths([_raw_file(tmp_path)])
+    assert window.guess_banner.isVisible()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
+    assert QApplication.focusWidget() is window.table_panel.view

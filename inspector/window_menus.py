@@ -4,7 +4,8 @@
 settings, the window's commands (:class:`WindowCommands`, which the window owns), the actions of
 its panels, and its :class:`~inspector.window_layout.DockLayout` (the View menu: a *Go to* entry
 with its key for the table and each dock that has one, a show / hide toggle for every dock, in
-the table of docks' order, and Reset layout). Undo / redo work from anywhere in the window, even
+the table of docks' order — showing a dock this way brings it to the front of its tab group and
+gives it the focus — and Reset layout). Undo / redo work from anywhere in the window, even
 in a text field (:class:`HistoryKeys`).
 """
 
@@ -129,8 +130,11 @@ class WindowMenus(QObject):
         self.slice_focus_action = command_action("Go to slice &expression", window, commands.focus_slice_expression, shortcut="Ctrl+L")
         self.view_menu.addAction(self.slice_focus_action)
         self.view_menu.addSeparator()
-        for dock in docks.docks.values():
-            self.view_menu.addAction(dock.toggleViewAction())
+        for name, dock in docks.docks.items():
+            toggle = dock.toggleViewAction()
+            # showing a dock from the menu brings it to the front of its tabs and focuses it
+            toggle.triggered.connect(lambda checked, n=name: docks.focus(n) if checked else None)
+            self.view_menu.addAction(toggle)
         self.view_menu.addSeparator()
         self.reset_layout_action = command_action("&Reset layout", window, docks.reset)
         self.view_menu.addAction(self.reset_layout_action)

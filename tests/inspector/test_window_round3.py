@@ -100,3 +100,29 @@ def test_the_table_has_the_focus_after_a_file_is_opened(window, qtbot, tmp_path)
     assert window.guess_banner.isVisible()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
     assert QApplication.focusWidget() is window.table_panel.view
+
+
+def test_showing_a_closed_dock_from_the_view_menu_raises_and_focuses_it(window, qtbot, tmp_path):
+    assert window.open_paths([_raw_file(tmp_path)])
+    dock = window.docks["inspector"]
+    dock.close()
+    qtbot.wait(1)
+    assert not dock.isVisible()
+    dock.toggleViewAction().trigger()
+    qtbot.wait(1)
+    assert dock.isVisible() and not dock.visibleRegion().isEmpty()  # in front, not a hidden tab
+    focused = QApplication.focusWidget()
+    assert focused is not None and dock.isAncestorOf(focused)
+
+
+def test_after_a_file_shrinks_the_status_bar_shows_its_size_now(window, qtbot, tmp_path):
+    path = tmp_path / "shrinks.bin"
+    path.write_bytes(bytes(4096))
+    assert window.open_paths([str(path)])
+    label = window.statusBar().file_label
+    assert label.text() == "shrinks.bin (4.0 KiB)"
+    with open(path, "r+b") as file:
+        file.truncate(2048)
+    window.document.file_monitor.check_now()
+    qtbot.wait(1)
+    assert label.text() == "shrinks.bin (2.0 KiB now, was 4.0 KiB)"

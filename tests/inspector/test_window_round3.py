@@ -126,3 +126,25 @@ def test_after_a_file_shrinks_the_status_bar_shows_its_size_now(window, qtbot, t
     window.document.file_monitor.check_now()
     qtbot.wait(1)
     assert label.text() == "shrinks.bin (2.0 KiB now, was 4.0 KiB)"
+
+
+def test_a_container_of_one_tensor_says_tensor(window, qtbot, tmp_path):
+    from PySide6.QtWidgets import QTreeView
+    from scipy.io import wavfile
+
+    path = tmp_path / "stereo.wav"
+    wavfile.write(path, 8000, np.zeros((100, 2), dtype=np.int16))
+    assert window.open_paths([str(path)])
+    model = window.findChild(QTreeView, "tensors.tree").model()
+    assert model.index(0, 0).data() == "wav: stereo.wav (1 tensor)"
+
+
+def test_statistics_of_a_complex64_view_print_in_its_parts_precision():
+    from core.scan.statistics import compute_statistics
+    from inspector.panels.statistics_texts import field_texts
+
+    values = np.array([1.1496209 + 0.0j, 3 + 4j, 0.3 - 2.5j, -6 + 0.5j], dtype=np.complex64)
+    texts = field_texts(compute_statistics(values, quantity="magnitude"), values.dtype)
+    assert texts["min"] == str(np.float32(np.abs(values[0])))  # float32's shortest repr, 8 digits
+    assert texts["max"] == str(np.float32(abs(-6 + 0.5j)))
+    assert len(texts["min"].replace(".", "")) <= 9

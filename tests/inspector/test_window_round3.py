@@ -148,3 +148,20 @@ def test_statistics_of_a_complex64_view_print_in_its_parts_precision():
     assert texts["min"] == str(np.float32(np.abs(values[0])))  # float32's shortest repr, 8 digits
     assert texts["max"] == str(np.float32(abs(-6 + 0.5j)))
     assert len(texts["min"].replace(".", "")) <= 9
+
+
+def test_f8_to_a_mismatch_whose_b_is_nan_circles_only_the_finite_values(window, qtbot, tmp_path, recwarn):
+    a, b = np.arange(10, dtype=np.float32), np.arange(10, dtype=np.float32)
+    b[4] = np.nan
+    a.tofile(tmp_path / "a.bin")
+    b.tofile(tmp_path / "b.bin")
+    assert window.open_paths([str(tmp_path / "a.bin")], DecodeParams(dtype="float32"))
+    assert window.comparison.open_b([str(tmp_path / "b.bin")])
+    qtbot.waitUntil(lambda: window.comparison.result is not None)
+    window.next_mismatch_action.trigger()
+    qtbot.wait(5)
+    assert window.document.selection == (4,)
+    marks = window.compare_plot._marks
+    assert list(marks[0].getData()[1]) == [4.0]  # A's value; B's NaN is not circled
+    assert len(marks[1].getData()[1]) == 0  # the difference is NaN
+    assert not [w for w in recwarn if "All-NaN" in str(w.message)]

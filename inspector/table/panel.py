@@ -134,6 +134,7 @@ class TablePanel(QWidget):
         self._show_options(self._options.value)
         self._options.changed.connect(self._show_options)
         self._model.modelReset.connect(self._on_model_reset)
+        self._axes.changed.connect(self._fit_columns)  # another plane: other texts, other widths
         self._view.selectionModel().currentChanged.connect(self._on_current_changed)
         self._on_model_reset()
         if document is not None:

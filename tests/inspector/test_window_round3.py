@@ -165,3 +165,21 @@ def test_f8_to_a_mismatch_whose_b_is_nan_circles_only_the_finite_values(window, 
     assert list(marks[0].getData()[1]) == [4.0]  # A's value; B's NaN is not circled
     assert len(marks[1].getData()[1]) == 0  # the difference is NaN
     assert not [w for w in recwarn if "All-NaN" in str(w.message)]
+
+
+def test_columns_are_refitted_when_the_plane_changes(window, qtbot, tmp_path):
+    from PySide6.QtGui import QFontMetrics
+
+    values = np.zeros((2, 3, 4), dtype="<f4")
+    values[1] = 123456.78125
+    path = tmp_path / "planes.bin"
+    path.write_bytes(values.tobytes())
+    assert window.open_paths([str(path)], DecodeParams(dtype="float32", shape=(2, 3, 4)))
+    view, model = window.table_panel.view, window.table_panel.model
+    narrow = view.horizontalHeader().defaultSectionSize()
+    window.document.display_axes.set_index(0, 1)
+    qtbot.wait(1)
+    text = model.data(model.index(0, 0))
+    assert text.startswith("123456.78")
+    assert view.horizontalHeader().defaultSectionSize() > narrow
+    assert view.columnWidth(0) >= QFontMetrics(view.font()).horizontalAdvance(text)

@@ -183,3 +183,27 @@ def test_columns_are_refitted_when_the_plane_changes(window, qtbot, tmp_path):
     assert text.startswith("123456.78")
     assert view.horizontalHeader().defaultSectionSize() > narrow
     assert view.columnWidth(0) >= QFontMetrics(view.font()).horizontalAdvance(text)
+
+
+def test_the_data_inspector_chooses_a_type_from_the_keyboard_and_keeps_a_usable_shape(window, qtbot, tmp_path):
+    from PySide6.QtCore import Qt
+
+    from inspector.bytes.data_inspector import _BE_COL, _LE_COL, ENGINE_TYPES
+
+    path = tmp_path / "nchw.bin"
+    path.write_bytes(np.arange(4 * 3 * 40 * 50, dtype="<f4").tobytes())
+    assert window.open_paths([str(path)], DecodeParams(dtype="float32", shape=(4, 3, 40, 50)))
+    table = window.data_inspector.table
+    table.setCurrentCell(ENGINE_TYPES.index("int16"), _LE_COL)
+    table.setFocus()
+    qtbot.keyClick(table, Qt.Key.Key_Return)
+    document = window.document
+    assert document.params.dtype == "int16" and document.params.little_endian is True
+    assert document.error is None
+    assert document.params.shape == (4, 3, 40, 100) and document.result.view.shape == (4, 3, 40, 100)
+    table.setCurrentCell(ENGINE_TYPES.index("float32"), _BE_COL)
+    qtbot.keyClick(table, Qt.Key.Key_Space)
+    assert (document.params.dtype, document.params.little_endian) == ("float32", False)
+    assert document.params.shape == (4, 3, 40, 50) and document.error is None
+    document.undo()
+    assert (document.params.dtype, document.params.shape) == ("int16", (4, 3, 40, 100))

@@ -266,7 +266,7 @@ class MainWindow(QMainWindow):
         if ok:  # focus after opening a file is the table (arrow keys move in it at once)
             self.table_panel.view.setFocus(Qt.FocusReason.OtherFocusReason)
         if ok and params is None and self.settings.guess_banner_enabled() and self.document.container is None \
-                and self.document.pipeline.source.npy is None:
+                and not self.document.listing_running and self.document.pipeline.source.npy is None:
             self.guess_banner.offer(paths[0])  # a raw file, nothing remembered: offer a guess
         if ok and remember:
             for path in paths:

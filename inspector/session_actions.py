@@ -13,7 +13,10 @@ The window's half of sessions (the file format and its rules are the engine's,
   asked for once, with a file dialog per missing file (the engine then looks for the other
   missing files beside it); cancelling aborts and the session banner says why. Files that
   changed since the session was saved (size, time or content) are flagged in the session banner
-  with what changed; the session still opens. B's files that moved are asked for too; a
+  with what changed; the session still opens. A file whose record has a SHA-256 (and the same
+  size) is hashed on a worker thread after the session opened (a 1 TiB file never blocks the
+  window): the banner shows the progress and *Stop checking*, then the verdict (a stopped check
+  says that the content was not compared). B's files that moved are asked for too; a
   comparison whose B file is not given is left out
   and the banner says so.
 - **Applying** a session to other files ("use this layout for these files") opens the chosen
@@ -40,10 +43,13 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from core.errors import CoreError, SessionError, describe_error
+from core.errors import Cancelled, CoreError, SessionError, describe_error
+from core.session.loading import LoadedSession
 from core.session.session_file import Session, load_session, save_session
+from core.text.byte_sizes import format_bytes
 from core.text.names import printable_name
 from inspector.panels.session_banner import SessionBanner
+from inspector.state.background_task import BackgroundTask
 from inspector.state.snapshot import from_session, to_session
 from inspector.widgets.actions import command_action
 from inspector.widgets.plain_text import display_name
@@ -67,6 +73,10 @@ class SessionActions(QObject):
         self.open_action = command_action("Open Sessio&n…", window, self.open_dialog)
         self.apply_action = command_action("Apply Session to Other &Files…", window, self.apply_dialog)
         self.actions = (self.open_action, self.save_action, self.apply_action)
+        self._hash_task: BackgroundTask | None = None  # the running content check
+        self._checked_paths: tuple[str, ...] = ()  # the files shown when it started
+        banner.stop_button.clicked.connect(self.stop_checking)
+        window.document.filesChanged.connect(self._on_files_changed)
 
     @property
     def _window(self):
@@ -135,8 +145,9 @@ class SessionActions(QObject):
         """Open session ``path`` (module rules); False when it could not be opened (the banner
         says why, the window keeps what it showed)."""
         name = display_name(path)
+        self._drop_check()
         try:
-            loaded = load_session(path)
+            loaded = load_session(path, check_hashes=False)  # hashes: on a worker, below
             while loaded.missing:  # with_located also finds the other files that moved with it
                 index = loaded.missing[0]
                 old = loaded.session.files[index].path
@@ -151,20 +162,99 @@ class SessionActions(QObject):
         except CoreError as error:
             self.banner.show_message(f"Session {name} not opened: {describe_error(error).message}", "error")
             return False
-        notes = [note.message for note in (*loaded.changed, *loaded.comparison_changed)]
+        notes = [note.message for note in (*loaded.changed, *loaded.comparison_changed)] + list(loaded.outside)
         session = loaded.session
         if session.comparison is not None and loaded.comparison_missing:
             session = self._locate_b_files(session, loaded.comparison_missing, path, notes)
         if not self.restore(session):
             return False
         self._window.settings.set_last_directory(os.path.dirname(os.path.abspath(path)))
+        count, nbytes = loaded.hashes_to_check()
+        if count:
+            self._check_hashes(loaded, name, count, nbytes)
+            return True
+        self._show_changes(name, notes)
+        return True
+
+    def _show_changes(self, name: str, notes: list[str], extra: str = "") -> None:
         if notes:
             self.banner.show_message(
                 f"Session {name}: " + "; ".join(notes) + ". Its settings and bookmarks were made for the files "
-                "as they were then.", "warning")
+                "as they were then." + extra, "warning")
+        elif extra:
+            self.banner.show_message(f"Session {name}:{extra}", "info")
         else:
             self._status(f"Opened session {name}")
-        return True
+
+    # ------------------------------------------------------------------ content check (SHA-256)
+    def _check_hashes(self, loaded: LoadedSession, name: str, count: int, nbytes: int) -> None:
+        """Hash the files the session recorded a SHA-256 of, on a worker (never the GUI thread);
+        the banner shows progress and *Stop checking*, then the verdict."""
+        files = f"{count} file{'s' if count != 1 else ''}"
+
+        def work(progress, cancelled):  # on the worker: no widget
+            def report(done: int, total: int) -> None:
+                if cancelled():
+                    raise Cancelled()
+                progress(done, total)
+            return loaded.with_hashes_checked(report)
+
+        def on_progress(done: int, total: int) -> None:
+            if self._hash_task is not task:
+                return
+            self.banner.show_message(f"Session {name}: checking the content of {files} (SHA-256): "
+                                     f"{format_bytes(done)} of {format_bytes(total)}", "info", stoppable=True)
+
+        def on_done(checked: LoadedSession) -> None:
+            if self._hash_task is not task:
+                return  # another session or other files were opened meanwhile
+            self._hash_task = None
+            self.banner.hide()  # the progress goes; the verdict (if any) follows
+            self._show_changes(name, [n.message for n in (*checked.changed, *checked.comparison_changed)])
+
+        def on_cancelled() -> None:
+            if self._hash_task is not task:
+                return
+            self._hash_task = None
+            unchecked = [n.message for n in (*loaded.changed, *loaded.comparison_changed)]
+            self._show_changes(name, unchecked, f" The content check (SHA-256 of {files}) was stopped: "
+                               "their content was not compared with the session's record.")
+
+        def on_failed(error: BaseException) -> None:
+            if self._hash_task is not task:
+                return
+            self._hash_task = None
+            self.banner.show_message(f"Session {name}: the content check failed: {describe_error(error).message}",
+                                     "warning")
+
+        task = BackgroundTask(work, self)
+        task.progressChanged.connect(on_progress)
+        task.succeeded.connect(on_done)
+        task.cancelled.connect(on_cancelled)
+        task.failed.connect(on_failed)
+        self._hash_task, self._checked_paths = task, self._window.document.paths
+        on_progress(0, nbytes)
+        task.start()
+
+    def checking(self) -> bool:
+        """Whether the content check of the session just opened is running."""
+        return self._hash_task is not None
+
+    def stop_checking(self) -> None:
+        """Stop the content check (*Stop checking*): the banner then says it was stopped."""
+        if self._hash_task is not None:
+            self._hash_task.cancel()
+
+    def _drop_check(self) -> None:
+        """Stop the content check and forget it (nothing more is shown of it)."""
+        task, self._hash_task = self._hash_task, None
+        if task is not None:
+            task.cancel()
+
+    def _on_files_changed(self) -> None:
+        window = self._window
+        if self._hash_task is not None and window is not None and window.document.paths != self._checked_paths:
+            self._drop_check()  # other files: the check is about files no longer shown
 
     def _locate_b_files(self, session: Session, missing: Sequence[int], path: str, notes: list[str]) -> Session:
         """Ask once for each of B's files that moved (B is the comparison's reference); when one

@@ -8,6 +8,10 @@
   (:mod:`inspector.state.gc_policy`): once a test has used Qt, automatic collection is off and
   each test's teardown collects in the main thread. Otherwise a worker thread (statistics,
   export, overviews) could free a cycle holding Qt objects of the GUI thread and crash the run.
+- A Qt test's document waits for a container's listing until it ends (``LISTING_GRACE_S`` 60 s
+  instead of the application's 0.3 s), so a slow first import of h5py on a loaded machine never
+  turns an open the test reads at once into a background listing; the tests of the background
+  listing (tests/inspector/state/test_listing_in_background.py) set it to 0.
 """
 
 import gc
@@ -31,6 +35,10 @@ def _collect_garbage_in_the_main_thread(request):
         from inspector.state.gc_policy import collect_in_gui_thread
 
         _collector = collect_in_gui_thread()
+    if uses_qt:
+        from inspector.state import document
+
+        document.LISTING_GRACE_S = 60.0
     yield
     if uses_qt:
         _destroy_top_level_widgets()

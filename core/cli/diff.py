@@ -8,15 +8,24 @@ one side (``--b-offset 16``, ``--b-dtype float16``, ``--b-big-endian``...). The 
 ``error: ...`` line on stderr (exit status 2), never a traceback.
 
 The decode options are :mod:`core.cli.options`', the plain command's.
+
+Bounds (docs/compare.md, "How much a comparison may do"): the work is counted before anything
+is read (:func:`core.compare.scanner.compare_work`) and refused above
+:data:`~core.compare.scanner.WORK_LIMIT` pairs unless ``--no-limit`` is given; ``--limit`` is
+checked against the copy budget. From :data:`ANNOUNCE_PAIRS` pairs a ``note:`` on stderr says
+the work before it starts, and a progress line is drawn on stderr when it is a terminal (never
+into a log or a pipe), at each whole percent, cleared at the end. An engine error that belongs
+to one option (``--ulp``, ``--max-shift``, ``--limit``) names the option.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import dataclasses
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from core.cli.options import (
     EXIT_ERROR,
@@ -29,12 +38,12 @@ from core.cli.options import (
 )
 from core.compare.result import CompareResult
 from core.compare.rules import NAN_POLICIES, resolve_rules
-from core.compare.scanner import Side, compare_sides
+from core.compare.scanner import WORK_LIMIT, CompareWork, Side, check_compare_work, compare_sides, compare_work
 from core.compare.shift import suggest_shift
 from core.compare.snippet import numpy_compare_snippet
 from core.decode.reshape import parse_shape
 from core.dtypes.table import engine_name
-from core.errors import CoreError
+from core.errors import BudgetError, CoreError
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.slicing.expr import parse_slice
 from core.text.names import printable_name
@@ -43,6 +52,12 @@ __all__ = ["build_diff_parser", "run", "side_params"]
 
 DEFAULT_LIST = 10
 EXIT_EQUAL, EXIT_DIFFERENT = 0, 1
+#: From this many pairs the command says what it will do (and draws progress on a terminal).
+ANNOUNCE_PAIRS = 1 << 26
+#: How the user of this command lowers a comparison's work.
+_LIMIT_FIX = "compare a slice of each side with --slice, --a-slice and --b-slice, or give --no-limit"
+#: The option of each engine error field that one option causes.
+_OPTION_OF_FIELD = {"ulp": "--ulp", "max_shift": "--max-shift", "list_limit": "--limit"}
 
 #: Options a side may override: (option, DecodeParams field or "slice", type).
 _SIDE_OPTIONS = (
@@ -59,6 +74,11 @@ bfloat16 1.6e-2 / 1e-5, float32 1.3e-6 / 1e-5, float64 1e-7 / 1e-7, integers exa
 matches values at most N representable values apart instead. NaN matches NaN unless
 --nan-policy mismatch; infinities match only the same infinity; -0 == 0 unless --bitwise.
 Shapes must match or broadcast (numpy's rule); different types are compared in a common type.
+
+bounds: more than 2,147,483,648 element pairs is refused before anything is read unless
+--no-limit; --limit is checked against the copy budget; --ulp takes 0 to 2**64 - 1, --max-shift
+0 to 65536. From 67,108,864 pairs a "note:" on stderr says the work first, and a progress line
+is drawn on stderr when it is a terminal.
 
 exit status: 0 equal within tolerance, 1 not equal, 2 bad input (one "error:" line).
 --json prints every figure as one object; --code prints numpy code that reproduces the
@@ -98,6 +118,8 @@ def build_diff_parser(prog: str = "tensor-inspect diff") -> argparse.ArgumentPar
     output.add_argument("--limit", type=int, default=DEFAULT_LIST, metavar="N",
                         help=f"list at most N first and N worst mismatches (default {DEFAULT_LIST})")
     output.add_argument("--code", action="store_true", help="print numpy code reproducing the comparison")
+    output.add_argument("--no-limit", action="store_true",
+                        help=f"compare more than {WORK_LIMIT:,} element pairs (refused without it)")
     return parser
 
 
@@ -166,7 +188,48 @@ def _parse_shift(text: str) -> int | None:
                         field="shift") from None
 
 
+class _Progress:
+    """``progress(done, total)`` drawing ``comparing: 42% (N of M pairs)`` on stderr at each
+    whole percent (a terminal only), cleared by :meth:`close`."""
+
+    def __init__(self, stream) -> None:
+        self.stream, self.percent, self.drawn = stream, -1, False
+
+    def __call__(self, done: int, total: int) -> None:
+        percent = 100 * done // total if total else 100
+        if percent != self.percent:
+            self.percent, self.drawn = percent, True
+            self.stream.write(f"\rcomparing: {percent}% ({done:,} of {total:,} pairs)")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.drawn:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def _announce(work: CompareWork) -> Callable[[int, int], None] | None:
+    """The note before a large comparison, and its progress line on a terminal (module rules)."""
+    if work.pairs < ANNOUNCE_PAIRS:
+        return None
+    print(f"note: comparing {work.describe()}", file=sys.stderr, flush=True)
+    return _Progress(sys.stderr) if sys.stderr.isatty() else None
+
+
 def _run(args: argparse.Namespace) -> int:
+    try:
+        return _compare(args)
+    except CoreError as error:  # an engine error caused by one option: name the option
+        option = _OPTION_OF_FIELD.get(error.field or "")
+        about_value = error.message.startswith(f"{error.field} ") or isinstance(error, BudgetError)
+        if option is not None and about_value:
+            named = copy.copy(error)  # same type and field, the option in front
+            named.args = (f"{option}: {error.message}",)
+            raise named from error
+        raise
+
+
+def _compare(args: argparse.Namespace) -> int:
     if args.limit < 0:
         raise CoreError(f"--limit {args.limit} is negative (use 0 or more)")
     shift = _parse_shift(args.shift)
@@ -196,7 +259,16 @@ def _run(args: argparse.Namespace) -> int:
         if args.code:
             sys.stdout.write(numpy_compare_snippet((pipe_a.source, result_a), (pipe_b.source, result_b), rules, shift))
             return EXIT_EQUAL
-        result = compare_sides(side_a, side_b, rules, shift=shift, list_limit=args.limit)
+        work_limit = None if args.no_limit else WORK_LIMIT
+        work = compare_work(side_a, side_b, shift)
+        check_compare_work(work, args.limit, work_limit=work_limit, limit_fix=_LIMIT_FIX)
+        progress = _announce(work)
+        try:
+            result = compare_sides(side_a, side_b, rules, shift=shift, list_limit=args.limit,
+                                   progress=progress, work_limit=work_limit, limit_fix=_LIMIT_FIX)
+        finally:
+            if isinstance(progress, _Progress):
+                progress.close()
     if args.json:
         document = {"a": {"file": args.file_a, "dtype": engine_name(result.rules.dtype_a), "shape": list(result.shape_a)},
                     "b": {"file": args.file_b, "dtype": engine_name(result.rules.dtype_b), "shape": list(result.shape_b)},

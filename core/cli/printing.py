@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -219,11 +219,14 @@ def text_pieces(result: PipelineResult, limit: int = DEFAULT_LIMIT,
 
 
 def json_pieces(result: PipelineResult, limit: int = DEFAULT_LIMIT,
-                view_as: str | None = None, transposed: bool = False) -> Iterator[str]:
+                view_as: str | None = None, transposed: bool = False,
+                problems: Sequence[str] = ()) -> Iterator[str]:
     """One JSON object (see the --help epilog) in pieces; values past ``limit`` are cut, flat.
 
     ``transposed``: the tensor is a Fortran-order array read in C order even though the result
-    does not know it (an ``.npz`` member opened with ``--tensor``).
+    does not know it (an ``.npz`` member opened with ``--tensor``). ``problems``: what the
+    container's listing could not read (a partial listing...), given as the key ``"problems"``
+    when there are any.
 
     Raises
     ------
@@ -235,7 +238,7 @@ def json_pieces(result: PipelineResult, limit: int = DEFAULT_LIMIT,
     printed = _Printed(result, view_as)
     view = printed.view
     truncated = view.size > limit
-    head = json.dumps({
+    fields = {
         "shape": list(view.shape),
         "dtype": engine_name(printed.dtype),
         "byte_order": "little" if result.params.little_endian else "big",
@@ -243,7 +246,10 @@ def json_pieces(result: PipelineResult, limit: int = DEFAULT_LIMIT,
         "truncated": truncated,
         "trailing_bytes": list(result.trailing_bytes),
         "transposed": result.transposed or transposed,
-    })
+    }
+    if problems:
+        fields["problems"] = list(problems)
+    head = json.dumps(fields)
     yield head[:-1] + ', "values": '
     if truncated:
         yield from _json_nested((limit,), printed.blocks(_leading_view(view, limit), limit))

@@ -11,15 +11,18 @@ Rules (docs/sessions.md, "The command line")
   ``--slice``, ``--view-as``...; ``--tf-only``). An explicit ``--offset``, ``--length`` or
   ``--record-size`` also replaces the session's explicit elements (a TFRecord feature).
 - A session file that cannot be used is one ``error:`` line (exit status 2); a file of the
-  session that is missing is named, with the fix ``--session S.json NEWPATH``. A file that
+  session that is missing is named, with the fix ``--session S.json NEWPATH``. A file outside
+  the session's folder (a relative path climbing out with ``..``, or an absolute path
+  elsewhere) is a ``note:`` naming the file it opens (:attr:`LoadedSession.outside`). A file that
   changed since the session was saved (size or modification time; the command does not read
   whole files to compare hashes) is a ``note:`` on stderr, and the run goes on.
 - ``--bookmark NAME`` prints a bookmark's values, decoded with the bookmark's parameters (the
   session's when it has none), command-line options still overriding: an *element* prints its
   index, value and bytes (``[1, 2] = 6   byte 6 (0x6) of data.bin``, the status bar's
   wording); a *region* prints its slice like a plain run; *bytes* print the bytes in hex and
-  the values of the elements they hold (just the hex when they cannot be decoded). A name the
-  session does not have lists the closest names.
+  the values of the elements they hold (just the hex when they cannot be decoded); a byte range
+  not inside its file is an ``error:`` naming the range and the file's size. A name the
+  session does not have lists the closest names (:func:`core.text.names.closest_names`).
 - ``--guess`` and ``--list`` take files, not a session.
 
 :mod:`core.cli.show` calls :func:`plan_session` and, for element and byte bookmarks,
@@ -44,7 +47,7 @@ from core.pipeline.view_as import no_tensor_buffer_error, view_as_target
 from core.session.bookmark import Bookmark
 from core.session.loading import load_session
 from core.session.placement import plain_slice_text
-from core.text.names import closest_names, printable_name
+from core.text.names import closest_names, printable_name, short_name
 from core.text.number_format import json_value, value_formatter
 from core.tflite.conversions import convert_array
 
@@ -98,12 +101,12 @@ def _find_bookmark(bookmarks: tuple[Bookmark, ...], name: str, session_name: str
     names = [mark.name for mark in bookmarks]
     close = closest_names(name, names)
     if close:
-        hint = "closest: " + ", ".join(repr(n) for n in close)
+        hint = "closest: " + ", ".join(short_name(n) for n in close)
     elif names:
-        hint = "its bookmarks: " + ", ".join(repr(n) for n in names[:10]) + (" ..." if len(names) > 10 else "")
+        hint = "its bookmarks: " + ", ".join(short_name(n) for n in names[:10]) + (" ..." if len(names) > 10 else "")
     else:
         hint = "it has no bookmarks"
-    raise SessionError(f"{session_name} has no bookmark named {name!r} ({hint})", field="bookmark")
+    raise SessionError(f"{session_name} has no bookmark named {short_name(name)} ({hint})", field="bookmark")
 
 
 def plan_session(args: argparse.Namespace, explicit: DecodeParams, explicit_slice: str | None,
@@ -138,6 +141,7 @@ def plan_session(args: argparse.Namespace, explicit: DecodeParams, explicit_slic
                 "NEWPATH)", field="files")
         files = tuple(f.path for f in session.files)
         notes += [change.message for change in loaded.changed]
+        notes += [f"{session_name}: {outside}" for outside in loaded.outside]
     bookmark = None
     base, tensor, slice_text = session.params, session.tensor, session.slice_text
     if args.bookmark is not None:
@@ -228,6 +232,14 @@ def _bytes_pieces(result: PipelineResult | None, problem: str | None, source: So
         raise SessionError(f"bookmark {mark.name!r} marks bytes of file {mark.file_index + 1}, but "
                            f"{len(paths)} file{'s are' if len(paths) != 1 else ' is'} open (give that "
                            "file too)", field="bookmark")
+    size = source.files[mark.file_index].size
+    if start + length > size:
+        raise SessionError(
+            f"bookmark {mark.name!r} marks bytes {start:,}..{start + length - 1:,}, but "
+            f"'{printable_name(paths[mark.file_index])}' has {size:,} bytes"
+            f"{f' (bytes 0..{size - 1:,})' if size else ''}: the range is not in this file (the "
+            "bookmark was made for another file, or the file shrank: give the file it was made for)",
+            field="bookmark")
     data = source.bytes_at(mark.file_index, start, min(length, max(limit, 0)))
     indices: list[tuple[int, ...]] = []
     if result is not None:

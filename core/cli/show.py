@@ -36,7 +36,7 @@ from core.errors import ContainerError, CoreError
 from core.files.sources import FileSource, open_source
 from core.formats.entry import ContainerListing, find_entry
 from core.formats.reader import HeaderReader
-from core.formats.registry import FORMATS, list_container
+from core.formats.registry import FORMATS, detect_format, list_container
 from core.formats.report import listing_json, listing_table
 from core.formats.values import open_entry
 from core.pipeline.pipeline import Pipeline, PipelineResult
@@ -67,7 +67,9 @@ same value (a bfloat16 1/3 is 0.334).
 
 JSON also has "trailing_bytes" (per file, bytes after the data that no value covers; the text
 output notes them on stderr) and "transposed" (true for a Fortran-order .npy, shown as the
-C-order reading of its bytes, the transpose of what np.load returns).
+C-order reading of its bytes, the transpose of what np.load returns). With --tensor, a
+container whose listing could not read everything (a partial listing, a corrupt record) adds
+"problems": [...] (the same lines as the note: lines on stderr).
 
 --list prints a container's tensors (name, dtype, shape, kind, offset, bytes, notes); --list
 --json prints {{"format", "path", "metadata", "problems", "tensors": [{{"name", "dtype",
@@ -161,9 +163,11 @@ def run(words: Sequence[str]) -> int:
         with contextlib.ExitStack() as stack:
             pipeline = stack.enter_context(Pipeline(args.files))
             shown, entry, opened = pipeline, None, None
+            listing_notes: list[str] = []
             if args.tensor is not None:  # listed from the pipeline's own map: one open
                 listing = _listing_of(pipeline.source)
                 entry = find_entry(listing, args.tensor)
+                listing_notes = _listing_notes(listing)
                 # one path for every entry: a view of its file, or its format's copy
                 opened = open_entry(pipeline.source, listing, entry, params)
                 params = opened.params
@@ -196,7 +200,7 @@ def run(words: Sequence[str]) -> int:
                 pieces = bookmark_pieces(result, None, pipeline.source, mark, args.json, args.limit,
                                          view_as_name_given)
             elif args.json:
-                pieces = json_pieces(result, args.limit, view_as_name_given, transposed)
+                pieces = json_pieces(result, args.limit, view_as_name_given, transposed, listing_notes)
             else:
                 pieces = text_pieces(result, args.limit, view_as_name_given)
             first = next(pieces)  # the errors found before any output (budget, view-as type)
@@ -206,7 +210,7 @@ def run(words: Sequence[str]) -> int:
             sys.stdout.flush()
             if opened is not None and opened.note is not None:
                 print(f"note: {opened.note}", file=sys.stderr)
-            for note in _notes(result, shown, args.tensor is not None, transposed) + \
+            for note in _notes(result, shown, args.tensor is not None, transposed) + listing_notes + \
                     (list(plan.notes) if plan is not None else []):
                 print(f"note: {note}", file=sys.stderr)
             if entry is None and len(args.files) == 1:
@@ -239,19 +243,39 @@ def _listing_of(source: FileSource) -> ContainerListing:
     return listing
 
 
+#: At most this many of a listing's problems are repeated as notes after a --tensor view.
+_LISTING_NOTES = 5
+
+
+def _listing_notes(listing: ContainerListing) -> list[str]:
+    """What the listing could not read (a partial listing, a corrupt record), for the notes of
+    a --tensor view: the tensor may lack those parts, so they are said where it is shown."""
+    problems = list(listing.problems)
+    notes = problems[:_LISTING_NOTES]
+    if len(problems) > _LISTING_NOTES:
+        notes.append(f"... and {len(problems) - _LISTING_NOTES} more problems of the listing "
+                     "(--list shows them all)")
+    return notes
+
+
 def _container_hint(source: FileSource) -> str | None:
-    """For a container file decoded as raw bytes (no --tensor): what it holds and how to open a
-    tensor; None for a raw file (or one whose header cannot be listed: the raw view is all)."""
+    """For a container file decoded as raw bytes (no --tensor): what it is and how to open a
+    tensor; None for a raw file.
+
+    Best effort and bounded: only the formats' ``sniff`` looks at the file's first bytes
+    (:data:`core.formats.registry.SNIFF_BYTES`); no container parser runs, so the raw view of a
+    damaged HDF5, TFLite or npz file never depends on one succeeding (nor waits for one). A
+    failure of the sniff itself is a short note, never an error of the run.
+    """
+    name = printable_name(source.paths[0])
     try:
-        listing = list_container(HeaderReader(source, 0))
-    except CoreError:
+        found = detect_format(HeaderReader(source, 0))
+    except Exception as error:  # the raw view is printed already: never fail the run here
+        return f"'{name}' was not checked for a container format ({type(error).__name__})"
+    if found is None:
         return None
-    if listing is None or not listing.entries:
-        return None
-    count = len(listing.entries)
-    return (f"'{printable_name(source.paths[0])}' is a {listing.format} file holding {count} "
-            f"tensor{'s' if count != 1 else ''}, shown here as raw bytes: --list lists them, "
-            "--tensor NAME shows one")
+    return (f"'{name}' starts like a {found.name} file, shown here as raw bytes: --list lists "
+            "its tensors, --tensor NAME shows one")
 
 
 def _notes(result: PipelineResult, pipeline: Pipeline, inside_container: bool,

@@ -9,7 +9,8 @@ Rules (docs/compare.md says the same in words)
   the other's default.
 - ``ulp=N`` replaces the tolerance test: finite values match when at most N representable
   values of the common type apart (:mod:`core.compare.ulp`); for integers the ULP distance is
-  ``|a - b|``.
+  ``|a - b|``. N is a whole number from 0 to ``2**64 - 1`` (:data:`MAX_ULP`: distances are
+  counted in 64 bits); anything else is refused with that range.
 - NaN: with ``nan_policy="equal"`` (default) a NaN matches a NaN; with ``"mismatch"`` it never
   matches. A NaN against a number is always a mismatch.
 - Infinities match only an infinity of the same sign. ``-0.0`` matches ``0.0``.
@@ -34,7 +35,7 @@ from core.errors import CoreError
 from core.text.figures import format_difference
 
 __all__ = [
-    "DEFAULT_TOLERANCES", "NAN_POLICIES", "CompareRules", "common_type", "default_tolerances",
+    "DEFAULT_TOLERANCES", "MAX_ULP", "NAN_POLICIES", "CompareRules", "common_type", "default_tolerances",
     "element_kind", "is_bfloat16", "native_dtype", "resolve_rules",
 ]
 
@@ -182,6 +183,10 @@ def _non_negative(name: str, value: float | None) -> float | None:
     return value
 
 
+#: The largest ULP tolerance: distances are uint64 (:mod:`core.compare.ulp`).
+MAX_ULP = 2**64 - 1
+
+
 def resolve_rules(dtype_a: np.dtype, dtype_b: np.dtype, *, rtol: float | None = None,
                   atol: float | None = None, ulp: int | None = None, bitwise: bool = False,
                   nan_policy: str = "equal") -> CompareRules:
@@ -191,7 +196,7 @@ def resolve_rules(dtype_a: np.dtype, dtype_b: np.dtype, *, rtol: float | None = 
     ------
     CoreError
         A type that cannot be compared (``field="dtype"``); a negative or non-finite tolerance;
-        a negative ``ulp``; ``ulp`` together with ``rtol``/``atol``; ``bitwise`` together with
+        a negative ``ulp`` or one above :data:`MAX_ULP`; ``ulp`` together with ``rtol``/``atol``; ``bitwise`` together with
         tolerances or with two different types; an unknown NaN policy.
     """
     a, b = native_dtype(dtype_a), native_dtype(dtype_b)
@@ -201,9 +206,13 @@ def resolve_rules(dtype_a: np.dtype, dtype_b: np.dtype, *, rtol: float | None = 
         raise CoreError(f"unknown NaN policy {nan_policy!r} (use one of: {', '.join(NAN_POLICIES)})",
                         field="nan_policy")
     if ulp is not None:
-        if int(ulp) != ulp or ulp < 0:
+        if isinstance(ulp, bool) or int(ulp) != ulp or ulp < 0:
             raise CoreError(f"ulp must be a whole number >= 0, got {ulp!r} (for example ulp=4)", field="ulp")
         ulp = int(ulp)
+        if ulp > MAX_ULP:
+            raise CoreError(f"ulp {ulp:,} is out of range: ULP distances are counted in 64 bits, so a "
+                            f"tolerance is a whole number from 0 to {MAX_ULP:,} (2**64 - 1, which "
+                            "matches every finite pair)", field="ulp")
         if rtol is not None or atol is not None:
             raise CoreError("give either a ULP tolerance or rtol/atol, not both (drop one of them)", field="ulp")
     if bitwise:

@@ -19,6 +19,13 @@ Rules
 - A fast path covers two sides of the same float32 or float64 type with the tolerance test and
   only finite values in the block; every other block goes through
   :func:`core.compare.elementwise.element_differences`. Both give identical figures.
+- Bound: before anything is read, the work is counted (:func:`compare_work`: pairs, and bytes
+  read from each side) and refused with :class:`~core.errors.BudgetError` when it exceeds
+  ``work_limit`` pairs (default :data:`WORK_LIMIT`, 2**31 = 2,147,483,648 pairs; None: no limit);
+  the mismatch lists hold at most ``2 * list_limit`` entries of about :data:`LIST_ENTRY_BYTES`
+  each, checked against the copy budget (:func:`core.budget.check_copy_budget`) as well. The
+  message names both and how to lower them (``limit_fix``: the caller's words, e.g. a command
+  line option).
 - ``progress(done, total)`` after each block (``total`` pairs); ``cancelled()`` is checked
   before each block is started and raises :class:`~core.errors.Cancelled`; each side's
   ``check()`` (e.g. ``FileSource.check_unchanged``) runs before each block.
@@ -26,6 +33,8 @@ Rules
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,16 +46,24 @@ from core.compare.blockstats import BlockSummary, Scratch, Shared, summarise_blo
 from core.compare.elementwise import ElementDifferences, element_differences, native_values
 from core.compare.result import Categories, CompareResult, ErrorHistogram, Extreme, Mismatch
 from core.compare.rules import CompareRules, resolve_rules
-from core.errors import CoreError
+from core.errors import BudgetError, CoreError
 from core.scan.blocks import BlockReader
 from core.scan.parallel import default_workers, read_whole, scan_blocks
+from core.text.byte_sizes import format_bytes
 
-__all__ = ["Pairing", "Side", "flat_view", "Window", "compare_results", "compare_sides", "read_window", "window_differences"]
+__all__ = [
+    "LIST_ENTRY_BYTES", "WORK_LIMIT", "CompareWork", "Pairing", "Side", "Window", "check_compare_work",
+    "compare_results", "compare_sides", "compare_work", "flat_view", "read_window", "window_differences",
+]
 
 #: Elements per block: a block's copies (about 10 of 4-8 bytes) stay in the CPU caches.
 DEFAULT_CHUNK = 1 << 18
 #: Memory one element of a block costs in a worker (both sides' reads and the temporaries).
 _BYTES_PER_VALUE = 96
+#: Most element pairs one comparison compares unless asked for more (module rules, "Bound").
+WORK_LIMIT = 1 << 31
+#: Memory one entry of a mismatch list costs (its tuple, its Mismatch, its indices, its text).
+LIST_ENTRY_BYTES = 1024
 #: Largest window :func:`read_window` reads (what a screen shows is far smaller).
 WINDOW_LIMIT = 1 << 22
 
@@ -158,6 +175,53 @@ def _read(reader: BlockReader | None, block: np.ndarray) -> np.ndarray:
     return native_values(read_whole(reader, block).reshape(-1))
 
 
+# ----------------------------------------------------------------------------- the bound
+@dataclass(frozen=True)
+class CompareWork:
+    """How much a comparison will do: element ``pairs`` compared, and bytes read from each side
+    (a broadcast side is read once per pair it is in)."""
+
+    pairs: int
+    bytes_a: int
+    bytes_b: int
+
+    def describe(self) -> str:
+        """``"1,048,576 element pairs (4.0 MiB read from A, 4.0 MiB from B)"``."""
+        return (f"{self.pairs:,} element pairs ({format_bytes(self.bytes_a)} read from A, "
+                f"{format_bytes(self.bytes_b)} from B)")
+
+
+def compare_work(side_a: Side, side_b: Side, shift: int = 0) -> CompareWork:
+    """The work of comparing ``side_a`` with ``side_b`` (nothing is read).
+
+    Raises
+    ------
+    CoreError
+        The sides do not pair (:class:`Pairing`).
+    """
+    pairing = Pairing(side_a.view, side_b.view, shift)
+    pairs = pairing.size
+    return CompareWork(pairs, pairs * side_a.view.dtype.itemsize, pairs * side_b.view.dtype.itemsize)
+
+
+def check_compare_work(work: CompareWork, list_limit: int, *, work_limit: int | None = WORK_LIMIT,
+                       limit_fix: str = "compare a slice of each side") -> None:
+    """Refuse a comparison above ``work_limit`` pairs, or whose mismatch lists would not fit
+    the copy budget (module rules, "Bound").
+
+    Raises
+    ------
+    BudgetError
+        ``field="compare"`` (too many pairs) or ``field="list_limit"`` (lists too long).
+    """
+    if work_limit is not None and work.pairs > work_limit:
+        raise BudgetError(f"comparing {work.describe()} is above the limit of {work_limit:,} pairs "
+                          f"of one comparison ({limit_fix})", field="compare")
+    listed = 2 * min(max(list_limit, 0), work.pairs)
+    check_copy_budget(listed * LIST_ENTRY_BYTES, f"listing up to {listed:,} first and worst mismatches",
+                      "list fewer mismatches", field="list_limit")
+
+
 # ----------------------------------------------------------------------------- merging
 class _Merged:
     """The running totals of all blocks merged so far (main thread only)."""
@@ -189,12 +253,13 @@ class _Merged:
         self.below += s.below
         if s.exponents is not None:
             self.exponents = s.exponents.copy() if self.exponents is None else self.exponents + s.exponents
-        if s.first:
-            self.first = sorted(self.first + s.first, key=lambda e: e[0])[:self.limit]
+        if s.first:  # both lists are sorted: merge them (linear, not a sort)
+            self.first = list(itertools.islice(heapq.merge(self.first, s.first, key=lambda e: e[0]), self.limit))
             if len(self.first) == self.limit:
                 self.shared.first_bound = self.first[-1][0]
         if s.worst:
-            self.worst = sorted(self.worst + s.worst, key=lambda e: (-e[1], e[0]))[:self.limit]
+            ranked = sorted(s.worst, key=_worst_key)
+            self.worst = list(itertools.islice(heapq.merge(self.worst, ranked, key=_worst_key), self.limit))
             if len(self.worst) == self.limit:
                 self.shared.worst_threshold = self.worst[-1][1]
 
@@ -234,6 +299,10 @@ class _Merged:
         )
 
 
+def _worst_key(entry) -> tuple:
+    return (-entry[1], entry[0])
+
+
 def _better(best, candidate):
     """The larger ``(value, flat)``; equal values: the lower flat index."""
     if candidate is None:
@@ -247,7 +316,8 @@ def _better(best, candidate):
 def compare_sides(side_a: Side, side_b: Side, rules: CompareRules | None = None, *, shift: int = 0,
                   list_limit: int = 100, chunk_elements: int = DEFAULT_CHUNK, workers: int | None = None,
                   progress: Callable[[int, int], None] | None = None,
-                  cancelled: Callable[[], bool] | None = None, **tolerances) -> CompareResult:
+                  cancelled: Callable[[], bool] | None = None, work_limit: int | None = WORK_LIMIT,
+                  limit_fix: str = "compare a slice of each side", **tolerances) -> CompareResult:
     """Compare ``side_a`` with ``side_b`` (rules: module docstring and :mod:`core.compare.rules`).
 
     Parameters
@@ -268,6 +338,9 @@ def compare_sides(side_a: Side, side_b: Side, rules: CompareRules | None = None,
         Threads (default: up to 2, the CPU count).
     progress, cancelled
         ``progress(done, total)`` after each block; ``cancelled()`` before each block.
+    work_limit, limit_fix
+        Most pairs compared (None: no limit) and how the caller's user lowers the work
+        (:func:`check_compare_work`).
 
     Returns
     -------
@@ -277,6 +350,9 @@ def compare_sides(side_a: Side, side_b: Side, rules: CompareRules | None = None,
     ------
     CoreError
         Shapes that do not pair, types that cannot be compared, bad tolerances.
+    BudgetError
+        More pairs than ``work_limit``, or mismatch lists that do not fit the copy budget
+        (:func:`check_compare_work`), before anything is read.
     SourceError
         A file changed or shrank during the comparison.
     Cancelled
@@ -289,6 +365,9 @@ def compare_sides(side_a: Side, side_b: Side, rules: CompareRules | None = None,
     if list_limit < 0:
         raise CoreError(f"the mismatch list length must be >= 0, got {list_limit}")
     pairing = Pairing(side_a.view, side_b.view, shift)
+    check_compare_work(CompareWork(pairing.size, pairing.size * side_a.view.dtype.itemsize,
+                                   pairing.size * side_b.view.dtype.itemsize),
+                       list_limit, work_limit=work_limit, limit_fix=limit_fix)
     notes = ()
     if not shift and (pairing.shape != pairing.shape_a or pairing.shape != pairing.shape_b):
         notes = (f"broadcast: A {pairing.shape_a} and B {pairing.shape_b} compared as {pairing.shape} (numpy's rule)",)

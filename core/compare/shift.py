@@ -13,6 +13,11 @@ side is shorter; a shift leaving fewer than 8 pairs is skipped) and score them: 
 exactly equal pairs first, then the Pearson correlation (0 when a side is constant). The best
 score wins; ties go to the smaller ``|s|``, then to the positive one. A result with
 ``equal_fraction == 1`` is an exact realignment.
+
+Bound: ``max_shift`` is a whole number from 0 to :data:`MAX_SHIFT` (65,536: each shift tried
+scores ``sample`` pairs, so the search costs ``(2 * max_shift + 1) * sample`` operations); a
+larger one is refused with that range before anything is read. Shifts that leave no pair (past
+either side's length) are not tried.
 """
 
 from __future__ import annotations
@@ -26,9 +31,11 @@ from core.compare.scanner import Side, flat_view
 from core.errors import CoreError
 from core.text.figures import format_correlation, format_percentage
 
-__all__ = ["ShiftSuggestion", "suggest_shift"]
+__all__ = ["MAX_SHIFT", "ShiftSuggestion", "suggest_shift"]
 
 _MIN_PAIRS = 8
+#: Largest ``max_shift`` searched (module docstring, "Bound").
+MAX_SHIFT = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -70,18 +77,23 @@ def suggest_shift(side_a: Side, side_b: Side, *, max_shift: int = 1024, sample: 
     Raises
     ------
     CoreError
-        ``max_shift < 0`` or ``sample < 8``; no shift leaves 8 pairs; a view that cannot be read
+        ``max_shift`` not in ``0..MAX_SHIFT`` (``field="max_shift"``) or ``sample < 8``; no shift leaves 8 pairs; a view that cannot be read
         flat.
     SourceError
         A file shrank.
     """
-    if max_shift < 0 or sample < _MIN_PAIRS:
-        raise CoreError(f"the shift search needs max_shift >= 0 and sample >= {_MIN_PAIRS} "
-                        f"(got {max_shift} and {sample})")
+    if isinstance(max_shift, bool) or int(max_shift) != max_shift or not 0 <= max_shift <= MAX_SHIFT:
+        raise CoreError(f"max_shift {max_shift!r} is out of range: the shift search tries every shift from "
+                        f"-max_shift to max_shift, so it takes a whole number from 0 to {MAX_SHIFT:,} "
+                        "(give the shift itself when it is larger)", field="max_shift")
+    max_shift = int(max_shift)
+    if sample < _MIN_PAIRS:
+        raise CoreError(f"the shift search needs sample >= {_MIN_PAIRS} (got {sample})")
     a = _head(side_a, sample + max_shift, "A")
     b = _head(side_b, sample + max_shift, "B")
     best = None
-    for s in sorted(range(-max_shift, max_shift + 1), key=lambda s: (abs(s), -s)):
+    reach = min(max_shift, max(a.size, b.size))  # a larger shift leaves no pair
+    for s in sorted(range(-reach, reach + 1), key=lambda s: (abs(s), -s)):
         start = max(0, -s)
         count = min(sample, a.size - start, b.size - start - s)
         if count < _MIN_PAIRS:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 
 from core.errors import SourceError
 from core.files.safe_open import _kind_of, _os_error, _refuse_kind
@@ -88,10 +89,12 @@ def _open_regular(path: str) -> tuple[int, os.stat_result]:
     return fd, info
 
 
-def file_sha256(path: str, block_size: int = HASH_BLOCK) -> str:
+def file_sha256(path: str, block_size: int = HASH_BLOCK, progress: Callable[[int], None] | None = None) -> str:
     """The SHA-256 of a regular file's content, hex, read in blocks of ``block_size`` bytes.
 
-    Costs one sequential read of the whole file; memory stays one block.
+    Costs one sequential read of the whole file; memory stays one block. ``progress(nbytes)``
+    is called after each block with the bytes hashed so far (it may raise to stop, e.g.
+    :class:`core.errors.Cancelled`).
 
     Raises
     ------
@@ -104,6 +107,7 @@ def file_sha256(path: str, block_size: int = HASH_BLOCK) -> str:
     digest = hashlib.sha256()
     buffer = bytearray(max(1, int(block_size)))
     view = memoryview(buffer)
+    done = 0
     try:
         with os.fdopen(fd, "rb", buffering=0, closefd=True) as stream:
             while True:
@@ -111,6 +115,9 @@ def file_sha256(path: str, block_size: int = HASH_BLOCK) -> str:
                 if not count:
                     break
                 digest.update(view[:count])
+                done += count
+                if progress is not None:
+                    progress(done)
     except OSError as error:
         raise _os_error(path, error) from None
     return digest.hexdigest()

@@ -237,7 +237,8 @@ def open_mapped(path: str, file_count: int = 1) -> tuple[FileInfo, int, mmap.mma
             mapped.madvise(mmap.MADV_RANDOM)
         data = np.frombuffer(mapped if mapped is not None else b"", dtype=np.uint8)
         npy, npy_error = None, None
-        prefix = bytes(data[:PREFIX_BYTES])
+        # pread, not the map: a file cut right after it was mapped must not fault here.
+        prefix = os.pread(fd, min(PREFIX_BYTES, size), 0) if size else b""
         if looks_like_npy(prefix) or path.lower().endswith(".npy"):
             try:
                 npy = parse_npy_header(prefix, name=path, file_size=size)

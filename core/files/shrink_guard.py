@@ -19,15 +19,18 @@ The fix
    size with the size recorded at open and applies 1. to a file that shrank, at most once per
    new, smaller size (a shrunk file is not re-mapped on every check).
    ``FileSource.check_unchanged`` runs it before every pipeline run, scan block and export
-   block; ``FileSource.bytes_at`` before every byte read (hex view, data inspector); the GUI's
+   block; ``FileSource.bytes_at`` and ``read_exact`` (parsers' headers) when a ``pread`` comes
+   back short (they never read the map, so they cannot fault themselves); the GUI's
    file monitor (``inspector/state/file_monitor.py``) on a poll, on file-system events and,
    one descriptor per event (:meth:`ShrinkGuard.protect_next`, so the cost of an event does
    not grow with the number of files), before every event of the GUI thread.
 
 What remains
 ------------
-This makes a crash unlikely, not impossible: a file truncated *during* a read, or between a
-check and the read that follows it, can still fault. On platforms without ``MAP_FIXED`` (or if
+This makes a crash unlikely, not impossible, for reads *of the map*: a file truncated during
+such a read, or between a check and the read that follows it, can still fault. That is why no
+parser or painter reads the map (docs/architecture.md, "mapped reads"): they copy with
+``pread``, which has no such window. On platforms without ``MAP_FIXED`` (or if
 the system refuses the re-map), :func:`zero_fill_past` returns False and the views must not be
 read: the GUI clears them when the file monitor reports the change.
 """

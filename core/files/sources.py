@@ -10,7 +10,10 @@ A :class:`FileSource` opens one or more files once, memory-maps each one read-on
   ``offset`` and a ``length``;
 - ``record_size`` splits the rest into elements of that many bytes, a ``uint8`` view of shape
   ``(n_records, record_size)``; bytes after the last whole record are counted in
-  ``trailing_bytes``, never silently dropped. Without it the whole remainder is one element
+  ``trailing_bytes``, never silently dropped. When the decode reads only the first ``used``
+  bytes of each record (``fixed_length`` below ``record_size``), a last record counts when
+  its used bytes end within the data (``start + (n - 1) * record_size + used <= end``), though
+  its padding does not: the view is then ``(n_records, used)`` with stride ``record_size``. Without it the whole remainder is one element
   (a scalar string), a ``uint8`` view of shape ``(L,)``;
 - several files form a batch: input shape ``(n_files,)``, or ``(n_files, n_records)`` when every
   file holds the same number of records.
@@ -168,6 +171,27 @@ class Source:
         start = max(int(offset), 0)
         return bytes(data[start:start + max(int(nbytes), 0)])
 
+    def read_exact(self, index: int, offset: int, nbytes: int, what: str = "bytes") -> bytes:
+        """A copy of exactly ``nbytes`` bytes of file ``index`` from ``offset`` (the guarded read
+        for parsers: a short read is an error, never zeros or a fault).
+
+        Here (buffers in memory) a slice of the buffer; :class:`FileSource` reads its files with
+        ``pread`` and never touches the map.
+
+        Raises
+        ------
+        SourceError
+            The range is not inside the buffer as opened, the buffer shrank, or the source was
+            closed.
+        """
+        data = self.data(index)
+        start, count = int(offset), int(nbytes)
+        if start < 0 or count < 0 or start + count > data.size:
+            raise SourceError(f"{what} ({count} bytes from byte {start}) is not inside "
+                              f"'{printable_name(self.paths[index])}' ({data.size} bytes)",
+                              field="files")
+        return bytes(data[start:start + count])
+
     @property
     def npy(self) -> NpyHeader | None:
         """The common ``.npy`` header when every file is a ``.npy`` with the same dtype, byte
@@ -184,7 +208,7 @@ class Source:
 
     # -- layout ---------------------------------------------------------------------------
     def layout(self, offset: object = _KEEP, record_size: object = _KEEP,
-               length: object = None, elements: object = None) -> SourceLayout:
+               length: object = None, elements: object = None, used: int | None = None) -> SourceLayout:
         """Split the files into input elements (see the module docstring). No byte is read.
 
         Parameters
@@ -201,6 +225,12 @@ class Source:
         elements
             Explicit ``(offset, length)`` byte ranges in the one file, forming a batch of strings
             of input shape ``(n,)`` (see :func:`elements_layout`); None: offset/length/records.
+        used
+            Bytes of each record the decode reads (``fixed_length`` below ``record_size``: the
+            rest is truncated away), or None (the whole record). A last record that holds
+            these bytes counts, though the record's padding after them is past the data (a
+            field of the last record of a padded structured array); the records are then an
+            ``(n, used)`` view with stride ``record_size``.
 
         Raises
         ------
@@ -253,10 +283,17 @@ class Source:
                         field="record_size",
                     )
                 count = available // record_size
-                used = count * record_size
-                arrays.append(data[start:start + used].reshape(count, record_size))
+                covered = count * record_size
+                if used is not None and 0 < used < record_size and available - covered >= used:
+                    # the last record ends within the data: its used bytes are all there
+                    count += 1
+                    covered = (count - 1) * record_size + used
+                    arrays.append(np.ndarray((count, used), np.uint8, buffer=data, offset=start,
+                                             strides=(record_size, 1)))
+                else:
+                    arrays.append(data[start:start + covered].reshape(count, record_size))
                 lengths.append(record_size)
-                trailing.append(info.size - start - used)
+                trailing.append(info.size - start - covered)
                 counts.append(count)
             starts.append(start)
         if counts and len(set(counts)) > 1:
@@ -366,6 +403,60 @@ class FileSource(Source):
             self.close()
             raise
 
+    def bytes_at(self, index: int, offset: int, nbytes: int) -> bytes:
+        """A copy of up to ``nbytes`` bytes of file ``index`` from ``offset`` (fewer at its end).
+
+        Read with ``pread`` on the descriptor of the file as opened (a file replaced on disk
+        still reads its old bytes), never through the map, so a file cut meanwhile cannot fault:
+        bytes that were inside the file at open but are gone now read as zeros (what the map
+        shows after :func:`~core.files.shrink_guard.zero_fill_past`), and the shrink guard
+        protects the map (one ``fstat``). Negative ``offset`` / ``nbytes`` count as 0.
+
+        Raises
+        ------
+        SourceError
+            The source was closed.
+        IndexError
+            ``index`` is not a file of the source.
+        """
+        self.data(index)  # closed / index checks
+        size = self.files[index].size
+        start = min(max(int(offset), 0), size)
+        count = min(max(int(nbytes), 0), size - start)
+        got = _pread_all(self._fds[index], start, count)
+        if len(got) < count:
+            self.shrink_guard.protect(index)
+            got += bytes(count - len(got))
+        return got
+
+    def read_exact(self, index: int, offset: int, nbytes: int, what: str = "bytes") -> bytes:
+        """Exactly ``nbytes`` bytes of file ``index`` from ``offset``, read with ``pread`` in
+        chunks of at most :data:`READ_CHUNK` bytes (the one guarded read of parsers: the map is
+        never touched, so a file cut meanwhile gives "changed on disk", not ``SIGBUS``).
+
+        Raises
+        ------
+        SourceError
+            The range is not inside the file as opened, the file is now shorter than the range
+            (``'x' changed on disk ... (reload it)``), or the source was closed.
+        """
+        self.data(index)
+        size = self.files[index].size
+        start, count = int(offset), int(nbytes)
+        if start < 0 or count < 0 or start + count > size:
+            raise SourceError(f"{what} ({count} bytes from byte {start}) is not inside "
+                              f"'{printable_name(self.paths[index])}' ({size} bytes)",
+                              field="files")
+        got = _pread_all(self._fds[index], start, count)
+        if len(got) < count:
+            message = self.shrink_guard.protect(index)
+            now = _size_now(self._fds[index])
+            raise SourceError(
+                message or f"'{printable_name(self.paths[index])}' changed on disk while being "
+                f"read: it is now {now} bytes, and byte {start + len(got)} is gone (reload it)",
+                field="files")
+        return got
+
     def mapped_ranges(self) -> tuple[MappedRange, ...]:
         """The maps of the files (empty files have none), for :class:`core.scan.blocks.BlockReader`."""
         if self.closed:
@@ -430,6 +521,34 @@ class FileSource(Source):
 
     def __repr__(self) -> str:
         return f"FileSource({list(self.paths)!r})"
+
+
+#: Largest single ``pread`` of :meth:`FileSource.read_exact` (a 100 MB header is read in chunks).
+READ_CHUNK = 8 << 20
+
+
+def _pread_all(fd: int, offset: int, count: int) -> bytes:
+    """Up to ``count`` bytes from ``offset`` (fewer only at the end of the file), in chunks."""
+    parts = []
+    done = 0
+    while done < count:
+        try:
+            chunk = os.pread(fd, min(count - done, READ_CHUNK), offset + done)
+        except OSError as error:
+            raise SourceError(f"reading byte {offset + done} failed: {error.strerror or error} "
+                              "(reload the file)", field="files") from None
+        if not chunk:
+            break
+        parts.append(chunk)
+        done += len(chunk)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _size_now(fd: int) -> int | str:
+    try:
+        return os.fstat(fd).st_size
+    except OSError:
+        return "unknown"
 
 
 def elements_layout(source: Source, elements: object, offset: object = None,

@@ -12,7 +12,9 @@ a copy or computed value comes from its format's one ``values`` hook
 (:class:`~core.formats.entry.ContainerFormat`), budget-checked before anything is allocated.
 :func:`core.formats.values.open_entry` is the one way the command and the window open any entry.
 Headers are read through :class:`~core.files.sources.FileSource` and are bounded by
-:data:`~core.formats.reader.HEADER_LIMIT`; data pages are never touched by a listing. Adding a
+:data:`~core.formats.reader.HEADER_LIMIT`; data pages are never touched by a listing (except a
+TFRecord's, whose records are its structure: read with ``pread`` in bounded blocks, every
+record, the index bounded by the copy budget). Adding a
 format is one module with ``FORMAT = ContainerFormat(...)`` plus one line in
 :mod:`core.formats.registry` (docs/containers.md, "Adding a format").
 

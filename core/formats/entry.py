@@ -37,7 +37,7 @@ import numpy as np
 from core.dtypes.table import resolve_dtype
 from core.errors import ContainerError, CoreError
 from core.pipeline.pipeline import DecodeParams
-from core.text.names import closest_names, printable_name
+from core.text.names import closest_names, printable_name, short_name
 
 if TYPE_CHECKING:
     from core.files.sources import Source
@@ -105,6 +105,13 @@ class TensorEntry:
         The file holding the data when it is not the listed one (a shard, an external-data
         file): a path, never outside the listed file's directory (resolved by
         :func:`core.formats.values.entry_file`). None: the listed file.
+    batch
+        For an entry of :attr:`elements`: the shape of the batch of strings they form in C
+        order (``(records,)``, ``(records, values per record)``, ``(records, frames)``...), as
+        ``tf.io.parse_example`` hands it to ``decode_raw``. :meth:`params` then give ``shape``
+        = the entry's own shape while the elements decode as listed (the stored item size, no
+        ``fixed_length``), else ``batch + (-1,)``: the decoded values of each string on the last
+        axis. None: the decode shape (one axis of elements).
     """
 
     name: str
@@ -120,6 +127,7 @@ class TensorEntry:
     storage: Storage = Storage.VIEW
     strides: tuple[int, ...] | None = None
     file: str | None = None
+    batch: tuple[int, ...] | None = None
 
     @property
     def mappable(self) -> bool:
@@ -168,7 +176,8 @@ class TensorEntry:
             length=self.nbytes, shape=self.shape, record_size=None, fixed_length=None,
         )
         if self.elements is not None:
-            values.update(offset=None, length=None, shape=None, elements=self.elements)
+            values.update(offset=None, length=None, elements=self.elements,
+                          shape=self._elements_shape(overrides.get("dtype"), overrides.get("fixed_length")))
         if self.strides is not None:
             values["strides"] = self.strides
         values.update(overrides)
@@ -204,6 +213,8 @@ class TensorEntry:
                 dtype=given.dtype if given.dtype is not None else self.dtype,
                 little_endian=given.little_endian if given.little_endian is not None else self.little_endian,
                 elements=self.elements,
+                shape=given.shape if given.shape is not None else self._elements_shape(
+                    given.dtype, given.fixed_length),
             )
         own_elements = (given.offset is None and given.length is None
                         and given.record_size is None and given.fixed_length is None
@@ -223,6 +234,14 @@ class TensorEntry:
             length=given.length if given.length is not None or given.offset is not None else self.nbytes,
             shape=shape,
         )
+
+    def _elements_shape(self, dtype: object, fixed_length: object) -> tuple[int, ...] | None:
+        """The shape :meth:`params` give an entry of elements (see :attr:`batch`)."""
+        if self.batch is None:
+            return None
+        if fixed_length is None and _same_itemsize(dtype, self.dtype):  # type: ignore[arg-type]
+            return self.shape
+        return tuple(self.batch) + (-1,)
 
 
 def _same_itemsize(given: str | None, stored: str | None) -> bool:
@@ -279,10 +298,10 @@ def find_entry(listing: ContainerListing, name: str) -> TensorEntry:
             return entry
     names = [e.name for e in listing.entries]
     close = closest_names(name, names)
-    hint = ("closest: " + ", ".join(repr(n) for n in close)) if close else \
+    hint = ("closest: " + ", ".join(short_name(n) for n in close)) if close else \
         f"it has {len(names)} tensors; list them with --list"
     raise ContainerError(
-        f"the {listing.format} file '{printable_name(listing.path)}' has no tensor named {name!r} ({hint})",
+        f"the {listing.format} file '{printable_name(listing.path)}' has no tensor named {short_name(name)} ({hint})",
         field="tensor",
     )
 

@@ -20,8 +20,11 @@ Rules:
   ``dtype="uint8"`` over the entry's offset and length shows the raw blocks.
 
 Reading: the header is parsed here through :class:`~core.formats.reader.HeaderReader`, in
-chunks (bounded by ``HEADER_LIMIT``); every count and string length is checked against the
-bytes left in the file before anything is allocated or looped over. The ``gguf`` package's
+chunks (bounded by ``HEADER_LIMIT``; ``pread`` copies, never the map, so a file cut meanwhile
+is "changed on disk"); every count and string length is checked against the bytes left in the
+file before anything is allocated or looped over, so every walk is bounded by the file's size.
+At most :func:`~core.formats.reader.entry_limit` tensors are kept (the memory budget); the
+infos after them are walked, not kept, and counted in a problem ("N more tensors not listed"). The ``gguf`` package's
 ``GGUFReader`` was not used for listing: it opens the file itself (a second ``np.memmap``,
 outside our one read-only source), decodes every key/value array into numpy objects (a
 150,000-token vocabulary on each listing) and trusts the header's counts.
@@ -38,7 +41,7 @@ from core.budget import check_copy_budget
 from core.errors import ContainerError
 from core.files.sources import FileSource
 from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
-from core.formats.reader import HeaderReader
+from core.formats.reader import HeaderReader, entry_limit, not_listed
 from core.text.names import printable_name
 
 __all__ = ["FORMAT", "GGML_TYPES", "dequantize", "gguf_values", "list_gguf", "sniff"]
@@ -58,6 +61,7 @@ GGML_TYPES: dict[int, tuple[str, int, int, str | None]] = {
     29: ("IQ1_M", 256, 56, None), 30: ("BF16", 1, 2, "bfloat16"), 34: ("TQ1_0", 256, 54, None),
     35: ("TQ2_0", 256, 66, None), 39: ("MXFP4", 32, 17, None),
 }
+_BLOCK_OF = {name: (code, block) for code, (name, block, _, _) in GGML_TYPES.items()}
 _MAX_DIMS = 4          # GGML_MAX_DIMS
 _MAX_NESTING = 4       # arrays of arrays of ... in key/values
 _CHUNK = 1 << 20
@@ -231,6 +235,7 @@ def list_gguf(reader: HeaderReader) -> ContainerListing:
         raise reader.error(f"the header claims {tensor_count} tensors, more than the file can "
                            "hold", 8, _FIX)
     infos = []
+    limit = entry_limit()  # infos past it are walked (they place the data section), not kept
     for index in range(tensor_count):
         start = cursor.pos
         name = cursor.string(f"tensor {index} name")
@@ -240,11 +245,13 @@ def list_gguf(reader: HeaderReader) -> ContainerListing:
         dims = tuple(cursor.number("Q", f"tensor '{name}' dims") for _ in range(n_dims))
         code = cursor.number("I", f"tensor '{name}' type")
         offset = cursor.number("Q", f"tensor '{name}' offset")
-        infos.append((name, dims, code, offset, start))
+        if index < limit:
+            infos.append((name, dims, code, offset, start))
     data_start = -(-cursor.pos // alignment) * alignment
     metadata["data section"] = f"from byte {data_start} (alignment {alignment})"
     entries = tuple(_entry(reader, order, data_start, *info) for info in infos)
-    return ContainerListing("gguf", reader.path, entries, metadata)
+    problems = (not_listed(tensor_count - len(infos), "tensors"),) if tensor_count > len(infos) else ()
+    return ContainerListing("gguf", reader.path, entries, metadata, problems)
 
 
 def _entry(reader: HeaderReader, order: str, data_start: int, name: str, dims: tuple[int, ...],
@@ -314,18 +321,31 @@ def dequantize(source: FileSource, entry: TensorEntry, index: int = 0) -> np.nda
             "'tensor-inspector[gguf]'); meanwhile --dtype uint8 shows its raw blocks",
             field="tensor") from None
     values_shape = entry.shape
+    block = int(_BLOCK_OF.get(str(quant), (0, 1))[1])
+    where = f"the gguf file '{printable_name(source.paths[index])}', tensor '{entry.name}' ({quant})"
+    if not values_shape or values_shape[-1] % block or math.prod(values_shape) == 0:
+        raise ContainerError(
+            f"{where}: its shape {values_shape} has no whole blocks of {block} values to "
+            "dequantize (a 0-d or empty quantized tensor is a corrupt tensor info; look at its "
+            "bytes with dtype uint8)", field="tensor")
     check_copy_budget(entry.nbytes + math.prod(values_shape) * 4,
                       f"dequantizing '{entry.name}' ({quant}) to float32",
                       "dequantize a smaller tensor", field="tensor")
-    raw = np.frombuffer(source.bytes_at(index, entry.offset, entry.nbytes), dtype=np.uint8)
-    if raw.size != entry.nbytes:
+    if entry.offset + entry.nbytes > source.file_size(index):
         raise ContainerError(
             f"the gguf file '{printable_name(source.paths[index])}' at byte {entry.offset}: tensor "
-            f"'{entry.name}' has {raw.size} of its {entry.nbytes} bytes (the file is truncated)",
-            field="tensor")
-    blocks = raw.reshape(values_shape[:-1] + (-1,)) if values_shape else raw  # one row of blocks per row
-    values = gguf_dequantize(blocks, GGMLQuantizationType[str(quant)])
-    return np.asarray(values, dtype=np.float32).reshape(values_shape)
+            f"'{entry.name}' needs {entry.nbytes} bytes past the end of the file (the file is "
+            "truncated)", field="tensor")
+    # read_exact: pread, never the map; a file cut meanwhile is "changed on disk".
+    raw = np.frombuffer(source.read_exact(index, entry.offset, entry.nbytes, f"tensor '{entry.name}'"),
+                        dtype=np.uint8)
+    blocks = raw.reshape(values_shape[:-1] + (-1,))  # one row of blocks per row
+    try:
+        values = gguf_dequantize(blocks, GGMLQuantizationType[str(quant)])
+        return np.asarray(values, dtype=np.float32).reshape(values_shape)
+    except (ValueError, KeyError, NotImplementedError, MemoryError) as error:
+        raise ContainerError(f"{where}: the gguf package could not dequantize it ({str(error)[:160]}); "
+                             "look at its bytes with dtype uint8", field="tensor") from None
 
 
 def gguf_values(source: FileSource, entry: TensorEntry) -> EntryValues:

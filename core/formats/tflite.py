@@ -14,15 +14,21 @@ listing's metadata counts them (``tensors without stored data``), so the list ho
 tensors that have numbers to show. Types the engine cannot decode (STRING, INT4, RESOURCE,
 VARIANT...) and buffers whose size does not match the shape are listed with a ``problem``.
 
-Reading: the flatbuffer is read in place through the read-only map (only the pages holding the
-tables read are touched; no copy of a large model) by the small reader below, which checks
-every offset and length against the file size before using it. The generated ``tflite``
-package (``Model.GetRootAs``...) was not used for listing because its accessors do no bounds
-checks: a lying offset reads other bytes silently (``struct.unpack_from`` counts negative
-offsets from the end) and a lying vector length makes it loop over garbage. Flatbuffer offsets
-to tables, vectors and strings are unsigned and forward, and the schema fixes the nesting depth
-(model > subgraph > tensor > quantization), so no structure can make the walk loop; a table
-that points at itself is refused as a bad vtable. Operator names come from the ``tflite``
+Reading: the flatbuffer's tables are copied with ``pread`` through the
+:class:`~core.formats.reader.HeaderReader`, 16 KiB pages at a time (only the pages holding the
+tables read; weights are never read, and the map is never touched, so a file cut meanwhile is
+"changed on disk", not ``SIGBUS``), by the small reader below, which checks every offset and
+length against the file size before using it. The generated ``tflite`` package
+(``Model.GetRootAs``...) was not used for listing because its accessors do no bounds checks: a
+lying offset reads other bytes silently (``struct.unpack_from`` counts negative offsets from the
+end) and a lying vector length makes it loop over garbage. Offsets are unsigned and forward and
+the schema fixes the nesting depth (model > subgraph > tensor > quantization), so no structure
+can loop; but tables may be shared (a DAG), so the walk is bounded by the file's size: every
+table read and vector element walked is a step, and more than a quarter of the file's size in
+steps stops it with a problem (a file whose tables are not shared never gets there). A tensor's
+users keep the first 8 names and a count; at most :func:`~core.formats.reader.entry_limit`
+entries are listed (the memory budget), the rest counted in a problem ("N more tensors not
+listed"). Operator names come from the ``tflite``
 package when it is installed (``BuiltinOperator``), else they are shown as numbers.
 """
 
@@ -35,9 +41,11 @@ import os
 import struct
 from dataclasses import replace
 
+import numpy as np
+
 from core.dtypes.table import resolve_dtype
 from core.formats.entry import ContainerFormat, ContainerListing, TensorEntry
-from core.formats.reader import HeaderReader
+from core.formats.reader import HeaderReader, entry_limit, not_listed
 
 __all__ = ["FORMAT", "MAX_ITEMS", "TENSOR_TYPES", "list_tflite", "sniff"]
 
@@ -88,21 +96,70 @@ class _StructureError(Exception):
         self.offset = offset
 
 
-class _Flat:
-    """Bounds-checked little-endian reads of the file's bytes, in place in the map."""
+class _WalkLimitError(Exception):
+    """The walk took more steps than the file's size allows: its tables are shared (a DAG)."""
 
-    def __init__(self, buffer: memoryview, size: int) -> None:
-        self.buffer = buffer
-        self.size = size
+
+class _Flat:
+    """Bounds-checked little-endian reads of the file's bytes, copied with ``pread`` through the
+    :class:`HeaderReader` a page at a time (the map is never read: a file cut meanwhile is
+    "changed on disk", not ``SIGBUS``), and a walk budget bounded by the file's size.
+
+    Budget: every table read and every element of a vector walked is a step; a file whose
+    structures are not shared holds at most one 4-byte item per 4 bytes, so more than
+    ``size // 4 + 1024`` steps means shared tables walked again and again: :class:`_WalkLimitError`.
+    """
+
+    PAGE = 16 << 10
+
+    def __init__(self, reader: HeaderReader) -> None:
+        self.reader = reader
+        self.size = reader.size
+        self._pages: dict[int, bytes] = {}
+        self.steps = 0
+        self.max_steps = self.size // 4 + 1024
+
+    def step(self, count: int = 1) -> None:
+        self.steps += count
+        if self.steps > self.max_steps:
+            raise _WalkLimitError()
+
+    def _page(self, number: int) -> bytes:
+        page = self._pages.get(number)
+        if page is None:
+            start = number * self.PAGE
+            page = self.reader.read(start, min(self.PAGE, self.size - start), "model tables")
+            self._pages[number] = page
+        return page
+
+    def bytes(self, pos: int, count: int) -> bytes:
+        """``count`` bytes from ``pos`` (inside the file: checked by the callers)."""
+        first, last = pos // self.PAGE, (pos + count - 1) // self.PAGE
+        if count <= 0:
+            return b""
+        if first == last:
+            page = self._page(first)
+            begin = pos - first * self.PAGE
+            return page[begin:begin + count]
+        if last - first > 4:  # a long vector: one read, not cached
+            return self.reader.read(pos, count, "model vector")
+        joined = b"".join(self._page(n) for n in range(first, last + 1))
+        begin = pos - first * self.PAGE
+        return joined[begin:begin + count]
 
     def unpack(self, fmt: str, pos: int, what: str) -> int | float:
         packer = _STRUCTS[fmt]
         if pos < 0 or pos + packer.size > self.size:
             raise _StructureError(f"{what} at byte {pos} lies outside the file ({self.size} bytes)", max(pos, 0))
-        return packer.unpack_from(self.buffer, pos)[0]
+        number = pos // self.PAGE
+        begin = pos - number * self.PAGE
+        if begin + packer.size <= self.PAGE:
+            return packer.unpack_from(self._page(number), begin)[0]
+        return packer.unpack_from(self.bytes(pos, packer.size))[0]
 
     def table(self, pos: int, what: str) -> _Table:
         """The table at ``pos``, its vtable checked."""
+        self.step()
         soffset = self.unpack("<i", pos, what)
         vtable = pos - soffset
         if not 0 <= vtable <= self.size - 4:
@@ -168,19 +225,23 @@ class _Table:
             raise _StructureError(f"{what} has {count} elements (more than {limit}): a corrupt model", start - 4)
         if count == 0:
             return []
-        return list(struct.unpack_from(f"<{count}{fmt[-1]}", self.flat.buffer, start))
+        self.flat.step(count)
+        return list(struct.unpack_from(f"<{count}{fmt[-1]}", self.flat.bytes(start, count * _STRUCTS[fmt].size)))
 
     def tables(self, slot: int, what: str) -> list[int]:
         """File positions of the tables of a vector of tables (checked when read)."""
         start, count = self.vector(slot, 4, what)
         if count > MAX_ITEMS:
             raise _StructureError(f"{what} has {count} elements (more than {MAX_ITEMS}): a corrupt model", start - 4)
-        offsets = struct.unpack_from(f"<{count}I", self.flat.buffer, start) if count else ()
-        return [start + 4 * i + o for i, o in enumerate(offsets)]
+        if not count:
+            return []
+        self.flat.step(count)
+        offsets = np.frombuffer(self.flat.bytes(start, 4 * count), "<u4").astype(np.int64)
+        return (offsets + (start + 4 * np.arange(count, dtype=np.int64))).tolist()
 
     def string(self, slot: int, what: str, limit: int = 4096) -> str:
         start, count = self.vector(slot, 1, what)
-        raw = bytes(self.flat.buffer[start:start + min(count, limit)])
+        raw = self.flat.bytes(start, min(count, limit))
         text = raw.decode("utf-8", errors="replace")
         return text + ("..." if count > limit else "")
 
@@ -218,8 +279,7 @@ def list_tflite(reader: HeaderReader) -> ContainerListing:
         The model's root, buffers or subgraphs cannot be read (message names the structure and
         the byte). A damaged tensor or operator goes in ``problems``; the others stay usable.
     """
-    reader.source.shrink_guard.protect(reader.index)  # reads below go through the map
-    flat = _Flat(memoryview(reader.source.data(reader.index)), reader.size)
+    flat = _Flat(reader)
     try:
         model = flat.table(flat.unpack("<I", 0, "the root offset"), "the model table")
         buffers = model.tables(_MODEL_BUFFERS, "the buffers vector")
@@ -231,38 +291,57 @@ def list_tflite(reader: HeaderReader) -> ContainerListing:
     except _StructureError as bad:
         raise reader.error(str(bad), bad.offset, "the file is not a valid TFLite model; open it "
                            "as raw bytes with an explicit offset and dtype") from None
+    except _WalkLimitError:
+        raise reader.error(_walk_message(flat), 0, "the file is not a valid TFLite model; open "
+                           "it as raw bytes with an explicit offset and dtype") from None
     entries: list[TensorEntry] = []
     problems: list[str] = []
     without_data = 0
     names: set[str] = set()
-    for number, position in enumerate(subgraphs):
-        where = f"subgraph {number}"
-        try:
-            subgraph = flat.table(position, where)
-            prefix = "" if number == 0 else (subgraph.string(_SUBGRAPH_NAME, f"{where} name") or where) + "/"
-            tensors = subgraph.tables(_SUBGRAPH_TENSORS, f"the tensors of {where}")
-            users = _users(flat, subgraph, opcodes, where, problems, reader)
-        except _StructureError as bad:
-            problems.append(_problem(reader, where, bad))
-            continue
-        for index, tensor_position in enumerate(tensors):
-            what = f"{where} tensor {index}"
+    limit, left_out = entry_limit(), 0
+    try:
+        for number, position in enumerate(subgraphs):
+            where = f"subgraph {number}"
             try:
-                entry = _tensor_entry(flat, tensor_position, what, buffers, prefix,
-                                      {"subgraph": number, "tensor index": index}, users.get(index))
+                subgraph = flat.table(position, where)
+                prefix = "" if number == 0 else (subgraph.string(_SUBGRAPH_NAME, f"{where} name") or where) + "/"
+                tensors = subgraph.tables(_SUBGRAPH_TENSORS, f"the tensors of {where}")
+                users = _users(flat, subgraph, opcodes, where, problems, reader)
             except _StructureError as bad:
-                problems.append(_problem(reader, what, bad))
+                problems.append(_problem(reader, where, bad))
                 continue
-            if entry is None:
-                without_data += 1
-                continue
-            if entry.name in names:
-                entry = _renamed(entry, f"{entry.name} (tensor {index})")
-            names.add(entry.name)
-            entries.append(entry)
+            for index, tensor_position in enumerate(tensors):
+                if len(entries) >= limit:
+                    left_out += len(tensors) - index  # counted, not read (with data or not)
+                    break
+                what = f"{where} tensor {index}"
+                try:
+                    entry = _tensor_entry(flat, tensor_position, what, buffers, prefix,
+                                          {"subgraph": number, "tensor index": index}, users.get(index))
+                except _StructureError as bad:
+                    problems.append(_problem(reader, what, bad))
+                    continue
+                if entry is None:
+                    without_data += 1
+                    continue
+                if entry.name in names:
+                    entry = _renamed(entry, f"{entry.name} (tensor {index})")
+                names.add(entry.name)
+                entries.append(entry)
+    except _WalkLimitError:
+        problems.append(reader.error(_walk_message(flat) + f"; {len(entries)} tensors listed, "
+                                     "the rest not").message)
+    if left_out:
+        problems.append(not_listed(left_out, "tensors"))
     metadata["tensors without stored data"] = (
         f"{without_data} (activations, inputs and outputs: computed at run time, not listed)")
     return ContainerListing("tflite", reader.path, tuple(entries), metadata, tuple(problems))
+
+
+def _walk_message(flat: _Flat) -> str:
+    return (f"its tables are walked more than {flat.max_steps} times (a quarter of its "
+            f"{flat.size} bytes): they reference each other over and over (shared tables, a "
+            "corrupt or hostile model), so the walk stopped")
 
 
 def _problem(reader: HeaderReader, where: str, bad: _StructureError) -> str:
@@ -287,19 +366,26 @@ def _opcode_names(flat: _Flat, model: _Table) -> list[str]:
 
 
 def _users(flat: _Flat, subgraph: _Table, opcodes: list[str], where: str, problems: list[str],
-           reader: HeaderReader) -> dict[int, list[str]]:
-    """Tensor index -> the operators of the subgraph that take it as an input."""
-    users: dict[int, list[str]] = {}
+           reader: HeaderReader) -> dict[int, tuple[int, list[str]]]:
+    """Tensor index -> the operators of the subgraph that take it as an input (the first 8 by
+    name, then "and N more": memory stays bounded however many references there are)."""
+    found: dict[int, list] = {}  # tensor -> [count, first 8 (name, operator number)]
     for number, position in enumerate(subgraph.tables(_SUBGRAPH_OPERATORS, f"the operators of {where}")):
         try:
             operator = flat.table(position, f"{where} operator {number}")
             code = int(operator.scalar(_OPERATOR_OPCODE, "<I"))
             name = opcodes[code] if code < len(opcodes) else f"unknown operator code {code}"
             for tensor in operator.numbers(_OPERATOR_INPUTS, "<i", f"{where} operator {number} inputs"):
-                users.setdefault(tensor, []).append(f"{name} (operator {number})")
+                held = found.get(tensor)
+                if held is None:
+                    found[tensor] = held = [0, []]
+                held[0] += 1
+                if len(held[1]) < 8:
+                    held[1].append((name, number))
         except _StructureError as bad:
             problems.append(_problem(reader, f"{where} operator {number}", bad))
-    return users
+    return {tensor: (count, [f"{name} (operator {n})" for name, n in first])
+            for tensor, (count, first) in found.items()}
 
 
 def _buffer_range(flat: _Flat, buffers: list[int], index: int, what: str,
@@ -324,7 +410,7 @@ def _buffer_range(flat: _Flat, buffers: list[int], index: int, what: str,
 
 
 def _tensor_entry(flat: _Flat, position: int, what: str, buffers: list[int], prefix: str,
-                  extras: dict[str, object], users: list[str] | None) -> TensorEntry | None:
+                  extras: dict[str, object], users: tuple[int, list[str]] | None) -> TensorEntry | None:
     tensor = flat.table(position, what)
     buffer_index = int(tensor.scalar(_TENSOR_BUFFER, "<I"))
     found = _buffer_range(flat, buffers, buffer_index, what, position)
@@ -343,7 +429,8 @@ def _tensor_entry(flat: _Flat, position: int, what: str, buffers: list[int], pre
         extras["variable"] = True
     _quantization(tensor, what, extras)
     if users:
-        extras["used by"] = ", ".join(users[:8]) + (f" and {len(users) - 8} more" if len(users) > 8 else "")
+        count, first = users
+        extras["used by"] = ", ".join(first) + (f" and {count - 8} more" if count > 8 else "")
     problem = None
     if dtype is None:
         why = _WHY_NOT.get(type_name, f"the engine has no {type_name} type")

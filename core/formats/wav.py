@@ -144,10 +144,16 @@ def list_aiff(reader: HeaderReader) -> ContainerListing:
     at, size = ssnd
     data_offset, _block_size = struct.unpack(">II", reader.read(at, 8, "SSND header"))
     offset = at + 8 + data_offset
-    width = (bits + 7) // 8
-    block_align = width * max(channels, 0)
-    nbytes = frames * block_align
     problems: list[str] = []
+    header_problem = None
+    if not 1 <= bits <= 64 or channels <= 0:  # never a negative length (nor a --length blamed)
+        header_problem = (f"the COMM chunk says {channels} channels of {bits} bits per sample "
+                          "(AIFF needs 1 or more channels of 1 to 64 bits: the file is corrupt; "
+                          f"open its bytes with --offset {offset} --dtype uint8)")
+        bits, channels = max(bits, 0), max(channels, 0)
+    width = (bits + 7) // 8
+    block_align = width * channels
+    nbytes = frames * block_align
     available = max(0, reader.size - offset)
     if nbytes > available:
         problems.append(f"AIFF SSND chunk: COMM promises {frames} frames ({nbytes} bytes) but "
@@ -165,6 +171,7 @@ def list_aiff(reader: HeaderReader) -> ContainerListing:
                    "numbers and cannot be mapped (convert the file to PCM, e.g. with sox or "
                    "soundfile, then open that)")
     dtype = None
+    problem = header_problem or problem
     if problem is None:
         dtype, problem = _sample_type(tag, bits, block_align, channels, little,
                                       unsigned_bytes=False)

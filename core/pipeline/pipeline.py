@@ -140,7 +140,8 @@ class Pipeline:
                 check_padded_type(dtype)
             fixed_length = check_fixed_length(fixed_length, np.dtype(f"V{stored_size}"))
         layout = source.layout(offset=params.offset, record_size=params.record_size,
-                               length=params.length, elements=params.elements)
+                               length=params.length, elements=params.elements,
+                               used=fixed_length if params.elements is None else None)
         steps = [source_step(source, layout, params.offset)]
 
         batch, stacked = self._batch_input(layout, fixed_length, stored_size)

@@ -20,6 +20,12 @@ Rules
   time differs. With a stored SHA-256 and the same size the hash decides (it costs one read of
   the whole file; ``check_hashes=False`` skips it and falls back to the time): a copy of the
   same bytes with a new time is unchanged.
+- A file outside the session's folder is reported, never silently opened: a relative path
+  that climbs out (``../../etc/hostname``: :func:`core.session.document.save_session` never
+  writes one) and an absolute path elsewhere (a session saved for data in another folder, or
+  written by hand) each give one line in :attr:`LoadedSession.outside` naming the file it
+  opens, resolved through links (``os.path.realpath``), for A's files and B's. The command
+  prints them as ``note:`` lines, the window in its banner.
 - Loading never writes anything.
 """
 
@@ -30,11 +36,12 @@ import dataclasses
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from core.errors import SessionError, SourceError
+from core.errors import SessionError, SourceError, describe_error
 from core.files.checked_read import file_sha256, read_capped, regular_file_stat
 from core.session.document import session_from_json
 from core.session.records import MAX_SESSION_BYTES, Session, SessionFile
@@ -146,15 +153,17 @@ def parse_session_text(data: bytes) -> object:
                            "save the session again)", field="session") from None
 
 
-def _change(index: int, record: SessionFile, check_hashes: bool) -> FileChangeNote | None:
-    """How the file at ``record.path`` differs from ``record`` (it exists), or None."""
+def _change(index: int, record: SessionFile, check_hashes: bool,
+            progress: Callable[[int], None] | None = None) -> FileChangeNote | None:
+    """How the file at ``record.path`` differs from ``record`` (it exists), or None
+    (``progress``: :func:`~core.files.checked_read.file_sha256`'s)."""
     name = f"'{printable_name(record.path)}'"
     info = os.stat(record.path)
     if info.st_size != record.size:
         return FileChangeNote(index, "size", f"{name} changed since the session was saved: "
                               f"{record.size:,} bytes then, {info.st_size:,} now")
     if record.sha256 is not None and check_hashes:
-        if file_sha256(record.path) != record.sha256:
+        if file_sha256(record.path, progress=progress) != record.sha256:
             return FileChangeNote(index, "hash", f"{name} changed since the session was saved: "
                                   "same size, other content (its SHA-256 differs)")
         return None
@@ -202,6 +211,8 @@ class LoadedSession:
         One line per thing ignored (unknown keys).
     comparison_missing, comparison_changed
         The same for B's files (``session.comparison["files"]``).
+    outside
+        One line per file (A's or B's) outside the session's folder (module rules).
     path
         The session file.
     check_hashes
@@ -216,6 +227,61 @@ class LoadedSession:
     comparison_changed: tuple[FileChangeNote, ...] = ()
     path: str = ""
     check_hashes: bool = True
+    outside: tuple[str, ...] = ()
+
+    def hashes_to_check(self) -> tuple[int, int]:
+        """``(files, bytes)`` a :meth:`with_hashes_checked` would hash: the files found whose
+        record has a SHA-256 and whose size is still the recorded one (``(0, 0)``: none, or
+        hashes already checked)."""
+        if self.check_hashes:
+            return 0, 0
+        todo = [r for _i, r in self._hashable()]
+        return len(todo), sum(r.size for r in todo)
+
+    def _hashable(self) -> list[tuple[int, SessionFile]]:
+        """``(index into all files, A's then B's, record)`` of the files to hash."""
+        b_files = tuple(self.session.comparison["files"]) if self.session.comparison is not None else ()
+        found = []
+        for offset, files, missing in ((0, self.session.files, self.missing),
+                                       (len(self.session.files), b_files, self.comparison_missing)):
+            for i, record in enumerate(files):
+                if isinstance(record, SessionFile) and record.sha256 is not None and i not in missing \
+                        and not any(n.index == i and n.what == "size"
+                                    for n in (self.changed if offset == 0 else self.comparison_changed)):
+                    found.append((offset + i, record))
+        return found
+
+    def with_hashes_checked(self, progress: Callable[[int, int], None] | None = None) -> LoadedSession:
+        """This session as :func:`load_session` with ``check_hashes=True`` would have loaded
+        it: the files :meth:`hashes_to_check` names are hashed (one sequential read each), their
+        notes replaced by the verdict. ``progress(bytes_hashed, total)`` is called after each
+        block and may raise to stop (:class:`core.errors.Cancelled`). For a window that opens the
+        session at once and checks the content on a worker thread.
+
+        Raises
+        ------
+        SessionError
+            A file cannot be read any more.
+        """
+        todo = self._hashable()
+        total, before = sum(r.size for _i, r in todo), 0
+        a_count = len(self.session.files)
+        changed, b_changed = list(self.changed), list(self.comparison_changed)
+        for index, record in todo:
+            local = index if index < a_count else index - a_count
+            notes = changed if index < a_count else b_changed
+            where = "files" if index < a_count else "comparison.files"
+            report = None if progress is None else (lambda n, b=before: progress(b + n, total))
+            try:
+                note = _change(local, record, True, report)
+            except (FileNotFoundError, NotADirectoryError, SourceError, OSError) as error:
+                raise SessionError(f"{where}[{local}]: '{printable_name(record.path)}' cannot be checked: "
+                                   f"{describe_error(error).message} (check the file)", field="session") from None
+            before += record.size
+            notes[:] = [n for n in notes if n.index != local] + ([note] if note is not None else [])
+        return dataclasses.replace(
+            self, changed=tuple(sorted(changed, key=lambda n: n.index)),
+            comparison_changed=tuple(sorted(b_changed, key=lambda n: n.index)), check_hashes=True)
 
     def with_located(self, index: int, new_path: str) -> LoadedSession:
         """The user found file ``index`` at ``new_path``: use it there (its record is kept, so a
@@ -300,12 +366,35 @@ def load_session(path: str, check_hashes: bool = True) -> LoadedSession:
     base = os.path.dirname(os.path.abspath(path))
     notes: list[str] = []
     try:
-        session = session_from_json(parse_session_text(data), base, notes)
+        document = parse_session_text(data)
+        session = session_from_json(document, base, notes)
         missing, changed = _check_files(session.files, "files", check_hashes)
         b_missing, b_changed = (), ()
         if session.comparison is not None:
             b_missing, b_changed = _check_files(session.comparison["files"], "comparison.files", check_hashes)
     except SessionError as error:
         raise SessionError(f"{name}: {error.message}", field=error.field) from None
+    outside = _outside(document, session, base)
     return LoadedSession(session, missing, changed, tuple(notes), b_missing, b_changed,
-                         os.path.abspath(path), check_hashes)
+                         os.path.abspath(path), check_hashes, outside)
+
+
+def _outside(document: dict, session: Session, base: str) -> tuple[str, ...]:
+    """The lines of :attr:`LoadedSession.outside` (module rules); ``document`` is the checked
+    JSON (its stored paths), ``session`` its resolved paths."""
+    folder = os.path.realpath(base)
+    stored = [("files", document["files"], session.files)]
+    if session.comparison is not None:
+        stored.append(("comparison.files", document["comparison"]["files"], session.comparison["files"]))
+    lines = []
+    for where, items, records in stored:
+        for i, (item, record) in enumerate(zip(items, records)):
+            written = item["path"]
+            opened = os.path.realpath(getattr(record, "path", record))
+            if os.path.commonpath([folder, opened]) == folder:
+                continue
+            how = ("is an absolute path outside the session's folder" if os.path.isabs(written)
+                   else "leads out of the session's folder")
+            lines.append(f"{where}[{i}] '{printable_name(written)}' {how} '{printable_name(folder)}': "
+                         f"it opens '{printable_name(opened)}'")
+    return tuple(lines)

@@ -1,5 +1,6 @@
 """A banner about the session just opened: files that changed since it was saved, or why it could
-not be opened, with *Dismiss*.
+not be opened, with *Dismiss*; while the content of its files is checked (SHA-256, on a worker
+thread), the progress and *Stop checking* (``session.stopChecking``).
 
 It is shown by :class:`inspector.session_actions.SessionActions` and hides itself when other
 files are opened (what it says is about the session's files only).
@@ -32,9 +33,13 @@ class SessionBanner(QFrame):
         let_long_words_overflow(self.label)  # a long file name must not widen the window
         self.dismiss_button = QPushButton("Dismiss", objectName="session.dismiss")
         self.dismiss_button.clicked.connect(self.hide)
+        self.stop_button = QPushButton("Stop checking", objectName="session.stopChecking")
+        self.stop_button.setToolTip("Stop comparing the files' content with the SHA-256 the session recorded")
+        self.stop_button.hide()
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 8, 4)
         layout.addWidget(self.label, 1)
+        layout.addWidget(self.stop_button)
         layout.addWidget(self.dismiss_button)
         self.hide()
         document.filesChanged.connect(self._on_files_changed)
@@ -43,9 +48,11 @@ class SessionBanner(QFrame):
         """The text shown ('' while hidden)."""
         return self.label.text() if not self.isHidden() else ""
 
-    def show_message(self, text: str, severity: str = "warning") -> None:
+    def show_message(self, text: str, severity: str = "warning", stoppable: bool = False) -> None:
         """Show ``text`` in the colours of ``severity`` (``"error"``, ``"warning"``, ``"info"``)
-        until dismissed or until files other than the open ones are opened."""
+        until dismissed or until files other than the open ones are opened; ``stoppable``:
+        with *Stop checking* (a check runs)."""
+        self.stop_button.setVisible(stoppable)
         self.setStyleSheet(palette.frame_style("session.banner", severity))
         self.label.setText(text)
         self.label.setToolTip(tooltip_text(text))

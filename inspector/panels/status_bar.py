@@ -8,13 +8,18 @@ It describes what the table shows: file name and size, type and shape change wit
 shows the previous view; the window's banner says so). When the files changed on disk and the
 views were cleared, type, shape and selection are cleared too. Closing the files shows
 ``no file``.
+
+While the open file's listing runs in the background (:attr:`Document.listing_running
+<inspector.state.document.Document.listing_running>`), ``status.listing`` says so with the
+header bytes read and ``status.listingCancel`` stops it; a cancelled listing leaves ``listing
+cancelled`` there (the file stays shown as raw bytes) until other files are opened.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
+from PySide6.QtWidgets import QLabel, QStatusBar, QToolButton, QWidget
 
 from core.errors import describe_error
 from core.pipeline.pipeline import PipelineResult
@@ -47,16 +52,31 @@ class StatusBar(QStatusBar):
         self.type_label = QLabel()
         self.shape_label = QLabel()
         self.selection_label = ElidedLabel(mode=Qt.TextElideMode.ElideRight)  # the name is last
-        make_plain(self.file_label, self.type_label, self.shape_label, self.selection_label)
-        for label in (self.file_label, self.type_label, self.shape_label):
-            self.addPermanentWidget(label)
+        self.listing_label = QLabel(objectName="status.listing")
+        self.listing_cancel = QToolButton(objectName="status.listingCancel", text="Cancel")
+        self.listing_cancel.setToolTip("Stop listing the tensors of this file (it stays shown as raw bytes)")
+        self.listing_cancel.clicked.connect(document.cancel_listing)
+        make_plain(self.file_label, self.type_label, self.shape_label, self.selection_label, self.listing_label)
+        for widget in (self.listing_label, self.listing_cancel, self.file_label, self.type_label, self.shape_label):
+            self.addPermanentWidget(widget)
         self.addWidget(self.selection_label, 1)
+        document.listingChanged.connect(self._on_listing_changed)
+        self._on_listing_changed()
         document.filesChanged.connect(self._on_files_changed)
         document.resultChanged.connect(self._on_result_changed)
         document.selectionChanged.connect(self._on_selection_changed)
         document.filesChangedOnDisk.connect(self._on_files_changed_on_disk)
         self._stale = False  # the files changed on disk: show no value until a reload
         self._on_files_changed()
+
+    def _on_listing_changed(self) -> None:
+        document = self._document
+        if document.listing_running:
+            self.listing_label.setText(f"Listing tensors… {format_bytes(document.listing_bytes)} of header read")
+        else:
+            self.listing_label.setText(document.listing_status)
+        self.listing_label.setVisible(document.listing_running or bool(document.listing_status))
+        self.listing_cancel.setVisible(document.listing_running)
 
     def _on_files_changed(self) -> None:
         if not self._document.paths:

@@ -48,6 +48,17 @@ _ROOT = QModelIndex()
 
 COLUMNS = ("name", "type", "shape", "kind", "offset", "bytes", "notes")
 
+#: Rows whose cells size the columns (the first ones): sizing a column from all of a listing of
+#: 400,000 tensors would take the GUI thread seconds.
+SIZED_ROWS = 200
+
+#: Rows the tree is given at a time (Qt's ``fetchMore``: more as it scrolls to the end), so
+#: showing a listing never lays out 400,000 rows on the GUI thread.
+FETCH_ROWS = 1000
+
+_SELECTABLE = Qt.ItemIsEnabled | Qt.ItemIsSelectable
+_GREYED = Qt.ItemIsEnabled
+
 
 def entry_notes(entry: TensorEntry) -> str:
     """The problem that keeps an entry from being shown, else its extras as ``key=value``."""
@@ -86,25 +97,35 @@ class TensorsModel(QAbstractItemModel):
     """Root row: the container (format and file); its children: the entries that match the filter.
 
     An index's internal id is 0 for the root row and ``i + 1`` for entry ``i`` of the listing.
+    The tree gets the matching rows :data:`FETCH_ROWS` at a time (``canFetchMore`` /
+    ``fetchMore``); the root row counts them all.
     """
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._listing: ContainerListing | None = None
         self._rows: list[int] = []  # listing indices shown, in order
+        self._loaded = 0  # how many of them the tree has been given
+        self._readable: list[bool] = []  # per listing index (flags() is asked for every row)
+        self.any_opens_in_new_window = False  # an entry is readable, not a view of the open file
         self._filter = ""
 
     # -- content ------------------------------------------------------------------------
     def set_listing(self, listing: ContainerListing | None) -> None:
         self.beginResetModel()
         self._listing = listing
+        self._readable = [] if listing is None else [e.readable for e in listing.entries]
+        self.any_opens_in_new_window = listing is not None and any(
+            readable and not e.local_view for readable, e in zip(self._readable, listing.entries))
         self._rows = self._matching()
+        self._loaded = min(len(self._rows), FETCH_ROWS)
         self.endResetModel()
 
     def set_filter(self, text: str) -> None:
         self.beginResetModel()
         self._filter = text.strip().lower()
         self._rows = self._matching()
+        self._loaded = min(len(self._rows), FETCH_ROWS)
         self.endResetModel()
 
     def _matching(self) -> list[int]:
@@ -123,8 +144,24 @@ class TensorsModel(QAbstractItemModel):
             return QModelIndex()
         for row, i in enumerate(self._rows):
             if self._listing.entries[i] is entry:
+                self._load_through(row)
                 return self.index(row, 0, self.index(0, 0))
         return QModelIndex()
+
+    def _load_through(self, row: int) -> None:
+        """Give the tree the rows up to ``row`` (a row chosen beyond those it has)."""
+        if row >= self._loaded:
+            last = min(len(self._rows), (row // FETCH_ROWS + 1) * FETCH_ROWS) - 1
+            self.beginInsertRows(self.index(0, 0), self._loaded, last)
+            self._loaded = last + 1
+            self.endInsertRows()
+
+    def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> bool:
+        return parent.isValid() and parent.internalId() == 0 and self._loaded < len(self._rows)
+
+    def fetchMore(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> None:
+        if self.canFetchMore(parent):
+            self._load_through(self._loaded)
 
     # -- QAbstractItemModel -------------------------------------------------------------
     def index(self, row: int, column: int, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> QModelIndex:
@@ -132,7 +169,7 @@ class TensorsModel(QAbstractItemModel):
             return QModelIndex()
         if not parent.isValid():
             return self.createIndex(row, column, 0) if row == 0 else QModelIndex()
-        if parent.internalId() == 0 and 0 <= row < len(self._rows):
+        if parent.internalId() == 0 and 0 <= row < self._loaded:
             return self.createIndex(row, column, self._rows[row] + 1)
         return QModelIndex()
 
@@ -147,7 +184,7 @@ class TensorsModel(QAbstractItemModel):
         if not parent.isValid():
             return 1
         if parent.internalId() == 0 and parent.column() == 0:
-            return len(self._rows)
+            return self._loaded
         return 0
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
@@ -159,10 +196,10 @@ class TensorsModel(QAbstractItemModel):
         return None
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
-        entry = self.entry(index)
-        if entry is not None and not entry.readable:
-            return Qt.ItemIsEnabled  # listed, not selectable: its note says why
-        return Qt.ItemIsEnabled | Qt.ItemIsSelectable
+        i = index.internalId() if index.isValid() else 0
+        if i and not self._readable[i - 1]:
+            return _GREYED  # listed, not selectable: its note says why
+        return _SELECTABLE
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.DisplayRole):
         if not index.isValid() or self._listing is None:
@@ -248,23 +285,36 @@ class TensorsPanel(QWidget):
 
     def _on_container(self, listing: ContainerListing | None) -> None:
         self.model.set_listing(listing)
-        self.tree.expandAll()
-        for column in range(len(COLUMNS) - 1):
-            self.tree.resizeColumnToContents(column)
+        self.tree.expand(self.model.index(0, 0))  # the container row only: expandAll asks every row for children
+        self._size_columns()
         # Names first: wide enough for most of them, never the whole dock (the tool tip has it all).
         self.tree.setColumnWidth(0, min(self.tree.columnWidth(0), 260))
         problems = list(listing.problems) if listing is not None else []
         self.problems.setText("\n".join(problems[:20]) + (f"\n... and {len(problems) - 20} more"
                                                             if len(problems) > 20 else ""))
         self.problems.setVisible(bool(problems))
-        self.open_button.setVisible(listing is not None and any(
-            opens_in_new_window(entry) for entry in listing.entries))
+        self.open_button.setVisible(self.model.any_opens_in_new_window)
         self.values_error.hide()
         self._show_current()
 
+    def _size_columns(self) -> None:
+        """Columns as wide as the header and the first :data:`SIZED_ROWS` rows need."""
+        metrics = self.tree.fontMetrics()
+        root = self.model.index(0, 0)
+        rows = min(self.model.rowCount(root), SIZED_ROWS)
+        padding = 2 * metrics.horizontalAdvance("M")
+        for column in range(len(COLUMNS) - 1):
+            texts = [COLUMNS[column]] + [str(self.model.data(self.model.index(r, column, root)) or "")
+                                         for r in range(rows)]
+            width = max(metrics.horizontalAdvance(t) for t in texts) + padding
+            if column == 0:
+                width += self.tree.indentation()
+                width = max(width, metrics.horizontalAdvance(str(self.model.data(root) or "")) + padding)
+            self.tree.setColumnWidth(column, width)
+
     def _on_filter(self, text: str) -> None:
         self.model.set_filter(text)
-        self.tree.expandAll()
+        self.tree.expand(self.model.index(0, 0))  # the container row only: expandAll asks every row for children
         self._show_current()
 
     def _show_current(self, *_args: object) -> None:

@@ -25,6 +25,9 @@ Rules
   ``"rel"`` (``|a - b| / |b|``) or ``"ulp"``. The values of the elements on screen come from
   :meth:`Comparison.window` (:func:`core.compare.scanner.window_differences`), never from a
   whole-array computation.
+- The engine's bound (docs/compare.md, "How much a comparison may do") is checked before a run
+  starts: a comparison of more than ``WORK_LIMIT`` pairs is reported with its count and the fix
+  (compare a slice), never started.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from PySide6.QtCore import QObject, Signal
 
 from core.compare.result import CompareResult
 from core.compare.rules import CompareRules, resolve_rules
-from core.compare.scanner import Side, Window, compare_sides, window_differences
+from core.compare.scanner import Side, Window, check_compare_work, compare_sides, compare_work, window_differences
 from core.compare.shift import ShiftSuggestion, suggest_shift
 from core.compare.snippet import numpy_compare_snippet
 from core.errors import CoreError, ErrorReport, SourceError, describe_error
@@ -51,6 +54,9 @@ __all__ = ["QUANTITIES", "CompareSettings", "Comparison"]
 #: What the table can show, with the label of each choice.
 QUANTITIES: dict[str, str] = {"a": "A", "b": "B", "abs": "|A - B|", "rel": "relative", "ulp": "ULP"}
 NAN_POLICIES = ("equal", "mismatch")
+#: How the window's user lowers a comparison's work (the command line's --no-limit has none).
+_LIMIT_FIX = ("compare a slice: type one in the Slice box, B gets the same one; "
+              "tensor-inspect diff --no-limit compares it all")
 
 
 @dataclass(frozen=True)
@@ -389,6 +395,9 @@ class Comparison(QObject):
             return
         try:
             self._rules = self._settings.rules(sides[0].view.dtype, sides[1].view.dtype)
+            # the engine's bound, before anything is read (docs/compare.md, "How much ...")
+            check_compare_work(compare_work(sides[0], sides[1], self._settings.shift), self.LIST_LIMIT,
+                               limit_fix=_LIMIT_FIX)
         except Exception as error:  # the boundary: bad settings are reported
             self._rules = None
             self._set_result(None)
@@ -399,7 +408,7 @@ class Comparison(QObject):
 
         def work(progress, cancelled):
             return compare_sides(side_a, side_b, rules, shift=shift, list_limit=limit, progress=progress,
-                                 cancelled=cancelled)
+                                 cancelled=cancelled, limit_fix=_LIMIT_FIX)
 
         task = BackgroundTask(work, self)
         self._task = task

@@ -9,7 +9,18 @@ A single file that is a container (safetensors, npz, TFLite, GGUF...: :mod:`core
 listed when it is opened (:attr:`Document.container`); choosing one of its tensors
 (:meth:`Document.choose_tensor`) is an ordinary, undoable edit of the decode parameters, and the
 tensor shown is the entry whose byte range the parameters select (:attr:`Document.current_entry`),
-so the choice has no state of its own. That is for entries that are views of the open file
+so the choice has no state of its own.
+
+Listing runs on a worker thread (:class:`~inspector.state.background_task.BackgroundTask`,
+under a :mod:`core.formats.listing_control` control): the GUI thread waits for it at most
+:data:`LISTING_GRACE_S` seconds, so a small container opens showing its first tensor at once,
+as before. A longer listing goes on in the background while the file is shown as raw bytes:
+:attr:`Document.listing_running`, :attr:`Document.listingChanged` with the header bytes read,
+and :meth:`Document.cancel_listing` (``"listing cancelled"``). Its entries appear when it ends
+(all at once, not one by one); if the decode parameters are still those the file was opened
+with (nothing chosen, nothing edited), its first tensor is then shown. A listing of files no
+longer open is dropped (its token is not the current one), and the pipeline it reads is closed
+only after it stopped. That is for entries that are views of the open file
 (:attr:`~core.formats.entry.TensorEntry.local_view`); any other entry (a copy or computed value,
 a view of another file) is opened the one way :func:`core.formats.values.open_entry` opens it,
 and :meth:`Document.entry_values` gives its values for a window of their own.
@@ -31,6 +42,8 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -42,18 +55,27 @@ from core.errors import DEBUG_VARIABLE, ContainerError, CoreError, ErrorReport, 
 from core.files.file_change import ChangeReport
 from core.files.memory import open_memory
 from core.formats.entry import ContainerListing, TensorEntry, find_entry
+from core.formats.listing_control import ListingCancelled, ListingControl, controlled
 from core.formats.reader import HeaderReader
 from core.formats.registry import list_container
 from core.formats.values import open_entry
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.slicing.expr import parse_slice, stored_slice_text
 from core.slicing.spec import SliceSpec
+from inspector.state.background_task import BackgroundTask
 from inspector.state.bookmarks import Bookmarks
 from inspector.state.commands import CommandStack, ValueCommand
 from inspector.state.display_axes import DisplayAxes
 from inspector.state.file_monitor import FileMonitor
 from inspector.state.snapshot import DocumentSnapshot, restore_snapshot, take_snapshot
 from inspector.state.view_options import ViewOptionsModel
+
+#: How long opening a file waits for its listing before showing the file as raw bytes and going
+#: on listing in the background (seconds).
+LISTING_GRACE_S = 0.3
+
+#: How often a background listing reports the header bytes it has read (seconds).
+PROGRESS_INTERVAL_S = 0.1
 
 
 class Document(QObject):
@@ -87,6 +109,9 @@ class Document(QObject):
         The open files changed on disk: a :class:`core.files.file_change.ChangeReport` from
         the one :class:`~inspector.state.file_monitor.FileMonitor`. When its
         ``invalidates_view`` is true every view of the files must be cleared until a reload.
+    listingChanged()
+        The background listing started, read more header bytes, or ended
+        (:attr:`listing_running`, :attr:`listing_bytes`, :attr:`listing_status`).
     closing()
         The files are about to be closed (:meth:`close_files`): every view lets go of the
         arrays it holds and stops work that reads them, now; ``filesChanged`` follows once the
@@ -102,6 +127,7 @@ class Document(QObject):
     sliceChanged = Signal(object)
     historyChanged = Signal()
     filesChangedOnDisk = Signal(object)
+    listingChanged = Signal()
     closing = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -118,6 +144,10 @@ class Document(QObject):
         self._selection: tuple[int, ...] | None = None
         self._container: ContainerListing | None = None
         self._container_error: ErrorReport | None = None
+        self._listing_task: BackgroundTask | None = None  # the current background listing
+        self._listing_bytes = 0
+        self._listing_status = ""
+        self._listing_params: DecodeParams | None = None  # the params the file was opened with
         self._display_axes = DisplayAxes(self)
         self._display_axes.changed.connect(self._selection_follows_plane)
         self._history = CommandStack(on_change=self.historyChanged.emit)
@@ -267,6 +297,28 @@ class Document(QObject):
         return self._container_error
 
     @property
+    def listing_running(self) -> bool:
+        """Whether the open file's listing still runs in the background (entries not known yet)."""
+        return self._listing_task is not None
+
+    @property
+    def listing_bytes(self) -> int:
+        """Header bytes the running (or last) background listing has read."""
+        return self._listing_bytes
+
+    @property
+    def listing_status(self) -> str:
+        """How the last background listing ended: ``""`` (listed, or none ran) or ``"listing
+        cancelled"``."""
+        return self._listing_status
+
+    def cancel_listing(self) -> None:
+        """Stop the background listing at its next header read; the file stays shown as raw
+        bytes and :attr:`listing_status` says ``"listing cancelled"``."""
+        if self._listing_task is not None:
+            self._listing_task.cancel()
+
+    @property
     def current_entry(self) -> TensorEntry | None:
         """The container entry the decode parameters show: the one whose byte range
         (``offset`` and ``length``, or the ``elements`` of a batch) they select, else None (the
@@ -380,12 +432,12 @@ class Document(QObject):
         except Exception as error:  # the boundary: whatever failed, report it, keep the old view
             self._set_error(error)
             return False
-        if self._pipeline is not None:
-            self._pipeline.close()
+        old_pipeline = self._pipeline
         self._pipeline = pipeline
+        self._release(old_pipeline)
         self._file_monitor.watch(pipeline.source)
         self._paths = pipeline.source.paths
-        self._container, self._container_error = _listing(pipeline)
+        self._container, self._container_error = self._start_listing(pipeline, params)
         if self._container is not None and params == DecodeParams():
             first = next((e for e in self._container.entries if e.local_view), None)
             if first is not None:
@@ -414,9 +466,8 @@ class Document(QObject):
         self.closing.emit()
         self._history.clear()
         self._file_monitor.watch(None)
-        if self._pipeline is not None:
-            self._pipeline.close()
-        self._pipeline = None
+        old_pipeline, self._pipeline = self._pipeline, None
+        self._release(old_pipeline)
         self._paths = ()
         self._result, self._result_current = None, False
         self._selection = None
@@ -590,6 +641,88 @@ class Document(QObject):
         the caller.
         """
         return self._file_monitor.peek()
+
+    # ------------------------------------------------------------------ listing
+    def _start_listing(self, pipeline: Pipeline, params: DecodeParams,
+                       ) -> tuple[ContainerListing | None, ErrorReport | None]:
+        """List ``pipeline``'s one file on a worker; its outcome if it ends within
+        :data:`LISTING_GRACE_S`, else ``(None, None)`` and the listing goes on (module docstring)."""
+        if len(pipeline.source.paths) != 1:
+            return None, None
+        outcome: list = []
+        ended = threading.Event()
+        counted = [0]  # header bytes read, written by the worker, read on progress signals
+        last = [0.0, 0]
+
+        def work(progress, cancelled):  # on the worker: no widget, no signal of ours
+            def report(nbytes: int) -> None:
+                counted[0] = nbytes
+                now = time.monotonic()
+                if now - last[0] >= PROGRESS_INTERVAL_S:  # a few signals a second, however small the reads
+                    last[0], last[1] = now, (last[1] + 1) % 1000
+                    progress(last[1], 1000)  # a new step each time (the task throttles by steps)
+
+            control = ListingControl(report, cancelled)
+            with controlled(control):
+                found = _listing(pipeline)
+            if control.cancelled:  # a parser that turned the cancel into a problem
+                raise ListingCancelled()
+            outcome.append(found)
+            ended.set()
+            return found
+
+        task = BackgroundTask(work, self)
+        task.start()
+        if ended.wait(LISTING_GRACE_S):
+            task.cancel()  # a no-op: it ended; its late outcome is dropped (not the current task)
+            return outcome[0]
+        self._listing_task, self._listing_bytes, self._listing_status = task, 0, ""
+        self._listing_params = params
+        task.progressChanged.connect(lambda _step, _total, t=task: self._on_listing_progress(t, counted[0]))
+        task.succeeded.connect(lambda found, t=task: self._on_listing_ended(t, found))
+        task.failed.connect(lambda error, t=task: self._on_listing_ended(t, (None, describe_error(error))))
+        task.cancelled.connect(lambda t=task: self._on_listing_ended(t, None))
+        self.listingChanged.emit()
+        return None, None
+
+    def _on_listing_progress(self, task: BackgroundTask, done: int) -> None:
+        if task is self._listing_task:
+            self._listing_bytes = done
+            self.listingChanged.emit()
+
+    def _on_listing_ended(self, task: BackgroundTask,
+                          found: tuple[ContainerListing | None, ErrorReport | None] | None) -> None:
+        """The background listing ended (``found`` None: cancelled); dropped unless current."""
+        if task is not self._listing_task:
+            return
+        self._listing_task = None
+        if found is None:
+            self._listing_status = ListingCancelled().message
+            self.listingChanged.emit()
+            return
+        self._listing_status = ""
+        self._container, self._container_error = found
+        untouched = self._params == self._listing_params == DecodeParams() and len(self._history) == 0
+        self.listingChanged.emit()
+        self.containerChanged.emit(self._container)
+        if self._container is not None and untouched:
+            first = next((e for e in self._container.entries if e.local_view), None)
+            if first is not None:  # nothing chosen meanwhile: show its first tensor, as at once
+                self._apply_params(first.params(), False)
+
+    def _release(self, pipeline: Pipeline | None) -> None:
+        """Close ``pipeline`` (no longer the document's): now, or when the listing that reads
+        it has stopped (cancelled here)."""
+        task, self._listing_task = self._listing_task, None
+        if task is not None:
+            task.cancel()
+            if pipeline is not None:
+                task.finished.connect(pipeline.close)
+        elif pipeline is not None:
+            pipeline.close()
+        if task is not None or self._listing_status:
+            self._listing_status, self._listing_bytes = "", 0
+            self.listingChanged.emit()
 
     # ------------------------------------------------------------------ internals
     def _on_files_changed_on_disk(self, report: ChangeReport) -> None:

@@ -13,7 +13,10 @@ When it checks
   keeps its watch on the old inode (our map keeps that inode alive): each check moves the watch
   to the inode the path names now, and a deleted file is watched again once it reappears (the
   folder watch notices it).
-* **A poll** every ``poll_ms``, for file systems without events.
+* **A poll** every ``poll_ms`` per :data:`FILES_PER_POLL` files (250 ms for up to 512 files,
+  4.5 s for 9,000), for file systems without events: each poll compares every file with its
+  record (two system calls per file) but moves the watches of only :data:`FILES_PER_POLL` of
+  them, in turn, so a batch of thousands of files costs a bounded share of the GUI thread.
 * **On demand**: :meth:`FileMonitor.peek` before reading bytes for a new selection (a new
   report is then emitted from the event loop).
 * **Before every event of the GUI thread** (an application event filter), the SIGBUS guard
@@ -39,7 +42,11 @@ from core.files.sources import Source
 __all__ = ["FileMonitor", "POLL_MS"]
 
 POLL_MS = 250
-"""How often the open files are checked without a file-system event."""
+"""How often up to :data:`FILES_PER_POLL` open files are checked without a file-system event."""
+
+FILES_PER_POLL = 512
+"""Files whose watch one poll moves to their current inode (in turn); the poll's interval grows
+by :data:`POLL_MS` per this many files."""
 
 
 class FileMonitor(QObject):
@@ -67,6 +74,9 @@ class FileMonitor(QObject):
         self._report: ChangeReport | None = None
         self._file_event = False
         self._watched: dict[str, tuple[int, int]] = {}  # path -> (device, inode) watched
+        self._folders: set[str] = set()  # the folders of the files (computed once per watch)
+        self._next_poll = 0  # the first file the next poll re-watches
+        self._poll_ms = poll_ms
         self._watcher = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(self._on_file_event)
         self._watcher.directoryChanged.connect(self._on_directory_event)
@@ -76,7 +86,7 @@ class FileMonitor(QObject):
         self._debounce.timeout.connect(self.check_now)
         self._poll = QTimer(self)
         self._poll.setInterval(poll_ms)
-        self._poll.timeout.connect(self.check_now)
+        self._poll.timeout.connect(self._on_poll)
 
     # ------------------------------------------------------------------ public API
     def watch(self, source: Source | None) -> None:
@@ -89,11 +99,15 @@ class FileMonitor(QObject):
         if watched:
             self._watcher.removePaths(watched)
         self._watched.clear()
+        self._next_poll = 0
         if source is None:
+            self._folders = set()
             self._poll.stop()
             _EventGuard.remove(self)
             return
-        self._poll.start()
+        paths = source.paths if source.on_disk else ()
+        self._folders = {os.path.dirname(os.path.abspath(path)) for path in paths}
+        self._poll.start(self._poll_ms * max(1, -(-len(paths) // FILES_PER_POLL)))
         _EventGuard.add(self)
         self._rewatch()
 
@@ -113,8 +127,18 @@ class FileMonitor(QObject):
             QTimer.singleShot(0, self, self.check_now)
         return report
 
-    def check_now(self) -> ChangeReport | None:
+    def poll_interval(self) -> int:
+        """Milliseconds between two polls now (module docstring: grows with the file count)."""
+        return self._poll.interval()
+
+    def _on_poll(self) -> None:
+        self.check_now(rewatch_limit=FILES_PER_POLL)
+
+    def check_now(self, rewatch_limit: int | None = None) -> ChangeReport | None:
         """Compare the files with their records now (two system calls per file at most).
+
+        ``rewatch_limit``: move the watches of only that many files, in turn (the poll); None:
+        of every file (a file-system event, a check on demand).
 
         Emits :attr:`changed` when the report is new (see the module docstring).
 
@@ -126,7 +150,7 @@ class FileMonitor(QObject):
         source = self._source
         if source is None or source.closed:
             return None
-        self._rewatch()
+        self._rewatch(rewatch_limit)
         report = ChangeReport.of(source.changes())
         if report is not None and (report != self._report or self._file_event):
             self._report = report
@@ -161,14 +185,23 @@ class FileMonitor(QObject):
         if not self._debounce.isActive():
             self._debounce.start()
 
-    def _rewatch(self) -> None:
-        """Watch every file of ours that exists (on its *current* inode) and their folders."""
+    def _rewatch(self, limit: int | None = None) -> None:
+        """Watch every file of ours that exists (on its *current* inode) and their folders;
+        only ``limit`` files, in turn, when given.
+
+        One ``stat`` per file and set lookups only (no list membership test per file: 9,000
+        files cost milliseconds, not seconds); the watcher is asked only for what changed.
+        """
         source = self._source
         paths = source.paths if source is not None and source.on_disk else ()  # memory: none
-        folders = {os.path.dirname(os.path.abspath(path)) for path in paths}
-        current_folders = self._watcher.directories()
-        add = [d for d in folders if d not in current_folders and path_identity(d) is not None]
-        current_files = self._watcher.files()
+        if limit is not None and len(paths) > limit:
+            start = self._next_poll % len(paths)
+            self._next_poll = start + limit
+            paths = (paths + paths)[start:start + limit]
+        current_folders = set(self._watcher.directories())
+        add = [d for d in self._folders if d not in current_folders and path_identity(d) is not None]
+        current_files = set(self._watcher.files())
+        remove = []
         for path in paths:
             identity = path_identity(path)
             if identity is None:
@@ -177,9 +210,11 @@ class FileMonitor(QObject):
             if path in current_files:
                 if self._watched.get(path) == identity:
                     continue
-                self._watcher.removePath(path)
+                remove.append(path)
             self._watched[path] = identity
             add.append(path)
+        if remove:
+            self._watcher.removePaths(remove)
         if add:
             self._watcher.addPaths(add)
 

@@ -8,6 +8,12 @@ bytes) falls back to the default instead of breaking start-up.
 Files are known by their *resolved real path* (``os.path.realpath``): opening a file through a
 symbolic link finds the settings remembered for the file itself, and Open Recent lists it once.
 Files that no longer exist leave Open Recent and are not reopened on start.
+
+What is remembered is capped, so a start-up never parses a huge line: decode settings whose
+explicit element byte ranges (``DecodeParams.elements``, a TFRecord batch of strings) number
+more than :data:`MAX_REMEMBERED_ELEMENTS` are not remembered (the files open as if seen for the
+first time: their first tensor), and a stored value longer than :data:`MAX_SETTING_CHARS`
+characters is ignored and removed when read.
 """
 
 from __future__ import annotations
@@ -22,6 +28,14 @@ from core.pipeline.pipeline import DecodeParams
 from inspector.state.view_options import ViewOptions
 
 MAX_RECENT = 10
+
+#: Decode settings with more explicit element byte ranges than this are not remembered (each
+#: range is about 20 characters of the settings file; 4,096 ranges are about 80 KB).
+MAX_REMEMBERED_ELEMENTS = 4096
+
+#: A remembered decode-settings value longer than this (characters) is never written, and one
+#: found (written by an older version) is ignored and removed.
+MAX_SETTING_CHARS = 256 * 1024
 _PARAM_FIELDS = {f.name for f in fields(DecodeParams)}
 
 
@@ -133,8 +147,12 @@ class SettingsStore:
     # ------------------------------------------------------------------ per-file decode settings
     def decode_settings(self, paths: tuple[str, ...]) -> tuple[DecodeParams, str] | None:
         """Settings last used for exactly these files, or None (also when stored data is corrupt)."""
-        raw = self._settings.value(self._key(paths))
+        key = self._key(paths)
+        raw = self._settings.value(key)
         if not isinstance(raw, str):
+            return None
+        if len(raw) > MAX_SETTING_CHARS:  # an older version's huge line: not parsed, not kept
+            self._settings.remove(key)
             return None
         try:
             data = json.loads(raw)
@@ -144,6 +162,8 @@ class SettingsStore:
             for name in ("shape", "strides"):
                 if isinstance(params.get(name), list):
                     params[name] = tuple(params[name])
+            if isinstance(params.get("elements"), list):
+                params["elements"] = _elements(params["elements"])
             if not all(_valid_param(name, value) for name, value in params.items()):
                 return None
             slice_text = data.get("slice", "")
@@ -155,9 +175,19 @@ class SettingsStore:
             # parser's stack; a corrupt value must not stop the app from opening the file.
             return None
 
-    def set_decode_settings(self, paths: tuple[str, ...], params: DecodeParams, slice_text: str) -> None:
-        data = {"params": asdict(params), "slice": slice_text}
-        self._settings.setValue(self._key(paths), json.dumps(data))
+    def set_decode_settings(self, paths: tuple[str, ...], params: DecodeParams, slice_text: str) -> bool:
+        """Remember ``params`` and ``slice_text`` for exactly these files; False (and any older
+        value for them removed) when they are over the caps (module docstring)."""
+        key = self._key(paths)
+        if params.elements is not None and len(params.elements) > MAX_REMEMBERED_ELEMENTS:
+            self._settings.remove(key)
+            return False
+        text = json.dumps({"params": asdict(params), "slice": slice_text})
+        if len(text) > MAX_SETTING_CHARS:
+            self._settings.remove(key)
+            return False
+        self._settings.setValue(key, text)
+        return True
 
     @staticmethod
     def _key(paths: tuple[str, ...]) -> str:
@@ -214,6 +244,15 @@ def _int(value: object) -> int | None:
     return None
 
 
+def _elements(value: list) -> tuple | list:
+    """Stored element byte ranges ``[[start, size], ...]`` as DecodeParams takes them; the list
+    unchanged (refused by :func:`_valid_param`) when it is not such a list."""
+    if len(value) <= MAX_REMEMBERED_ELEMENTS and all(
+            isinstance(pair, list) and len(pair) == 2 and all(type(n) is int for n in pair) for pair in value):
+        return tuple((start, size) for start, size in value)
+    return value
+
+
 def _valid_param(name: str, value: object) -> bool:
     """Type check of a stored DecodeParams field (values themselves are checked by the engine)."""
     if value is None:
@@ -224,4 +263,6 @@ def _valid_param(name: str, value: object) -> bool:
         return isinstance(value, bool)
     if name in ("shape", "strides"):
         return isinstance(value, tuple) and all(type(d) is int for d in value)
+    if name == "elements":
+        return isinstance(value, tuple) and all(isinstance(pair, tuple) for pair in value)
     return type(value) is int

@@ -13,8 +13,8 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
 
-from core.display.image_sampling import estimate_levels
-from core.errors import CoreError
+from core.display.image_sampling import estimate_levels, subsample
+from core.errors import CoreError, SourceError
 from core.text.number_format import (
     FORMATS,
     classify_value,
@@ -142,6 +142,8 @@ class ArrayTableModel(QAbstractTableModel):
         self._cell_key: tuple[int, int] | None = None  # last cell read by data()
         self._cell_cache: tuple = ()
         self._value_source = None  # see set_value_source
+        self._reader = None  # see set_array
+        self._tiles: dict[tuple[int, int], np.ndarray] = {}  # (tile row, tile col) -> values
         self._mark_source = None  # see set_mark_source
         self._axes.changed.connect(self._on_axes_changed)
         self._options.changed.connect(self._on_options_changed)
@@ -205,8 +207,13 @@ class ArrayTableModel(QAbstractTableModel):
         return self._levels if self.heat_map else None
 
     # ------------------------------------------------------------------------ setters
-    def set_array(self, array: np.ndarray, stored_bits: int | None = None) -> None:
+    def set_array(self, array: np.ndarray, stored_bits: int | None = None, reader=None) -> None:
         """Show ``array`` (kept by reference) through the display axes.
+
+        ``reader`` (a :class:`core.scan.blocks.BlockReader`) reads the values painted when the
+        array views a file's map: tiles of :data:`TILE` x :data:`TILE` cells copied with
+        ``pread``, so a file cut while the table paints shows "changed on disk" in its cells
+        instead of faulting (SIGBUS). Without it the array is read directly (memory).
 
         Resets the display axes to the new shape when they describe another one (they keep
         their choices when ndim is unchanged). Same plane shape and axes as before -> ``dataChanged``; else a reset.
@@ -217,6 +224,8 @@ class ArrayTableModel(QAbstractTableModel):
         self._cell_key = None
         self._array = array
         self._stored_bits = stored_bits
+        self._reader = reader if reader is not None and array.size else None
+        self._tiles.clear()
         if self._axes.shape != array.shape:  # a document resets shared axes before we hear of it
             self._setting_array = True
             try:
@@ -316,13 +325,50 @@ class ArrayTableModel(QAbstractTableModel):
         row, col = self.cell(index)
         return self._axes.full_index(row, col)
 
+    #: Cells per side of a tile read at once through the block reader.
+    TILE = 64
+    #: Tiles kept (a screen shows a few; the rest are read again when scrolled back to).
+    MAX_TILES = 32
+
     def value_at(self, row: int, col: int):
-        """The element in plane cell (row, col) (one element read, as a numpy scalar)."""
+        """The element in plane cell (row, col) (one element read, as a numpy scalar).
+
+        Raises
+        ------
+        SourceError
+            The file behind the array shrank (read through the block reader of
+            :meth:`set_array`).
+        """
+        if self._reader is not None:
+            return self._tile_value(row, col)
         if self._plane.ndim == 0:
             return self._plane[()]
         if self._plane.ndim == 1:
             return self._plane[row]
         return self._plane[row, col]
+
+    def _tile_value(self, row: int, col: int):
+        """The cell's value from its tile, read with ``pread`` when not cached."""
+        plane, tile = self._plane, self.TILE
+        key = (row // tile, col // tile)
+        values = self._tiles.get(key)
+        if values is None:
+            r0, c0 = key[0] * tile, key[1] * tile
+            if plane.ndim == 0:
+                part = plane
+            elif plane.ndim == 1:
+                part = plane[r0:r0 + tile]
+            else:
+                part = plane[r0:r0 + tile, c0:c0 + tile]
+            values = self._reader.read(part)
+            if len(self._tiles) >= self.MAX_TILES:
+                self._tiles.clear()
+            self._tiles[key] = values
+        if plane.ndim == 0:
+            return values[()]
+        if plane.ndim == 1:
+            return values[row % tile]
+        return values[row % tile, col % tile]
 
     def selection_text(self, top: int, left: int, bottom: int, right: int) -> str:
         """Tab-separated text of plane cells ``top..bottom`` x ``left..right`` (inclusive).
@@ -401,7 +447,10 @@ class ArrayTableModel(QAbstractTableModel):
         if self._cell_key == (row, col):
             value, special, text = self._cell_cache
         else:
-            value = self.value_at(row, col) if source is None else source.value(self._axes.full_index(row, col))
+            try:
+                value = self.value_at(row, col) if source is None else source.value(self._axes.full_index(row, col))
+            except SourceError as error:  # the file shrank under the table: say so in the cell
+                return self._gone(role, error)
             special, text = classify_value(value, dtype), None
             self._cell_key, self._cell_cache = (row, col), (value, special, None)
         if role == _DISPLAY:
@@ -431,6 +480,14 @@ class ArrayTableModel(QAbstractTableModel):
         # Rec. 709 luma: dark text on light colours, light text on dark ones.
         luma = 0.2126 * background.redF() + 0.7152 * background.greenF() + 0.0722 * background.blueF()
         return QColor(Qt.GlobalColor.black if luma > 0.5 else Qt.GlobalColor.white)
+
+    @staticmethod
+    def _gone(role: int, error: SourceError):
+        if role == _DISPLAY:
+            return "changed on disk"
+        if role == _TOOLTIP:
+            return error.message
+        return None
 
     _VALUE_ROLES = frozenset(
         int(r) for r in (
@@ -464,8 +521,10 @@ class ArrayTableModel(QAbstractTableModel):
     def _estimate_levels(self, plane: np.ndarray) -> tuple[float, float] | None:
         """Heat-map levels of ``plane``; None for a dtype without numbers (strings, records)."""
         try:
+            if self._reader is not None and plane.size:  # pread, not the map (see set_array)
+                plane = self._reader.read(subsample(plane, self.HEAT_SAMPLE))
             return estimate_levels(plane, max_samples=self.HEAT_SAMPLE)
-        except TypeError:
+        except (TypeError, SourceError):
             return None
 
     def _heat_color(self, value) -> QColor | None:
@@ -499,6 +558,7 @@ class ArrayTableModel(QAbstractTableModel):
         if type(plane) is not np.ndarray:
             plane = plane.view(np.ndarray)  # np.memmap's Python-level __getitem__ costs per cell
         self._cell_key = None  # a moved fixed index shows other values in the same cells
+        self._tiles.clear()
         key = (self._array.shape, self._axes.row_axis, self._axes.col_axis)
         if key == self._key:
             self._plane = plane

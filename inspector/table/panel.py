@@ -166,9 +166,10 @@ class TablePanel(QWidget):
     def find_bar(self) -> FindBar:
         return self._find_bar
 
-    def set_array(self, array: np.ndarray, stored_bits: int | None = None) -> None:
-        """Show ``array`` (by reference; see :meth:`ArrayTableModel.set_array`)."""
-        self._model.set_array(array, stored_bits)
+    def set_array(self, array: np.ndarray, stored_bits: int | None = None, reader=None) -> None:
+        """Show ``array`` (by reference; see :meth:`ArrayTableModel.set_array`; ``reader``
+        reads the painted cells with ``pread`` when the array views a file's map)."""
+        self._model.set_array(array, stored_bits, reader)
         self._fit_columns()
 
     def select_element(self, index: tuple) -> None:
@@ -235,7 +236,9 @@ class TablePanel(QWidget):
     # ------------------------------------------------------------------------ handlers
     def _on_result_changed(self, result) -> None:
         packed = packed_row(result.params.dtype) if result.params.view_as is None else None
-        self.set_array(result.view, packed.stored_bits if packed is not None else None)
+        # Cells are painted from pread copies of the map (a file cut meanwhile: no SIGBUS).
+        self.set_array(result.view, packed.stored_bits if packed is not None else None,
+                       result.block_reader(1 << 20))
 
     def _on_files_changed_on_disk(self, report) -> None:
         """The mapped bytes changed under the view: show nothing until a reload (never a mix)."""

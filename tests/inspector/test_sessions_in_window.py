@@ -186,3 +186,22 @@ def test_a_session_on_the_command_line_is_told_by_its_content(window, files, tmp
     other.write_text('{"format": "something else"}')
     assert open_startup_files(window, [str(other)], DecodeParams(), None) == [str(other)]
     assert window.document.paths == (str(other),)
+
+
+def test_a_file_outside_the_sessions_folder_is_named_in_the_banner(window, tmp_path):
+    import json
+
+    from core.session.session_file import Session, capture_file, save_session
+
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    target = tmp_path / "elsewhere" / "data.bin"
+    np.arange(4, dtype=np.float32).tofile(target)
+    session = tmp_path / "shared" / "s.json"
+    save_session(Session(files=(capture_file(str(target)),), params=DecodeParams(dtype="float32")), str(session))
+    document = json.loads(session.read_text())
+    document["files"][0]["path"] = "../elsewhere/data.bin"  # a received session climbing out
+    session.write_text(json.dumps(document))
+    assert window.session_actions.open_session(str(session))
+    assert (f"files[0] '../elsewhere/data.bin' leads out of the session's folder "
+            f"'{os.path.realpath(tmp_path / 'shared')}': it opens '{os.path.realpath(target)}'") in banner_text(window)

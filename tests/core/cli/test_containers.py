@@ -158,8 +158,8 @@ def test_a_container_shown_as_raw_bytes_says_how_to_open_its_tensors(tmp_path, c
     save_file({"a": np.zeros((2, 3), np.float32), "b": np.ones(4, np.int16)}, str(path))
     assert main([str(path), "--limit", "2"]) == 0
     assert capsys.readouterr().err == (
-        f"note: '{path}' is a safetensors file holding 2 tensors, shown here as raw bytes: "
-        "--list lists them, --tensor NAME shows one\n")
+        f"note: '{path}' starts like a safetensors file, shown here as raw bytes: "
+        "--list lists its tensors, --tensor NAME shows one\n")
     raw = tmp_path / "raw.bin"
     raw.write_bytes(bytes(range(16)))
     assert main([str(raw)]) == 0

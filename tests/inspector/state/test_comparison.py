@@ -70,3 +70,15 @@ def test_closing_b_clears_the_result(qtbot, comparison, tmp_path):
     wait_for_outcome(qtbot, comparison)
     comparison.close_b()
     assert comparison.result is None and not comparison.is_open and comparison.paths == ()
+
+
+def test_a_comparison_over_the_work_limit_is_a_message_not_a_run(qtbot, comparison, tmp_path):
+    # A (2**20, 1) against B (2**20,) broadcast to 2**40 pairs: refused before anything is read
+    comparison.document.open_files([write(tmp_path / "a.bin", np.zeros(1 << 20, np.float32))],
+                                   DecodeParams(dtype="float32", shape=(1 << 20, 1)))
+    comparison.open_b([write(tmp_path / "b.bin", np.zeros(1 << 20, np.float32))], {"shape": (1 << 20,)})
+    assert not comparison.is_running and comparison.result is None
+    assert comparison.error.message == (
+        "Compare: comparing 1,099,511,627,776 element pairs (4.0 TiB read from A, 4.0 TiB from B) is above "
+        "the limit of 2,147,483,648 pairs of one comparison (compare a slice: type one in the Slice box, B "
+        "gets the same one; tensor-inspect diff --no-limit compares it all)")

@@ -148,3 +148,35 @@ def test_there_is_one_file_system_watcher():
                     if "QFileSystemWatcher(" in f.read():
                         users.append(os.path.relpath(os.path.join(folder, name), root))
     assert users == [os.path.join("inspector", "state", "file_monitor.py")]
+
+
+def test_a_batch_of_thousands_of_files_is_polled_in_bounded_steps(qtbot, tmp_path, monkeypatch):
+    # Issue 30 item 19: 9,000 files made every 250 ms poll cost ~1 s (a list membership test per
+    # file). Now the poll's interval grows with the count (250 ms per 512 files) and one poll
+    # moves the watches of 512 files only, in turn; the changes of all are still compared.
+    from inspector.state import file_monitor
+
+    paths = []
+    for i in range(1200):
+        paths.append(tmp_path / f"f{i:04}.bin")
+        paths[-1].write_bytes(bytes(8))
+    document = open_document(paths, record_size=8)
+    monitor = document.file_monitor
+    assert monitor.poll_interval() == 3 * file_monitor.POLL_MS  # ceil(1200 / 512) = 3 steps
+    names = {str(p) for p in paths}
+    stats = []
+    real_identity = file_monitor.path_identity
+    monkeypatch.setattr(file_monitor, "path_identity",
+                        lambda path: (stats.append(path) if path in names else None) or real_identity(path))
+    monitor._poll.timeout.emit()  # one poll
+    assert len(stats) == file_monitor.FILES_PER_POLL
+    assert stats == [str(p) for p in paths[:512]]
+    stats.clear()
+    monitor._poll.timeout.emit()
+    monitor._poll.timeout.emit()  # the third step wraps round to the first files
+    assert stats == [str(p) for p in paths[512:1200] + paths[:336]]
+    paths[700].write_bytes(bytes(9))  # a change is found by any poll, whichever files it re-watches
+    with qtbot.waitSignal(monitor.changed, timeout=5_000) as changed:
+        monitor._poll.timeout.emit()
+    assert [c.path for c in changed.args[0].changes] == [str(paths[700])]
+    document.close_files()

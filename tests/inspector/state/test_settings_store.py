@@ -92,3 +92,29 @@ def test_decode_settings_keep_a_strided_entrys_strides(ini, tmp_path):
     params = DecodeParams(dtype="int16", offset=0, length=24, shape=(4, 3), strides=(1, 4))
     store(ini).set_decode_settings((str(data),), params, "")
     assert store(ini).decode_settings((str(data),)) == (params, "")
+
+
+def test_a_batch_of_4_million_strings_is_not_remembered_and_a_huge_old_line_is_dropped(ini, tmp_path):
+    # Issue 30 item 19: one 4-million-string TFRecord stored a 55 MB settings line that every
+    # later start parsed. Over MAX_REMEMBERED_ELEMENTS ranges nothing is stored for the file.
+    from inspector.state import settings_store
+
+    data = tmp_path / "strings.tfrecord"
+    data.write_bytes(b"x")
+    paths = (str(data),)
+    settings = store(ini)
+    small = DecodeParams(dtype="uint8", elements=((16, 4), (36, 4)))
+    assert settings.set_decode_settings(paths, small, "1:") is True
+    assert settings.decode_settings(paths) == (small, "1:")  # ranges come back as DecodeParams takes them
+    many = DecodeParams(dtype="uint8", elements=tuple((16 + 20 * i, 4) for i in range(settings_store.MAX_REMEMBERED_ELEMENTS + 1)))
+    assert settings.set_decode_settings(paths, many, "") is False
+    assert settings.decode_settings(paths) is None  # the older, small value went too
+    settings.set_last_directory(str(tmp_path))
+    settings.qsettings.sync()
+    with open(ini, encoding="utf-8") as stream:
+        assert len(stream.read()) < 1000
+    # A line written by an older version (no cap) is ignored and removed when read.
+    key = settings._key(paths)
+    settings.qsettings.setValue(key, '{"params": {"dtype": "uint8"}, "slice": "' + " " * settings_store.MAX_SETTING_CHARS + '"}')
+    assert settings.decode_settings(paths) is None
+    assert settings.qsettings.value(key) is None

@@ -1,0 +1,176 @@
+"""The checked list of docs/containers.md ("Refused and limited: the checked list"): every line
+is checked against the code with a file from the format's own writer, and every check has its
+line. A line says ``refused `ID`: ...`` (the code refuses it, with a message) or ``works `ID`:
+...`` (it works, exactly)."""
+
+from __future__ import annotations
+
+import re
+import struct
+import wave
+import zipfile
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from core.cli import main
+from core.errors import ContainerError
+from core.formats.entry import find_entry
+from core.formats.registry import list_file
+from core.pipeline.pipeline import DecodeParams, Pipeline
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "containers.md"
+_LINE = re.compile(r"^- (refused|works) `([a-z0-9-]+)`: (.+)$")
+
+
+def documented() -> dict[str, str]:
+    text = DOC.read_text(encoding="utf-8")
+    block = text.split("<!-- checked-limits: begin -->")[1].split("<!-- checked-limits: end -->")[0]
+    lines = [line for line in block.strip().splitlines() if line.strip()]
+    found = {}
+    for line in lines:
+        match = _LINE.match(line)
+        assert match, f"a line of the checked list is not '- refused|works `id`: ...': {line!r}"
+        found[match.group(2)] = match.group(1)
+    return found
+
+
+def values_of(path, name: str) -> np.ndarray:
+    entry = find_entry(list_file(str(path)), name)
+    assert entry.problem is None, entry.problem
+    with Pipeline(str(path)) as pipeline:
+        return np.array(pipeline.run(entry.params()).view)
+
+
+def problem_of(path, name: str) -> str:
+    entry = find_entry(list_file(str(path)), name)
+    assert entry.problem is not None, f"{name!r} was expected to be listed as not usable"
+    return entry.problem
+
+
+# ---------------------------------------------------------------------------- the checks
+def check_safetensors_f6_f4(tmp: Path) -> None:
+    header = b'{"w":{"dtype":"F4","shape":[4],"data_offsets":[0,2]}}'
+    path = tmp / "f4.safetensors"
+    path.write_bytes(struct.pack("<Q", len(header)) + header + b"\x12\x34")  # the format's own layout
+    entry = find_entry(list_file(str(path)), "w")
+    assert entry.dtype is None and "F4" in entry.problem
+    assert main([str(path), "--tensor", "w", "--dtype", "uint8", "--json"]) == 0
+
+
+def check_safetensors_f8(tmp: Path) -> None:
+    from safetensors.numpy import save_file
+
+    data = {"e4m3": np.array([0.5, -1.75, 448, 0], ml_dtypes.float8_e4m3fn),
+            "e5m2": np.array([0.5, -1.75, 57344, 0], ml_dtypes.float8_e5m2)}
+    path = tmp / "f8.safetensors"
+    save_file(data, str(path))
+    for name, expected in data.items():
+        got = values_of(path, name)
+        assert got.dtype == expected.dtype and got.tobytes() == expected.tobytes()
+
+
+def check_safetensors_header_past_end(tmp: Path) -> None:
+    path = tmp / "cut.safetensors"
+    path.write_bytes(struct.pack("<Q", 1000) + b'{"w":')
+    with pytest.raises(ContainerError, match="header"):
+        list_file(str(path))
+
+
+def check_wav_pcm24(tmp: Path) -> None:
+    samples = np.array([[0, -1], [8388607, -8388608], [12345, -54321]], np.int32)
+    path = tmp / "pcm24.wav"
+    with wave.open(str(path), "wb") as out:  # Python's own WAV writer
+        out.setnchannels(2)
+        out.setsampwidth(3)
+        out.setframerate(8000)
+        out.writeframes(b"".join(int(v).to_bytes(3, "little", signed=True) for v in samples.reshape(-1)))
+    got = values_of(path, "samples")
+    assert got.shape == (3, 2) and got.tolist() == samples.tolist()
+
+
+def check_wav_ulaw(tmp: Path) -> None:
+    soundfile = pytest.importorskip("soundfile")
+    path = tmp / "ulaw.wav"
+    soundfile.write(path, np.zeros((8, 1)), 8000, format="WAV", subtype="ULAW")
+    assert "format tag 7" in problem_of(path, "samples")
+
+
+def check_aiff_c_compressed(tmp: Path) -> None:
+    soundfile = pytest.importorskip("soundfile")
+    path = tmp / "ulaw.aifc"
+    soundfile.write(path, np.zeros((8, 1)), 8000, format="AIFF", subtype="ULAW")
+    assert "cannot be mapped" in problem_of(path, "samples")
+
+
+def check_npz_not_npy(tmp: Path) -> None:
+    path = tmp / "mixed.npz"
+    np.savez(path, a=np.arange(3))
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("notes.txt", "not an array")
+    assert problem_of(path, "notes.txt")
+    assert values_of(path, "a").tolist() == [0, 1, 2]
+
+
+def check_hdf5_external(tmp: Path) -> None:
+    h5py = pytest.importorskip("h5py")
+    path = tmp / "external.h5"
+    (tmp / "raw.bin").write_bytes(np.arange(4, dtype="<f4").tobytes())
+    with h5py.File(path, "w") as out:
+        out.create_dataset("e", shape=(4,), dtype="<f4", external=[(str(tmp / "raw.bin"), 0, 16)])
+    assert "external" in problem_of(path, "e")
+
+
+def check_hdf5_not_numeric(tmp: Path) -> None:
+    h5py = pytest.importorskip("h5py")
+    path = tmp / "strings.h5"
+    with h5py.File(path, "w") as out:
+        out.create_dataset("s", data=np.array([b"ab", b"cd"], dtype="S2").astype(h5py.string_dtype()))
+    assert problem_of(path, "s")
+
+
+def check_idx_zero_dimension(tmp: Path) -> None:
+    path = tmp / "empty.idx"
+    path.write_bytes(b"\x00\x00\x08\x02" + struct.pack(">II", 0, 28))
+    assert list_file(str(path)) is None
+
+
+def check_npy_structured(tmp: Path) -> None:
+    path = tmp / "s.npy"
+    np.save(path, np.zeros(2, [("a", "<u2"), ("b", "u1")]))
+    with Pipeline(str(path)) as pipeline:
+        with pytest.raises(Exception, match="structured"):
+            pipeline.run(DecodeParams())
+        assert pipeline.run(DecodeParams(offset=0, dtype="uint8")).view.size == path.stat().st_size
+
+
+CHECKS = {
+    "safetensors-f6-f4": ("refused", check_safetensors_f6_f4),
+    "safetensors-f8": ("works", check_safetensors_f8),
+    "safetensors-header-past-end": ("refused", check_safetensors_header_past_end),
+    "wav-pcm24": ("works", check_wav_pcm24),
+    "wav-ulaw": ("refused", check_wav_ulaw),
+    "aiff-c-compressed": ("refused", check_aiff_c_compressed),
+    "npz-not-npy": ("refused", check_npz_not_npy),
+    "hdf5-external": ("refused", check_hdf5_external),
+    "hdf5-not-numeric": ("refused", check_hdf5_not_numeric),
+    "idx-zero-dimension": ("refused", check_idx_zero_dimension),
+    "npy-structured": ("refused", check_npy_structured),
+}
+
+
+def test_every_line_has_a_check_and_every_check_a_line():
+    assert documented() == {name: kind for name, (kind, _check) in CHECKS.items()}
+
+
+@pytest.mark.parametrize("name", sorted(CHECKS))
+def test_the_documented_statement_holds(name, tmp_path, capsys):
+    CHECKS[name][1](tmp_path)
+
+
+def test_the_page_no_longer_says_f8_or_24_bit_pcm_cannot_be_decoded():
+    text = DOC.read_text(encoding="utf-8")
+    assert "F8_E4M3, F8_E5M2, F8_E8M0, F6_..., F4) have no engine type" not in text
+    assert "24-bit PCM** needs a 3-byte integer type that the engine does not have yet" not in text

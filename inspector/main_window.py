@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -71,6 +70,7 @@ from inspector.state.snapshot import DocumentSnapshot
 from inspector.table.bookmark_marks import follow_bookmarks_in_table
 from inspector.table.panel import TablePanel
 from inspector.widgets import palette
+from inspector.widgets.actions import command_action
 from inspector.widgets.elided_label import let_long_words_overflow
 from inspector.widgets.focus_frame import FocusFrame
 from inspector.widgets.hex_view import HexView
@@ -128,6 +128,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
         self.comparison = Comparison(self.document, self)
+        self.guess_banner.hide_on(self.comparison.filesChanged)
         self.dock_layout = DockLayout(self, docks, DockContext(self.document, self.comparison, self.settings))
         self.docks = self.dock_layout.docks  # by name: dock.<name>
         panels = self.dock_layout.build()
@@ -220,10 +221,9 @@ class MainWindow(QMainWindow):
         self.compare_panel.openRequested.connect(self._on_compare_triggered)
         self.compare_panel.message.connect(self._show_status_note)
         self.dock_layout.follow(Shown.WITH_COMPARISON)
-        self.compare_action = QAction("&Compare with…", self, triggered=self._on_compare_triggered)
-        self.next_mismatch_action = QAction("Next mismatch", self, shortcut="F8", triggered=self.compare_panel.next_mismatch)
-        self.previous_mismatch_action = QAction("Previous mismatch", self, shortcut="Shift+F8",
-                                                triggered=self.compare_panel.previous_mismatch)
+        self.compare_action = command_action("&Compare with…", self, self._on_compare_triggered)
+        self.next_mismatch_action = command_action("Next mismatch", self, self.compare_panel.next_mismatch, shortcut="F8")
+        self.previous_mismatch_action = command_action("Previous mismatch", self, self.compare_panel.previous_mismatch, shortcut="Shift+F8")
         for action in (self.next_mismatch_action, self.previous_mismatch_action):
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             self.addAction(action)  # keys that work anywhere in the window, with or without the dock
@@ -263,6 +263,8 @@ class MainWindow(QMainWindow):
             params, remembered_slice = remembered
             slice_text = remembered_slice if slice_text is None else slice_text
         ok = self.document.open_files(paths, params, slice_text or "")
+        if ok:  # focus after opening a file is the table (arrow keys move in it at once)
+            self.table_panel.view.setFocus(Qt.FocusReason.OtherFocusReason)
         if ok and params is None and self.settings.guess_banner_enabled() and self.document.container is None \
                 and not self.document.listing_running and self.document.pipeline.source.npy is None:
             self.guess_banner.offer(paths[0])  # a raw file, nothing remembered: offer a guess

@@ -40,7 +40,7 @@ import weakref
 from collections.abc import Sequence
 
 from PySide6.QtCore import QObject
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from core.errors import Cancelled, CoreError, SessionError, describe_error
@@ -51,6 +51,7 @@ from core.text.names import printable_name
 from inspector.panels.session_banner import SessionBanner
 from inspector.state.background_task import BackgroundTask
 from inspector.state.snapshot import from_session, to_session
+from inspector.widgets.actions import command_action
 from inspector.widgets.plain_text import display_name
 
 __all__ = ["SESSION_FILTER", "SessionActions"]
@@ -68,11 +69,9 @@ class SessionActions(QObject):
         # that keeps every closed window alive until a garbage collection.
         self._window_ref = weakref.ref(window)
         self.banner = banner
-        self.save_action = QAction("Save Sess&ion…", window, shortcut=QKeySequence("Ctrl+Shift+S"),
-                                   triggered=lambda _=False: self.save_dialog())
-        self.open_action = QAction("Open Sessio&n…", window, triggered=lambda _=False: self.open_dialog())
-        self.apply_action = QAction("Apply Session to Other &Files…", window,
-                                    triggered=lambda _=False: self.apply_dialog())
+        self.save_action = command_action("Save Sess&ion…", window, self.save_dialog, shortcut=QKeySequence("Ctrl+Shift+S"))
+        self.open_action = command_action("Open Sessio&n…", window, self.open_dialog)
+        self.apply_action = command_action("Apply Session to Other &Files…", window, self.apply_dialog)
         self.actions = (self.open_action, self.save_action, self.apply_action)
         self._hash_task: BackgroundTask | None = None  # the running content check
         self._checked_paths: tuple[str, ...] = ()  # the files shown when it started

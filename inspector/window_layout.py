@@ -17,9 +17,11 @@ in a main window; it is given the window, the table and the :class:`~inspector.d
 - The saved layout is restored only when it was saved under the table's
   :func:`~inspector.docks.layout_version`; otherwise, and on a first start, the first-run layout
   is applied once the window is shown.
-- The first-run layout sizes the base docks in proportion to the window: below
-  :data:`COMPACT_HEIGHT` Decode and Slice are tabs; below :data:`COMPACT_WIDTH` the plot gets less
-  width. Other docks take Qt's share of their area.
+- The first-run layout sizes the left docks to their contents first (the widest size hint of
+  the docks shown there, at most :data:`SIDE_SHARE` of the width; a dock shown later widens the
+  column the same way), the others in proportion to the window: below :data:`COMPACT_HEIGHT`
+  Decode and Slice are tabs; below :data:`COMPACT_WIDTH` the plot gets less width. The table
+  gets what is left.
 - Reset layout puts every dock back in its area and group, visible, except the docks of what is
   not open (Tensors without a container, Compare without a B); each group of always-shown docks
   shows its front tab again.
@@ -40,6 +42,8 @@ COMPACT_HEIGHT = 720
 """Below this window height the first-run layout puts Decode and Slice in tabs."""
 COMPACT_WIDTH = 1200
 """Below this window width the first-run layout gives the plot less room (the table needs its own)."""
+SIDE_SHARE = 0.38
+"""The most of the window's width the left docks take to fit their contents."""
 
 
 class DockLayout(QObject):
@@ -143,11 +147,49 @@ class DockLayout(QObject):
         for spec in specs:
             self.docks[spec.name].raise_()
         window, height = self._window, self._window.height()
+        if any(spec.area == Qt.LeftDockWidgetArea for spec in specs):
+            self.fit_side(Qt.LeftDockWidgetArea)  # the panels of fields; plots take their share
         for spec in specs:
             if spec.height_when_shown is not None:
                 first = self.docks[next(s.name for s in self.specs if s.area == spec.area)]
                 window.resizeDocks([first, self.docks[spec.name]], [int(height * (1 - spec.height_when_shown)),
                                                                    int(height * spec.height_when_shown)], Qt.Vertical)
+
+    def side_width(self, area: Qt.DockWidgetArea) -> int:
+        """The width the docks of ``area`` need to show their contents (the widest contents' size
+        hint of its visible docks, with a scroll bar's width), at most :data:`SIDE_SHARE` of the
+        window's width but never less than their widest minimum (so that no dock scrolls
+        sideways): side panels are sized to their contents first, and the table gets what is
+        left."""
+        window = self._window
+        scroll_bar = window.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        shown = [self.widgets[spec.name] for spec in self.specs
+                 if spec.area == area and not self.docks[spec.name].isHidden()
+                 and not self.docks[spec.name].isFloating()]
+        wanted = max((widget.sizeHint().width() for widget in shown), default=0) + scroll_bar + 8
+        needed = max((widget.minimumSizeHint().width() for widget in shown), default=0) + scroll_bar + 8
+        return max(min(wanted, int(window.width() * SIDE_SHARE)), needed)
+
+    def fit_side(self, area: Qt.DockWidgetArea) -> None:
+        """Widen the docks of ``area`` to :meth:`side_width` when they are narrower (a dock shown
+        later, the Tensors or Compare dock, may need more room than the first-run layout gave)."""
+        window = self._window
+        docked = [self.docks[spec.name] for spec in self.specs if spec.area == area
+                  and self.docks[spec.name].isVisible() and not self.docks[spec.name].isFloating()]
+        if not docked:
+            return
+        width = self.side_width(area)
+        if min(dock.width() for dock in docked) < width:
+            others = [self.docks[spec.name] for spec in self.specs if spec.area != area
+                      and spec.area in (Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea)
+                      and self.docks[spec.name].isVisible() and not self.docks[spec.name].isFloating()]
+            room = window.width() - width - window.centralWidget().minimumSizeHint().width()
+            sides = docked
+            widths = [width] * len(docked)
+            if others:  # the other side gives way, down to its floor
+                share = max(room, int(window.width() * 0.18))
+                sides, widths = sides + others, widths + [share] * len(others)
+            window.resizeDocks(sides, widths, Qt.Horizontal)
 
     def _members(self, head: str) -> list[DockSpec]:
         return [spec for spec in self.specs if spec.tab_with == head]
@@ -218,11 +260,12 @@ class DockLayout(QObject):
             decode.raise_()
         elif height >= COMPACT_HEIGHT and tabbed:
             window.addDockWidget(Qt.LeftDockWidgetArea, slice_dock, Qt.Vertical)  # below decode
-        left_share, plot_share = (0.28, 0.4) if width >= COMPACT_WIDTH else (0.3, 0.22)
-        # Wide enough for the decode fields without scrolling sideways, if a third of the width allows.
-        fields = decode.widget().minimumSizeHint().width() + window.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
-        left = max(int(width * left_share), min(fields + 8, int(width * 0.34)))
-        window.resizeDocks([decode, docks["plot"]], [left, int(width * plot_share)], Qt.Horizontal)
+        plot_share = 0.4 if width >= COMPACT_WIDTH else 0.22
+        # The left docks' contents first; the plot its share of what the table can spare.
+        left = self.side_width(Qt.LeftDockWidgetArea)
+        table = window.centralWidget().minimumSizeHint().width()
+        plot = max(min(int(width * plot_share), width - left - table), int(width * 0.18))
+        window.resizeDocks([decode, docks["plot"]], [left, plot], Qt.Horizontal)
         if height >= COMPACT_HEIGHT:
             window.resizeDocks([decode, slice_dock], [int(height * 0.42), int(height * 0.58)], Qt.Vertical)
         window.resizeDocks([docks["hex"]], [int(height * 0.26)], Qt.Vertical)

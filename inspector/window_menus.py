@@ -4,7 +4,8 @@
 settings, the window's commands (:class:`WindowCommands`, which the window owns), the actions of
 its panels, and its :class:`~inspector.window_layout.DockLayout` (the View menu: a *Go to* entry
 with its key for the table and each dock that has one, a show / hide toggle for every dock, in
-the table of docks' order, and Reset layout). Undo / redo work from anywhere in the window, even
+the table of docks' order — showing a dock this way brings it to the front of its tab group and
+gives it the focus — and Reset layout). Undo / redo work from anywhere in the window, even
 in a text field (:class:`HistoryKeys`).
 """
 
@@ -23,6 +24,7 @@ from inspector.panels.help_dialogs import open_readme, readme_location
 from inspector.state.document import Document
 from inspector.state.settings_store import SettingsStore
 from inspector.table.find_bar import FindBar
+from inspector.widgets.actions import command_action
 from inspector.widgets.history_keys import REDO_KEYS, UNDO_KEYS, history_step
 from inspector.widgets.plain_text import menu_text
 from inspector.window_layout import DockLayout
@@ -67,7 +69,7 @@ class WindowMenus(QObject):
         self._history = document.history
         bar = window.menuBar()
         file_menu = bar.addMenu("&File")
-        self.open_action = QAction("&Open…", window, shortcut=QKeySequence.Open, triggered=commands.open_dialog)
+        self.open_action = command_action("&Open…", window, commands.open_dialog, shortcut=QKeySequence.Open)
         file_menu.addAction(self.open_action)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(lambda: _fill_recent_menu(self.recent_menu, settings, commands.open_paths))
@@ -75,11 +77,11 @@ class WindowMenus(QObject):
         for action in panels.session:
             file_menu.addAction(action)
         file_menu.addSeparator()
-        self.reload_action = QAction("Re&load", window, shortcut=QKeySequence.Refresh, triggered=document.reload)
+        self.reload_action = command_action("Re&load", window, document.reload, shortcut=QKeySequence.Refresh)
         file_menu.addAction(self.reload_action)
-        self.export_action = QAction("&Export view…", window, shortcut="Ctrl+E", triggered=commands.export)
+        self.export_action = command_action("&Export view…", window, commands.export, shortcut="Ctrl+E")
         file_menu.addAction(self.export_action)
-        self.close_action = QAction("&Close", window, shortcut="Ctrl+W", triggered=commands.close_file)
+        self.close_action = command_action("&Close", window, commands.close_file, shortcut="Ctrl+W")
         file_menu.addAction(self.close_action)
         file_menu.addAction(panels.compare)
         file_menu.addSeparator()
@@ -88,11 +90,11 @@ class WindowMenus(QObject):
         self.reopen_action.toggled.connect(settings.set_reopen_last_files)
         file_menu.addAction(self.reopen_action)
         file_menu.addSeparator()
-        file_menu.addAction(QAction("&Quit", window, shortcut="Ctrl+Q", triggered=commands.quit))
+        file_menu.addAction(command_action("&Quit", window, commands.quit, shortcut="Ctrl+Q"))
         edit_menu = bar.addMenu("&Edit")
-        self.undo_action = QAction("&Undo", window, triggered=document.undo)
+        self.undo_action = command_action("&Undo", window, document.undo)
         self.undo_action.setShortcuts(_key_list(QKeySequence.StandardKey.Undo, UNDO_KEYS))
-        self.redo_action = QAction("&Redo", window, triggered=document.redo)
+        self.redo_action = command_action("&Redo", window, document.redo)
         self.redo_action.setShortcuts(_key_list(QKeySequence.StandardKey.Redo, REDO_KEYS))
         for action in (self.undo_action, self.redo_action):
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
@@ -102,14 +104,12 @@ class WindowMenus(QObject):
         self._on_history_changed()
         self._history_keys = HistoryKeys(window, self.undo_action, self.redo_action)
         for kind, label in (("numpy", "Copy view as &numpy code"), ("tensorflow", "Copy view as &TensorFlow code")):
-            edit_menu.addAction(QAction(label, window, triggered=lambda _=False, k=kind: commands.copy_code(k)))
+            edit_menu.addAction(command_action(label, window, lambda k=kind: commands.copy_code(k)))
         edit_menu.addSeparator()
         find_bar = panels.find_bar
-        self.find_action = QAction("&Find in table…", window, shortcut=QKeySequence.Find, triggered=find_bar.open)
-        self.find_next_action = QAction("Find &next", window, shortcut=QKeySequence.FindNext,
-                                        triggered=lambda: find_bar.find(backward=False))
-        self.find_previous_action = QAction("Find pre&vious", window, shortcut=QKeySequence.FindPrevious,
-                                            triggered=lambda: find_bar.find(backward=True))
+        self.find_action = command_action("&Find in table…", window, find_bar.open, shortcut=QKeySequence.Find)
+        self.find_next_action = command_action("Find &next", window, lambda: find_bar.find(backward=False), shortcut=QKeySequence.FindNext)
+        self.find_previous_action = command_action("Find pre&vious", window, lambda: find_bar.find(backward=True), shortcut=QKeySequence.FindPrevious)
         for action in (self.find_action, self.find_next_action, self.find_previous_action):
             edit_menu.addAction(action)
         bytes_menu = edit_menu.addMenu("&Bytes")
@@ -119,35 +119,35 @@ class WindowMenus(QObject):
         for action in panels.bookmarks:
             edit_menu.addAction(action)
         copy_comparison = panels.copy_comparison
-        edit_menu.addAction(QAction("Copy &comparison as numpy code", window, triggered=lambda _=False: copy_comparison()))
+        edit_menu.addAction(command_action("Copy &comparison as numpy code", window, copy_comparison))
 
         self.view_menu = bar.addMenu("&View")
         self.focus_actions: dict[str, QAction] = {}
         for name, text, key in focus_keys(docks.specs):
-            action = QAction(f"Go to {text}", window, shortcut=key,
-                             triggered=lambda _=False, n=name: commands.focus_panel(n))
+            action = command_action(f"Go to {text}", window, lambda n=name: commands.focus_panel(n), shortcut=key)
             self.view_menu.addAction(action)
             self.focus_actions[name] = action
-        self.slice_focus_action = QAction("Go to slice &expression", window, shortcut="Ctrl+L",
-                                          triggered=commands.focus_slice_expression)
+        self.slice_focus_action = command_action("Go to slice &expression", window, commands.focus_slice_expression, shortcut="Ctrl+L")
         self.view_menu.addAction(self.slice_focus_action)
         self.view_menu.addSeparator()
-        for dock in docks.docks.values():
-            self.view_menu.addAction(dock.toggleViewAction())
+        for name, dock in docks.docks.items():
+            toggle = dock.toggleViewAction()
+            # showing a dock from the menu brings it to the front of its tabs and focuses it
+            toggle.triggered.connect(lambda checked, n=name: docks.focus(n) if checked else None)
+            self.view_menu.addAction(toggle)
         self.view_menu.addSeparator()
-        self.reset_layout_action = QAction("&Reset layout", window, triggered=docks.reset)
+        self.reset_layout_action = command_action("&Reset layout", window, docks.reset)
         self.view_menu.addAction(self.reset_layout_action)
 
         tools_menu = bar.addMenu("&Tools")
-        self.guess_action = QAction("&Guess layout…", window, shortcut="Ctrl+Shift+G", triggered=commands.guess)
+        self.guess_action = command_action("&Guess layout…", window, commands.guess, shortcut="Ctrl+Shift+G")
         tools_menu.addAction(self.guess_action)
         help_menu = bar.addMenu("&Help")
-        self.shortcuts_action = QAction("&Keyboard shortcuts", window, shortcut=QKeySequence.HelpContents,
-                                        triggered=commands.shortcuts)
-        self.readme_action = QAction("&User guide (README)", window, triggered=open_readme)
+        self.shortcuts_action = command_action("&Keyboard shortcuts", window, commands.shortcuts, shortcut=QKeySequence.HelpContents)
+        self.readme_action = command_action("&User guide (README)", window, open_readme)
         self.readme_action.setEnabled(readme_location() is not None)
-        self.sample_action = QAction("Open the embedded &sample", window, triggered=commands.sample)
-        self.about_action = QAction("&About tensor-inspector", window, triggered=commands.about)
+        self.sample_action = command_action("Open the embedded &sample", window, commands.sample)
+        self.about_action = command_action("&About tensor-inspector", window, commands.about)
         for action in (self.shortcuts_action, self.readme_action, self.sample_action, self.about_action):
             help_menu.addAction(action)
 

@@ -39,6 +39,30 @@ def suggest_shapes(count: int, max_suggestions: int = 8) -> list[tuple[int, ...]
     return list(_suggest_cached(int(count), int(max_suggestions)))
 
 
+def shape_for_new_type(shape: tuple[int, ...], old_stored_bits: int, new_stored_bits: int) -> tuple[int, ...] | None:
+    """The target shape that keeps the same bytes when the element type changes: the last axis
+    scaled by the ratio of the two types' sizes (int16 over a float32 ``(4, 3, 40, 50)`` view is
+    ``(4, 3, 40, 100)``; float32 over int16 halves it). ``shape`` unchanged when its last axis is
+    ``-1`` (it adapts by itself); None when the scaled axis is not whole (no shape keeps every
+    byte) or there is no axis.
+
+    Examples
+    --------
+    >>> shape_for_new_type((4, 3, 40, 50), 32, 16)
+    (4, 3, 40, 100)
+    >>> shape_for_new_type((3, 5), 8, 16) is None
+    True
+    """
+    if not shape or old_stored_bits <= 0 or new_stored_bits <= 0:
+        return None
+    if shape[-1] == -1:
+        return tuple(shape)
+    bits = shape[-1] * old_stored_bits
+    if bits % new_stored_bits:
+        return None
+    return tuple(shape[:-1]) + (bits // new_stored_bits,)
+
+
 def _suggest(count: int, max_suggestions: int) -> list[tuple[int, ...]]:
     if count <= 1 or count > 1 << 62:
         return [(count,)] if count >= 0 else []

@@ -4,7 +4,8 @@ One row per type of :data:`core.dtypes.table.ENGINE_TYPES`, one column per byte 
 comes from :func:`core.decode.decode_raw.decode_raw` (``extended_types=True``) applied to the first
 ``itemsize`` bytes at the cursor: this module decides no decoding rule, it only lays out and
 formats the engine's answers (with :func:`core.text.number_format.format_value`, so the text
-matches the table view). Clicking a value cell emits :attr:`DataInspector.typeChosen`.
+matches the table view). Clicking a value cell, or Return / Enter / Space on it, emits
+:attr:`DataInspector.typeChosen`.
 
 The ml_dtypes rows (bfloat16, float8) wait for ml_dtypes, whose import takes about half a second
 (:mod:`core.dtypes.ml_types`): until something has imported it they show :data:`LOADING`, and the
@@ -108,6 +109,7 @@ class DataInspector(QWidget):
             self._init_type_row(row, name, mono)
         self.table.cellClicked.connect(self._on_cell_clicked)
         self.table.viewport().installEventFilter(self)
+        self.table.installEventFilter(self)  # Return, Enter and Space choose the current cell
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -201,7 +203,14 @@ class DataInspector(QWidget):
         self.bytes_label.setText("\n".join(lines))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """After the table's first paint with :data:`LOADING` cells, import ml_dtypes (queued)."""
+        """Return, Enter or Space on a value cell chooses it, as a click does; after the table's
+        first paint with :data:`LOADING` cells, import ml_dtypes (queued)."""
+        if (watched is self.table and event.type() == QEvent.Type.KeyPress
+                and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)):
+            current = self.table.currentIndex()
+            if current.isValid() and current.column() in (_LE_COL, _BE_COL):
+                self._on_cell_clicked(current.row(), current.column())
+                return True
         if (event.type() == QEvent.Type.Paint and self._waiting_for_ml_dtypes
                 and not self._ml_dtypes_load_scheduled):
             self._ml_dtypes_load_scheduled = True

@@ -26,6 +26,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QInputDialog
 
 from core.errors import CoreError, describe_error
+from inspector.widgets.actions import without_arguments
 from inspector.widgets.hex_view import HexView
 
 __all__ = ["COPY_LIMIT", "HexActions", "bytes_as_hex", "bytes_as_python", "parse_offset"]
@@ -96,7 +97,7 @@ class HexActions(QObject):
         action = QAction(text, self._view)
         action.setShortcut(QKeySequence(key))
         action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        action.triggered.connect(slot)
+        action.triggered.connect(without_arguments(slot))
         self._view.addAction(action)
         return action
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
+from core.decode.shape_suggestions import shape_for_new_type
+from core.dtypes.table import type_row
 from core.errors import describe_error
 from inspector.bytes.data_inspector import DataInspector
 from inspector.state.document import Document
@@ -111,4 +113,15 @@ class BytesLink(QObject):
         self.message.emit(f"header offset set to {int(offset):,} (Edit > Undo to go back)")
 
     def _on_type_chosen(self, dtype: str, little_endian: bool) -> None:
-        self._document.update_params(dtype=dtype, little_endian=little_endian)
+        """The data inspector's choice of type and byte order, as one undoable edit. A target
+        shape the user set is kept for the same bytes: its last axis is scaled to the new type
+        (:func:`core.decode.shape_suggestions.shape_for_new_type`), so the view stays usable."""
+        document = self._document
+        changes: dict[str, object] = {"dtype": dtype, "little_endian": little_endian}
+        params, result = document.params, document.result
+        if params.shape is not None and result is not None:
+            fitted = shape_for_new_type(tuple(params.shape), type_row(result.params.dtype).stored_bits,
+                                        type_row(dtype).stored_bits)
+            if fitted is not None:
+                changes["shape"] = fitted
+        document.update_params(**changes)

@@ -435,8 +435,11 @@ class ComparePanel(QWidget):
             result_a, result_b = self._document.result, comparison.result_b
             if result_a is not None and result_b is not None:
                 rtol, atol = default_tolerances(result_a.view.dtype, result_b.view.dtype)
-                self.rtol.setPlaceholderText(f"{format_difference(rtol)} (default)")
-                self.atol.setPlaceholderText(f"{format_difference(atol)} (default)")
+                for field, value, name in ((self.rtol, rtol, "rtol"), (self.atol, atol, "atol")):
+                    # the value alone, so that it fits; the tool tip says it is the default
+                    field.setPlaceholderText(format_difference(value))
+                    field.setToolTip(f"{name}: empty means the default for these types, "
+                                     f"{format_difference(value)}")
         finally:
             self._updating = False
 

@@ -189,8 +189,9 @@ class ComparisonPlot(QWidget):
             return
         _x, b = self.curve_b.getData()
         _x, d = self.curve_difference.getData()
-        self._marks[0].setData([x_data[i], x_data[i]], [a[i], b[i]])
-        self._marks[1].setData([x_data[i]], [d[i]])
+        for mark, values in ((self._marks[0], (a[i], b[i])), (self._marks[1], (d[i],))):
+            shown = [float(v) for v in values if np.isfinite(v)]  # a NaN or Inf has no place to circle
+            mark.setData([x_data[i]] * len(shown), shown)
 
     # ------------------------------------------------------------------ events
     def _on_result(self, _result) -> None:

@@ -38,6 +38,7 @@ from core.session.placement import plain_slice_text
 from core.text.names import printable_name
 from inspector.state.document import Document
 from inspector.widgets import palette
+from inspector.widgets.actions import command_action
 
 __all__ = ["BookmarksModel", "BookmarksPanel", "where_text"]
 
@@ -199,7 +200,7 @@ class BookmarksPanel(QWidget):
         layout.addWidget(self.hint)
 
     def _action(self, text: str, key, slot) -> QAction:
-        action = QAction(text, self, triggered=lambda _=False: slot())
+        action = command_action(text, self, slot)
         if key is not None:
             action.setShortcut(QKeySequence(key))
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)

@@ -4,7 +4,11 @@ decode settings remembered for it.
 Unobtrusive by design: one line, never a dialog on open. *Guess…* opens the *Guess layout*
 dialog, *Dismiss* hides the banner until the next such file, *Don't show again* turns it off
 (stored in the settings; the *Tools > Guess layout…* action stays). It hides whenever the
-document opens files; the main window offers it again after an open that qualifies.
+document opens files, and as soon as the user does something with the layout (a decode edit, a
+bookmark, a comparison: :meth:`hide_on`): the offer is for a file nobody has looked into yet.
+The main window offers it again after an open that qualifies. A long file name never widens
+the window: the text wraps, a word longer than the line is cut at the edge, and the tool tip
+holds the whole text.
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from inspector.state.document import Document
 from inspector.widgets import palette
-from inspector.widgets.plain_text import display_name, make_plain
+from inspector.widgets.elided_label import let_long_words_overflow
+from inspector.widgets.plain_text import display_name, make_plain, tooltip_text
 
 __all__ = ["GuessBanner"]
 
@@ -42,6 +47,7 @@ class GuessBanner(QFrame):
         self.label.setObjectName("guess.bannerText")
         make_plain(self.label)
         self.label.setWordWrap(True)
+        let_long_words_overflow(self.label)
         self.guess_button = QPushButton("Guess…")
         self.guess_button.setObjectName("guess.open")
         self.guess_button.clicked.connect(self._on_guess_clicked)
@@ -57,12 +63,19 @@ class GuessBanner(QFrame):
         for button in (self.guess_button, self.dismiss_button, self.off_button):
             layout.addWidget(button)
         self.hide()
-        document.filesChanged.connect(self.hide)
+        self.hide_on(document.filesChanged, document.paramsChanged, document.bookmarks.changed)
+
+    def hide_on(self, *signals) -> None:
+        """Hide the banner whenever one of ``signals`` is emitted (whatever it carries)."""
+        for signal in signals:
+            signal.connect(lambda *_args: self.hide())
 
     def offer(self, path: str) -> None:
         """Show the banner for ``path`` (a raw file opened with no remembered settings)."""
-        self.label.setText(f"Layout unknown: {display_name(path)} is shown as raw bytes; no decode settings "
-                           "are remembered for it.")
+        text = (f"Layout unknown: {display_name(path)} is shown as raw bytes; no decode settings are "
+                "remembered for it.")
+        self.label.setText(text)
+        self.label.setToolTip(tooltip_text(text))
         self.show()
 
     def _on_guess_clicked(self) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.dtypes.table import engine_name, type_row
 from core.scan.statistics import Statistics
 from core.text.figures import format_moment, format_share
 from core.text.number_format import format_value
@@ -56,7 +57,7 @@ def field_texts(stats: Statistics | None, dtype: np.dtype | None) -> dict[str, s
     def counted(n: int) -> str:
         return f"{n:,}" if not n or not stats.count else f"{n:,} ({format_share(n, stats.count)})"
 
-    exact = dtype if stats.quantity == "value" else None
+    exact = dtype if stats.quantity == "value" else _part_type(dtype)
     dtype_text = stats.dtype + ("" if stats.quantity == "value" else f" ({QUANTITY_AXIS[stats.quantity]})")
     texts = {
         "dtype": lambda: dtype_text,
@@ -79,7 +80,8 @@ def _extreme(value: int | float | None, dtype: np.dtype | None) -> str:
     """A min / max as the table prints that value (they are values of the view).
 
     Integer views print as the table does; a bool view's extremes are the counts 0 / 1 the
-    statistics use; a complex view's are magnitudes, printed as float64 values.
+    statistics use; a complex view's (magnitudes, phases...) are printed in the precision of its
+    parts (:func:`_part_type`).
     """
     if value is None:
         return "—"
@@ -93,6 +95,16 @@ def _extreme(value: int | float | None, dtype: np.dtype | None) -> str:
         except (TypeError, ValueError):
             pass
     return format_value(value, np.float64)
+
+
+def _part_type(dtype: np.dtype | None) -> np.dtype | None:
+    """The float type of each part of a complex ``dtype`` (float32 for complex64), else None:
+    a complex view's extremes (magnitudes, phases) are printed in its parts' precision, not in
+    the float64 they are computed in."""
+    if dtype is None or dtype.kind != "c":
+        return None
+    part = type_row(engine_name(dtype)).part
+    return None if part is None else np.dtype(part.name)
 
 
 def _moment(value: float | None) -> str:

@@ -91,6 +91,27 @@ class StatusBar(QStatusBar):
         self.file_label.setText(f"{name} ({format_bytes(sum(sizes))})")
         self.file_label.setToolTip(tooltip_text("\n".join(printable_name(p) for p in paths)))
 
+    def _show_sizes_on_disk(self, report) -> None:
+        """After a change on disk the size shown is the files' size now, with the size they had
+        when opened (``data.bin (2.0 KiB now, was 4.0 KiB)``), as the banner says; a deleted
+        file says so."""
+        paths = self._document.paths
+        if not paths:
+            return
+        old = [self._document.file_size(i) for i in range(len(paths))]
+        new = list(old)
+        deleted = False
+        for change in report.changes:
+            if change.path in paths:
+                index = paths.index(change.path)
+                new[index] = change.new_size
+                deleted = deleted or change.kind == "deleted"
+        name = display_name(paths[0]) + (f" + {len(paths) - 1} more" if len(paths) > 1 else "")
+        if deleted:
+            self.file_label.setText(f"{name} (deleted on disk)")
+        elif sum(new) != sum(old):
+            self.file_label.setText(f"{name} ({format_bytes(sum(new))} now, was {format_bytes(sum(old))})")
+
     def _on_result_changed(self, result: PipelineResult) -> None:
         self._stale = False
         self._show_files()
@@ -100,6 +121,7 @@ class StatusBar(QStatusBar):
         self._on_selection_changed(self._document.selection)
 
     def _on_files_changed_on_disk(self, report) -> None:
+        self._show_sizes_on_disk(report)
         if report.invalidates_view:  # the views were cleared: no type, shape or value to describe
             self._stale = True
             for label in (self.type_label, self.shape_label, self.selection_label):

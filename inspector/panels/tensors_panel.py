@@ -210,7 +210,8 @@ class TensorsModel(QAbstractItemModel):
                 total = len(self._listing.entries)
                 shown = f"{len(self._rows)} of {total}" if len(self._rows) != total else str(total)
                 name = printable_name(os.path.basename(self._listing.path))
-                return f"{self._listing.format}: {name} ({shown} tensors)"
+                noun = "tensor" if len(self._rows) == total == 1 else "tensors"
+                return f"{self._listing.format}: {name} ({shown} {noun})"
             if role == Qt.ToolTipRole:
                 facts = [printable_name(self._listing.path)]
                 facts += [f"{k}: {v}" for k, v in self._listing.metadata.items()]

@@ -165,10 +165,14 @@ class SliceEditor(QWidget):
         copy_button.setObjectName("slice.copyAs")
         self._copy_actions = copy_button.copy_actions()
 
-        top = QHBoxLayout()
-        top.addWidget(self._expression, 1)
+        # The expression has a line of its own: a typed expression is shown whole at any width.
+        top = QVBoxLayout()
+        top.addWidget(self._expression)
+        buttons = QHBoxLayout()
         for widget in (tidy_button, undo_button, redo_button, reset_button, copy_button):
-            top.addWidget(widget)
+            buttons.addWidget(widget)
+        buttons.addStretch(1)
+        top.addLayout(buttons)
 
         self._error_label = QLabel(self)
         self._error_label.setObjectName("slice.error")

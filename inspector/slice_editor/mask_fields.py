@@ -54,8 +54,10 @@ class MaskFields(QWidget):
             field.setFont(mono)
             field.valueEdited.connect(partial(self.maskEdited.emit, name))
             field.editingFinished.connect(self.editingFinished)
-            layout.addWidget(QLabel(name, self), 0, column)
-            layout.addWidget(field, 1, column)
+            # Two masks a row, each label beside its field: narrow enough for a side panel.
+            row, pair = divmod(column, 2)
+            layout.addWidget(QLabel(name, self), row, 2 * pair)
+            layout.addWidget(field, row, 2 * pair + 1)
             self._fields[name] = field
 
     def fields(self) -> dict[str, IntField]:

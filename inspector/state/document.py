@@ -149,6 +149,7 @@ class Document(QObject):
         self._listing_status = ""
         self._listing_params: DecodeParams | None = None  # the params the file was opened with
         self._display_axes = DisplayAxes(self)
+        self._display_axes.changed.connect(self._selection_follows_plane)
         self._history = CommandStack(on_change=self.historyChanged.emit)
         self._view_options = ViewOptionsModel(self._display_axes, self._history, self)
         self._shown_paths: tuple[str, ...] = ()
@@ -586,6 +587,19 @@ class Document(QObject):
             return
         self._selection = index
         self.selectionChanged.emit(index)
+
+    def _selection_follows_plane(self) -> None:
+        """The selection follows the plane on screen: when an axis slider (or the choice of
+        axes) shows another plane, the element at the same row and column of the new plane
+        becomes the selection everywhere (table, status bar, plot readout, Bytes, data
+        inspector)."""
+        selection, axes = self._selection, self._display_axes
+        if selection is None or len(selection) != axes.ndim or axes.ndim < 2:
+            return
+        moved = list(selection)
+        for axis in axes.fixed_axes():
+            moved[axis] = axes.indices[axis]
+        self.select(tuple(moved))
 
     def attach_view(self, view: QObject) -> None:
         """Make ``view`` follow the document: its ``_on_result_changed(result)``,

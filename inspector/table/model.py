@@ -10,7 +10,7 @@ reset when only values change, and pages sections so that more than ``2**31 - 1`
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
 
 from core.display.image_sampling import estimate_levels, subsample
@@ -103,6 +103,10 @@ class ArrayTableModel(QAbstractTableModel):
     BookmarkRole = ValueRole + 3
     """The colour (``QColor``) of the bookmark that marks the element, or None (see
     :meth:`set_mark_source`)."""
+
+    planeMoved = Signal()
+    """The same rows and columns show another plane's values (a fixed axis moved): a view that
+    sized itself to the old values (column widths) fits again."""
 
     MAX_ROWS = 1_000_000
     MAX_COLS = 100_000
@@ -560,6 +564,7 @@ class ArrayTableModel(QAbstractTableModel):
             self._plane = plane
             self._levels = self._estimate_levels(plane) if self.heat_map else None
             self._emit_page_changed([])
+            self.planeMoved.emit()
             return
         self.beginResetModel()
         self._plane, self._key = plane, key

@@ -134,6 +134,7 @@ class TablePanel(QWidget):
         self._show_options(self._options.value)
         self._options.changed.connect(self._show_options)
         self._model.modelReset.connect(self._on_model_reset)
+        self._model.planeMoved.connect(self._fit_columns)  # another plane: other texts, other widths
         self._view.selectionModel().currentChanged.connect(self._on_current_changed)
         self._on_model_reset()
         if document is not None:
@@ -351,7 +352,7 @@ class TablePanel(QWidget):
         self._go_to = QLineEdit(self, objectName="table.goTo")
         self._go_to.setPlaceholderText("go to index, e.g. 1, 2, 3")
         self._go_to.setClearButtonEnabled(True)
-        self._go_to.setMinimumWidth(QFontMetrics(self._go_to.font()).horizontalAdvance("0" * 24))
+        self._go_to.setMinimumWidth(QFontMetrics(self._go_to.font()).horizontalAdvance("0" * 16))
         self._message = QLabel(self, objectName="table.message")
         # Long messages must not widen the panel: the label may be cut, the tooltip is whole.
         self._message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)

@@ -86,6 +86,10 @@ def test_readme_keyboard_section_lists_every_shortcut_of_the_window(window):
         primary = keys.split(", ")[0]  # alternatives (Undo's Alt+Backspace...) depend on the platform
         assert f"`{primary}`" in section or f"`{keys}`" in section, (keys, name)
         assert name in section, name
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    keys = [key for row in rows for key in re.findall(r"`([^`]+)`", row.split(" | ")[0])]
+    assert len(keys) == len(set(keys)), "a key is listed in two rows"
+    assert not any("(the same" in row for row in rows)
 
 
 def test_about_names_the_versions_and_the_readme(window, qtbot):

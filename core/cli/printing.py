@@ -220,8 +220,11 @@ def text_pieces(result: PipelineResult, limit: int = DEFAULT_LIMIT,
 
 def json_pieces(result: PipelineResult, limit: int = DEFAULT_LIMIT,
                 view_as: str | None = None, transposed: bool = False,
-                problems: Sequence[str] = ()) -> Iterator[str]:
+                problems: Sequence[str] = (), inside_container: bool = False) -> Iterator[str]:
     """One JSON object (see the --help epilog) in pieces; values past ``limit`` are cut, flat.
+
+    ``inside_container``: the view is a tensor of a container, whose file naturally goes on with
+    its other tensors: ``"trailing_bytes"`` is 0 per file (nothing of the tensor is left out).
 
     ``transposed``: the tensor is a Fortran-order array read in C order even though the result
     does not know it (an ``.npz`` member opened with ``--tensor``). ``problems``: what the
@@ -244,7 +247,7 @@ def json_pieces(result: PipelineResult, limit: int = DEFAULT_LIMIT,
         "byte_order": "little" if result.params.little_endian else "big",
         "size": int(view.size),
         "truncated": truncated,
-        "trailing_bytes": list(result.trailing_bytes),
+        "trailing_bytes": [0] * len(result.trailing_bytes) if inside_container else list(result.trailing_bytes),
         "transposed": result.transposed or transposed,
     }
     if problems:

@@ -66,7 +66,7 @@ numbers have the table's digits: the shortest decimals that read back, in their 
 same value (a bfloat16 1/3 is 0.334).
 
 JSON also has "trailing_bytes" (per file, bytes after the data that no value covers; the text
-output notes them on stderr) and "transposed" (true for a Fortran-order .npy, shown as the
+output notes them on stderr; 0 for a --tensor of a container, whose other tensors follow it) and "transposed" (true for a Fortran-order .npy, shown as the
 C-order reading of its bytes, the transpose of what np.load returns). With --tensor, a
 container whose listing could not read everything (a partial listing, a corrupt record) adds
 "problems": [...] (the same lines as the note: lines on stderr).
@@ -200,7 +200,8 @@ def run(words: Sequence[str]) -> int:
                 pieces = bookmark_pieces(result, None, pipeline.source, mark, args.json, args.limit,
                                          view_as_name_given)
             elif args.json:
-                pieces = json_pieces(result, args.limit, view_as_name_given, transposed, listing_notes)
+                pieces = json_pieces(result, args.limit, view_as_name_given, transposed, listing_notes,
+                                     inside_container=entry is not None)
             else:
                 pieces = text_pieces(result, args.limit, view_as_name_given)
             first = next(pieces)  # the errors found before any output (budget, view-as type)

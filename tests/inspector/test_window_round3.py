@@ -207,3 +207,35 @@ def test_the_data_inspector_chooses_a_type_from_the_keyboard_and_keeps_a_usable_
     assert document.params.shape == (4, 3, 40, 50) and document.error is None
     document.undo()
     assert (document.params.dtype, document.params.shape) == ("int16", (4, 3, 40, 100))
+
+
+def _two_tensor_safetensors(tmp_path):
+    from safetensors.numpy import save_file
+
+    path = tmp_path / "two.safetensors"
+    save_file({"a": np.arange(6, dtype=np.float32), "b": np.arange(25, dtype=np.uint8)}, str(path))
+    return path
+
+
+def test_a_container_tensor_reports_no_trailing_bytes(window, qtbot, tmp_path):
+    path = _two_tensor_safetensors(tmp_path)
+    assert window.open_paths([str(path)])
+    assert window.document.current_entry.name == "a"
+    assert sum(window.document.result.trailing_bytes) == 25  # b's bytes follow a in the file
+    info = window.decode_panel.info_label.text()
+    assert "<b>Tensor</b> 'a'" in info and "Trailing bytes" not in info
+
+
+def test_the_json_of_a_container_tensor_reports_no_trailing_bytes(tmp_path, capsys):
+    import json
+
+    from core.cli import main
+
+    path = _two_tensor_safetensors(tmp_path)
+    assert main([str(path), "--tensor", "a", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["values"] == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0] and out["trailing_bytes"] == [0]
+    raw = tmp_path / "raw.bin"
+    raw.write_bytes(bytes(10))
+    assert main([str(raw), "--record-size", "4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["trailing_bytes"] == [2]  # outside a container: said

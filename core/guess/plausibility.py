@@ -61,7 +61,7 @@ CARRY_SHARE = 0.9
 #: Smoothness each half of a wide integer must have to read as two channels.
 HALF_SMOOTHNESS = 0.7
 #: A 2-byte float whose 99th percentile magnitude is below this reads small integers' bits.
-TINY_HALF_FLOAT = 2.0 ** -6
+TINY_HALF_FLOAT = 2.0 ** -6  # float16's smallest normal (the reason's text names it)
 
 
 @dataclass(frozen=True)
@@ -370,7 +370,7 @@ def _score_one(data: np.ndarray, body_offset: int, dtype: str, little: bool, sta
             if magnitudes.size and float(np.quantile(magnitudes, 0.99)) < TINY_HALF_FLOAT:
                 # The few exponents are those of small integers' high bits: not evidence.
                 score -= 1.0 + 4 * max(concentration, 0.0)
-                reasons.append(f"nearly every value is below {TINY_HALF_FLOAT:g}: the bits of small "
+                reasons.append("nearly every value is below 2**-6 (float16's smallest normal): the bits of small "
                                "unsigned integers?")
     else:
         ranks = _ranks(values.astype(np.float64))

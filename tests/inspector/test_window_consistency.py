@@ -170,7 +170,7 @@ def test_a_shrunk_file_is_told_by_one_banner(qtbot, window, tmp_path):
     assert window.file_watch_banner.message() == (
         "shrinks.bin shrank from 64 to 5 bytes; the view was cleared until you reload")
     assert banner(window) == ""  # not a second banner saying "the last good view is still shown"
-    assert status(window) == "shrinks.bin (64 bytes) |  | "  # no type or shape of a view now
+    assert status(window) == "shrinks.bin (5 bytes now, was 64 bytes) |  | "  # no type or shape of a view now
 
     window.document.reload()  # 5 bytes are no float32s: still nothing to show, and it says so
     assert window.file_watch_banner.isHidden()

@@ -23,6 +23,8 @@ no dataset value is read by a listing. Without ``h5py`` a listing raises a
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from core.budget import check_copy_budget
@@ -114,14 +116,46 @@ def _dataset_entry(h5py, name: str, dataset) -> TensorEntry:
         return copied(extras)
     if layout == h5py.h5d.COMPACT:
         return copied({"layout": "compact"})
+    if layout == getattr(h5py.h5d, "VIRTUAL", -1):
+        return _virtual_entry(dataset, plist, copied, broken)
     if plist.get_external_count():
         return broken("its data lives in external files, not in this one")
     offset = dataset.id.get_offset()
     nbytes = dataset.id.get_storage_size()
-    if offset is None:
-        return broken("no space was allocated for its data yet (it reads as the fill value)")
+    if offset is None:  # created, never written: h5py reads it as its fill value
+        return TensorEntry(name, row.name, little or dtype.itemsize == 1, shape, 0, 0, stored,
+                           {"layout": "not allocated", "fill value": _short(_fill_value(plist, dtype))},
+                           storage=Storage.COMPUTED)
     return TensorEntry(name, row.name, little or dtype.itemsize == 1, shape, int(offset),
                        int(nbytes), stored)
+
+
+def _fill_value(plist, dtype) -> object:
+    """The dataset's fill value (what h5py reads for never-written elements)."""
+    try:
+        value = np.zeros((), dtype)
+        plist.get_fill_value(value)
+        return value.item()
+    except Exception:
+        return 0
+
+
+def _virtual_entry(dataset, plist, copied, broken) -> TensorEntry:
+    """A virtual dataset: read by h5py when every source file is this file or lies in its
+    folder, else said which source is missing."""
+    folder = os.path.dirname(os.path.abspath(dataset.file.filename))
+    sources = []
+    for index in range(plist.get_virtual_count()):
+        name = plist.get_virtual_filename(index)
+        if name == ".":
+            continue
+        sources.append(name)
+        inside = os.path.normpath(os.path.join(folder, name))
+        if os.path.isabs(name) or os.path.dirname(inside) != folder or not os.path.isfile(inside):
+            return broken(f"it is a virtual dataset whose source file {name!r} is not in the "
+                          f"folder of this file ({printable_name(folder)}) (put the source "
+                          "files next to it to read it)")
+    return copied({"layout": "virtual", "sources": ", ".join(sorted(set(sources))) or "this file"})
 
 
 def dataset_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np.ndarray:
@@ -136,8 +170,9 @@ def dataset_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np
     BudgetError
         The values would exceed the copy budget (checked before anything is read).
     """
-    if entry.dtype is None or entry.storage is not Storage.COPY:
-        raise ContainerError(f"'{entry.name}' is not a chunked or compact HDF5 dataset", field="tensor")
+    if entry.dtype is None or entry.storage is Storage.VIEW:
+        raise ContainerError(f"'{entry.name}' is not a chunked, compact, virtual or unallocated "
+                             "HDF5 dataset", field="tensor")
     path = source.paths[index]
     where = f"the HDF5 file '{printable_name(path)}': dataset {entry.name!r}"
     try:
@@ -166,8 +201,16 @@ def dataset_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np
 def hdf5_values(source: FileSource, entry: TensorEntry) -> EntryValues:
     """The format's ``values`` hook: a chunked or compact dataset's :func:`dataset_values`."""
     array = dataset_values(source, entry)
+    if entry.storage is Storage.COMPUTED:
+        return EntryValues(array, "fill value",
+                           f"'{entry.name}' has no data in the file yet (never written): these are "
+                           f"its fill value {entry.extras.get('fill value')} as h5py reads them, a "
+                           f"copy of {array.nbytes} bytes in memory (their byte offsets are not "
+                           "file offsets)")
     filters = f", filters {entry.extras['filters']}" if "filters" in entry.extras else ""
-    stored = f"in chunks of {entry.extras['chunks']}" if "chunks" in entry.extras else "compact"
+    layout = entry.extras.get("layout", "compact")
+    stored = f"in chunks of {entry.extras['chunks']}" if "chunks" in entry.extras else (
+        f"as a virtual dataset of {entry.extras.get('sources')}" if layout == "virtual" else layout)
     return EntryValues.stored_copy(array, "read by h5py",
                                    f"'{entry.name}' is stored {stored}{filters} in the file: these are its "
                                    "values as h5py reads them")

@@ -75,7 +75,7 @@ def list_hdf5(reader: HeaderReader) -> ContainerListing:
                 if len(entries) >= MAX_DATASETS:
                     problems.append(f"HDF5: only the first {MAX_DATASETS} datasets are listed")
                     return True  # stops the visit
-                entries.append(_dataset_entry(h5py, name, item))
+                entries.append(_dataset_entry(h5py, _text_name(name), item))
             return None
 
         try:
@@ -130,6 +130,17 @@ def _dataset_entry(h5py, name: str, dataset) -> TensorEntry:
                        int(nbytes), stored)
 
 
+def _text_name(name: str | bytes) -> str:
+    """A dataset path as text: h5py gives bytes for a name that is not UTF-8; its bytes are kept
+    as surrogate escapes, so :func:`_stored_name` gives them back to open it."""
+    return name if isinstance(name, str) else name.decode("utf-8", "surrogateescape")
+
+
+def _stored_name(name: str) -> bytes:
+    """The bytes of a dataset path as the file stores them (inverse of :func:`_text_name`)."""
+    return name.encode("utf-8", "surrogateescape")
+
+
 def _fill_value(plist, dtype) -> object:
     """The dataset's fill value (what h5py reads for never-written elements)."""
     try:
@@ -182,7 +193,7 @@ def dataset_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np
                              field="tensor") from None
     try:
         with h5py.File(path, "r", locking=False) as handle:
-            dataset = handle[entry.name]
+            dataset = handle[_stored_name(entry.name)]
             nbytes = int(np.prod(dataset.shape, dtype=object)) * dataset.dtype.itemsize
             check_copy_budget(nbytes, f"reading HDF5 dataset {entry.name!r}",
                               "open a smaller dataset", field="tensor")

@@ -163,3 +163,21 @@ def test_a_virtual_dataset_is_read_or_says_which_source_is_missing(tmp_path):
     assert entry.problem == (f"HDF5 dataset 'v': it is a virtual dataset whose source file 'part.h5' "
                              f"is not in the folder of this file ({tmp_path}) (put the source files "
                              "next to it to read it)")
+
+
+def test_a_dataset_name_that_is_not_utf8_is_text_and_opens(tmp_path, shown):
+    """Item 14: h5py gives such a name as bytes (main listed a bytes name, and the window and
+    CLI then failed with 'a bytes-like object is required'); it is text with its bytes kept."""
+    from core.files.sources import open_source
+    from core.formats.values import entry_values
+
+    path = tmp_path / "names.h5"
+    with h5py.File(path, "w") as out:
+        out.create_dataset(b"bad\xff", data=np.arange(4, dtype="<i2"))
+        out.create_dataset(b"chunked\xfe", data=np.arange(3, dtype="<i2"), chunks=(3,))
+    listing = list_file(str(path))
+    assert [e.name for e in listing.entries] == ["bad\udcff", "chunked\udcfe"]
+    assert all(isinstance(e.name, str) for e in listing.entries)
+    assert shown(path, "bad\udcff")[0].tolist() == [0, 1, 2, 3]
+    with open_source(str(path)) as source:
+        assert entry_values(source, listing, listing.entries[1]).array.tolist() == [0, 1, 2]

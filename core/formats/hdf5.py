@@ -23,7 +23,9 @@ no dataset value is read by a listing. Without ``h5py`` a listing raises a
 
 from __future__ import annotations
 
+import io
 import os
+import stat
 
 import numpy as np
 
@@ -62,20 +64,20 @@ def list_hdf5(reader: HeaderReader) -> ContainerListing:
         raise reader.error("listing HDF5 files needs the h5py package, which is not installed",
                            None, _INSTALL) from None
     try:
-        # No file lock: an inspector must neither block nor be blocked by a writer.
-        handle = h5py.File(reader.path, "r", locking=False)
+        handle = _open(h5py, reader.source, reader.index)
     except (OSError, ValueError) as error:
         raise reader.error(f"the HDF5 library cannot open it ({str(error)[:160]})", None,
                            "the file is truncated or corrupt") from None
     entries: list[TensorEntry] = []
     problems: list[str] = []
+    folder = os.path.dirname(os.path.abspath(reader.path))
     with handle:
         def visit(name: str, item: object) -> object:
             if isinstance(item, h5py.Dataset):
                 if len(entries) >= MAX_DATASETS:
                     problems.append(f"HDF5: only the first {MAX_DATASETS} datasets are listed")
                     return True  # stops the visit
-                entries.append(_dataset_entry(h5py, _text_name(name), item))
+                entries.append(_dataset_entry(h5py, _text_name(name), item, folder))
             return None
 
         try:
@@ -87,7 +89,58 @@ def list_hdf5(reader: HeaderReader) -> ContainerListing:
     return ContainerListing("hdf5", reader.path, tuple(entries), metadata, tuple(problems))
 
 
-def _dataset_entry(h5py, name: str, dataset) -> TensorEntry:
+def _open(h5py, source: FileSource, index: int, by_path: bool = False):
+    """The listed file opened by h5py through a duplicate of the source's own descriptor (the
+    file checked and mapped at open), never by its path again: a path swapped meanwhile for a
+    FIFO or another file is not what is read. No file lock: an inspector must neither block nor
+    be blocked by a writer.
+
+    ``by_path``: for a virtual dataset, whose source files libhdf5 finds next to the file's
+    path only: the path is opened after checking that it still names the open file (same
+    device and inode, a regular file)."""
+    path = source.paths[index]
+    fd = next((r.fd for r in source.mapped_ranges() if r.path == path), None)
+    if fd is None:
+        raise OSError("the file is not open as a mapped file (open it again)")
+    if by_path:
+        opened, named = os.fstat(fd), os.stat(path)
+        if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino) \
+                or not stat.S_ISREG(named.st_mode):
+            raise OSError("its path now names another file (list it again)")
+        handle = h5py.File(path, "r", locking=False)
+        return _FileWithStream(handle, io.BytesIO())
+    stream = os.fdopen(os.dup(fd), "rb")
+    stream.seek(0)
+    try:
+        return _FileWithStream(h5py.File(stream, "r", locking=False), stream)
+    except BaseException:
+        stream.close()
+        raise
+
+
+class _FileWithStream:
+    """An ``h5py.File`` over a file object, closing both together (as a context manager)."""
+
+    def __init__(self, handle, stream) -> None:
+        self.handle, self.stream = handle, stream
+
+    def __getattr__(self, name: str):
+        return getattr(self.handle, name)
+
+    def __getitem__(self, key):
+        return self.handle[key]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.handle.close()
+        finally:
+            self.stream.close()
+
+
+def _dataset_entry(h5py, name: str, dataset, folder: str) -> TensorEntry:
     dtype = dataset.dtype
     shape = tuple(int(d) for d in dataset.shape) if dataset.shape is not None else ()
     row = row_for_numpy_kind(dtype.kind, dtype.itemsize) if dtype.fields is None else None
@@ -117,7 +170,7 @@ def _dataset_entry(h5py, name: str, dataset) -> TensorEntry:
     if layout == h5py.h5d.COMPACT:
         return copied({"layout": "compact"})
     if layout == getattr(h5py.h5d, "VIRTUAL", -1):
-        return _virtual_entry(dataset, plist, copied, broken)
+        return _virtual_entry(folder, plist, copied, broken)
     if plist.get_external_count():
         return broken("its data lives in external files, not in this one")
     offset = dataset.id.get_offset()
@@ -151,10 +204,9 @@ def _fill_value(plist, dtype) -> object:
         return 0
 
 
-def _virtual_entry(dataset, plist, copied, broken) -> TensorEntry:
+def _virtual_entry(folder: str, plist, copied, broken) -> TensorEntry:
     """A virtual dataset: read by h5py when every source file is this file or lies in its
-    folder, else said which source is missing."""
-    folder = os.path.dirname(os.path.abspath(dataset.file.filename))
+    folder (``folder``), else said which source is missing."""
     sources = []
     for index in range(plist.get_virtual_count()):
         name = plist.get_virtual_filename(index)
@@ -192,7 +244,7 @@ def dataset_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np
         raise ContainerError(f"{where}: reading it needs the h5py package ({_INSTALL})",
                              field="tensor") from None
     try:
-        with h5py.File(path, "r", locking=False) as handle:
+        with _open(h5py, source, index, by_path=entry.extras.get("layout") == "virtual") as handle:
             dataset = handle[_stored_name(entry.name)]
             nbytes = int(np.prod(dataset.shape, dtype=object)) * dataset.dtype.itemsize
             check_copy_budget(nbytes, f"reading HDF5 dataset {entry.name!r}",

@@ -181,3 +181,30 @@ def test_a_dataset_name_that_is_not_utf8_is_text_and_opens(tmp_path, shown):
     assert shown(path, "bad\udcff")[0].tolist() == [0, 1, 2, 3]
     with open_source(str(path)) as source:
         assert entry_values(source, listing, listing.entries[1]).array.tolist() == [0, 1, 2]
+
+
+def test_the_listing_reads_the_opened_file_not_what_its_path_names_later(tmp_path):
+    """Item 18: main reopened the path: a FIFO put there blocked libhdf5 forever, another file
+    put there was listed. The file is read through the descriptor opened and checked first."""
+    import os
+
+    from core.files.sources import open_source
+    from core.formats.hdf5 import list_hdf5
+    from core.formats.reader import HeaderReader
+    from core.formats.values import entry_values
+
+    path, other = tmp_path / "a.h5", tmp_path / "b.h5"
+    with h5py.File(path, "w") as out:
+        out.create_dataset("mine", data=np.arange(3, dtype="<i2"), chunks=(3,))
+    with h5py.File(other, "w") as out:
+        out.create_dataset("other", data=np.arange(5))
+    with open_source(str(path)) as source:
+        os.rename(path, tmp_path / "moved.h5")
+        os.rename(other, path)  # another file under the path
+        listing = list_hdf5(HeaderReader(source, 0, "hdf5"))
+        assert [e.name for e in listing.entries] == ["mine"]
+        assert entry_values(source, listing, listing.entries[0]).array.tolist() == [0, 1, 2]
+        path.unlink()
+        os.mkfifo(path)  # a FIFO under the path: opening it would block
+        assert [e.name for e in list_hdf5(HeaderReader(source, 0, "hdf5")).entries] == ["mine"]
+        assert entry_values(source, listing, listing.entries[0]).array.tolist() == [0, 1, 2]

@@ -10,12 +10,18 @@ the file, so no view of it can show them: they are listed as
 :attr:`~core.formats.entry.Storage.COPY` entries with ``extras["chunks"]`` (or
 ``extras["layout"] = "compact"``), and the format's ``values`` hook (:func:`dataset_values`)
 reads their values with the HDF5 library into a copy in memory, refused before anything is
-allocated when it would exceed the copy budget (:mod:`core.budget`). Datasets in *external*
-files are listed as not usable.
+allocated when it would exceed the copy budget (:mod:`core.budget`). A dataset never written
+(no space allocated) is a :attr:`~core.formats.entry.Storage.COMPUTED` entry whose values are
+its fill value, as h5py reads them; a *virtual* dataset is a copy entry when its source files
+are in the file's folder (else not usable, naming the missing source). Datasets in *external*
+files are listed as not usable. Names that are not UTF-8 (h5py gives them as bytes) are text
+with surrogate escapes (:func:`_text_name`), turned back into their bytes to open them.
 
-Unlike the other formats, the file is opened by ``h5py`` itself (``h5py.File(path, "r",
-locking=False)``: read-only, taking no file lock) rather than through :class:`~core.formats.reader.HeaderReader`: acceptable for this
-optional format, whose structures only the HDF5 library should parse. It reads metadata only;
+Unlike the other formats, the file is parsed by ``h5py`` rather than through
+:class:`~core.formats.reader.HeaderReader`: acceptable for this optional format, whose
+structures only the HDF5 library should parse. It is opened through a duplicate of the source's
+checked descriptor (``h5py.File(fileobj, "r", locking=False)``: read-only, no file lock), never
+by its path again (:func:`_open`). It reads metadata only;
 no dataset value is read by a listing. Without ``h5py`` a listing raises a
 :class:`~core.errors.ContainerError` saying how to install it
 (``pip install 'tensor-inspector[hdf5]'``).

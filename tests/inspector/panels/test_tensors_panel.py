@@ -255,3 +255,29 @@ def test_an_archive_of_compressed_members_offers_the_first_one_to_decompress(win
     assert model.entry(tree.selectionModel().currentIndex()).name == "a"
     button = window.findChild(QPushButton, "tensors.openValues")
     assert button.isEnabled() and button.text() == "Open in a new window"
+
+
+def test_activating_a_member_that_cannot_open_says_why(window, qtbot, tmp_path):
+    """Issue 30 item 15: Enter / double click on a compressed npz member whose header claims
+    10**12 bytes did nothing and said nothing; the dock now shows the member's problem."""
+    import zipfile
+
+    from PySide6.QtWidgets import QLabel
+
+    header = b"{'descr': '<f8', 'fortran_order': False, 'shape': (125000000000,), }"
+    header += b" " * (117 - len(header)) + b"\n"
+    npy = b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + b"\0" * 64
+    path = tmp_path / "claim.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("big.npy", npy)
+    window.open_paths([str(path)])
+    tree, model, root, names = _rows(window)
+    assert names == ["big"]
+    error = window.findChild(QLabel, "tensors.valuesError")
+    assert not error.isVisibleTo(window)
+    tree.activated.emit(model.index(0, 0, root))
+    assert error.isVisibleTo(window)
+    assert error.text().startswith("npz member 'big.npy': it is compressed (deflate, "
+                                   "numpy.savez_compressed)")
+    assert "its header promises (125000000000,) float64 values (1000000000000 bytes" in error.text()
+    assert window._other_windows == {}

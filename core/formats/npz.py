@@ -200,6 +200,9 @@ def _member_entry(reader: HeaderReader, archive: zipfile.ZipFile, info: zipfile.
                shape: tuple[int, ...] = ()) -> TensorEntry:
         return _broken(info, problem, offset, nbytes, shape)
 
+    if not info.filename:
+        return broken("its name in the zip directory is empty, so np.load has no key for it "
+                      "(the zip directory is corrupt)")
     if info.is_dir() or not info.filename.endswith(".npy"):
         return broken("not a .npy member (np.load would not return it as an array)")
     if info.flag_bits & 0x1:

@@ -250,3 +250,20 @@ def test_the_command_gives_one_line_for_a_hostile_container(tmp_path, capsys):
     assert err.count("\n") == 1 and err.startswith("error: the safetensors file")
     assert main([str(path), "--tensor", "ok"]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fixture, good", [("npz_mutant_empty_name_1.npz", "b"),
+                                           ("npz_mutant_empty_name_2.npz", "a")])
+def test_npz_mutants_with_an_empty_member_name(tmp_path, fixture, good):
+    """Issue 30 item 14: mutants of a two-member npz (from a seeded mutation loop) whose
+    directory gives a member an empty name; main escaped 'string index out of range'."""
+    import pathlib
+    import shutil
+
+    path = tmp_path / "mutant.npz"
+    shutil.copy(pathlib.Path(__file__).parent / "fixtures" / fixture, path)
+    entries = {e.name: e for e in list_file(str(path)).entries}
+    assert sorted(entries) == sorted(["", good])
+    assert entries[""].problem == ("npz member '': its name in the zip directory is empty, so "
+                                   "np.load has no key for it (the zip directory is corrupt)")
+    assert entries[good].readable

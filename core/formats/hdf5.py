@@ -48,6 +48,9 @@ __all__ = ["FORMAT", "HDF5_SIGNATURE", "MAX_DATASETS", "dataset_values", "hdf5_v
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 #: Most datasets listed.
 MAX_DATASETS = 100_000
+#: What h5py raises on a damaged file (caught per dataset, per walk, per attribute list).
+_LIBRARY_ERRORS = (OSError, RuntimeError, ValueError, KeyError, TypeError, IndexError,
+                   OverflowError)
 _INSTALL = "pip install 'tensor-inspector[hdf5]' (or pip install h5py)"
 
 
@@ -83,7 +86,13 @@ def list_hdf5(reader: HeaderReader) -> ContainerListing:
                 if len(entries) >= MAX_DATASETS:
                     problems.append(f"HDF5: only the first {MAX_DATASETS} datasets are listed")
                     return True  # stops the visit
-                entries.append(_dataset_entry(h5py, _text_name(name), item, folder))
+                text = _text_name(name)
+                try:
+                    entries.append(_dataset_entry(h5py, text, item, folder))
+                except _LIBRARY_ERRORS as error:  # a damaged dataset: its own problem only
+                    entries.append(TensorEntry(text, None, True, (), 0, 0, "", problem=(
+                        f"HDF5 dataset {text!r}: the HDF5 library cannot read its description "
+                        f"({str(error)[:160]}) (the file is corrupt)")))
             return None
 
         try:
@@ -91,7 +100,11 @@ def list_hdf5(reader: HeaderReader) -> ContainerListing:
         except (OSError, RuntimeError, ValueError, KeyError, TypeError) as error:
             problems.append(f"HDF5: the walk through the groups stopped ({str(error)[:160]}); "
                             f"{len(entries)} datasets listed before it")
-        metadata = {str(k): _short(v) for k, v in list(handle.attrs.items())[:50]}
+        try:
+            metadata = {str(k): _short(v) for k, v in list(handle.attrs.items())[:50]}
+        except _LIBRARY_ERRORS as error:
+            metadata = {}
+            problems.append(f"HDF5: the file's attributes cannot be read ({str(error)[:160]})")
     return ContainerListing("hdf5", reader.path, tuple(entries), metadata, tuple(problems))
 
 

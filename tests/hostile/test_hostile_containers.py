@@ -267,3 +267,22 @@ def test_npz_mutants_with_an_empty_member_name(tmp_path, fixture, good):
     assert entries[""].problem == ("npz member '': its name in the zip directory is empty, so "
                                    "np.load has no key for it (the zip directory is corrupt)")
     assert entries[good].readable
+
+
+@pytest.mark.parametrize("fixture, problem", [
+    ("hdf5_mutant_attributes_1.h5", "Can't synchronously read data (actual len exceeds EOA)"),
+    ("hdf5_mutant_attributes_2.h5", "Error iterating over attributes (ran off end of input buffer "
+                                    "while decoding)"),
+])
+def test_hdf5_mutants_with_unreadable_attributes_still_list(tmp_path, fixture, problem):
+    """Issue 30 item 14: mutants of a two-dataset HDF5 file (seeded mutation loop) whose root
+    attributes are damaged; main escaped h5py's OSError/RuntimeError from the listing."""
+    pytest.importorskip("h5py")
+    import pathlib
+    import shutil
+
+    path = tmp_path / "mutant.h5"
+    shutil.copy(pathlib.Path(__file__).parent / "fixtures" / fixture, path)
+    listing = list_file(str(path))
+    assert [(e.name, e.readable) for e in listing.entries] == [("a", True), ("g/c", True)]
+    assert listing.problems == (f"HDF5: the file's attributes cannot be read ({problem})",)

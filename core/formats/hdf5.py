@@ -10,18 +10,28 @@ the file, so no view of it can show them: they are listed as
 :attr:`~core.formats.entry.Storage.COPY` entries with ``extras["chunks"]`` (or
 ``extras["layout"] = "compact"``), and the format's ``values`` hook (:func:`dataset_values`)
 reads their values with the HDF5 library into a copy in memory, refused before anything is
-allocated when it would exceed the copy budget (:mod:`core.budget`). Datasets in *external*
-files are listed as not usable.
+allocated when it would exceed the copy budget (:mod:`core.budget`). A dataset never written
+(no space allocated) is a :attr:`~core.formats.entry.Storage.COMPUTED` entry whose values are
+its fill value, as h5py reads them; a *virtual* dataset is a copy entry when its source files
+are in the file's folder (else not usable, naming the missing source). Datasets in *external*
+files are listed as not usable. Names that are not UTF-8 (h5py gives them as bytes) are text
+with surrogate escapes (:func:`_text_name`), turned back into their bytes to open them.
 
-Unlike the other formats, the file is opened by ``h5py`` itself (``h5py.File(path, "r",
-locking=False)``: read-only, taking no file lock) rather than through :class:`~core.formats.reader.HeaderReader`: acceptable for this
-optional format, whose structures only the HDF5 library should parse. It reads metadata only;
+Unlike the other formats, the file is parsed by ``h5py`` rather than through
+:class:`~core.formats.reader.HeaderReader`: acceptable for this optional format, whose
+structures only the HDF5 library should parse. It is opened through a duplicate of the source's
+checked descriptor (``h5py.File(fileobj, "r", locking=False)``: read-only, no file lock), never
+by its path again (:func:`_open`). It reads metadata only;
 no dataset value is read by a listing. Without ``h5py`` a listing raises a
 :class:`~core.errors.ContainerError` saying how to install it
 (``pip install 'tensor-inspector[hdf5]'``).
 """
 
 from __future__ import annotations
+
+import io
+import os
+import stat
 
 import numpy as np
 
@@ -38,6 +48,9 @@ __all__ = ["FORMAT", "HDF5_SIGNATURE", "MAX_DATASETS", "dataset_values", "hdf5_v
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 #: Most datasets listed.
 MAX_DATASETS = 100_000
+#: What h5py raises on a damaged file (caught per dataset, per walk, per attribute list).
+_LIBRARY_ERRORS = (OSError, RuntimeError, ValueError, KeyError, TypeError, IndexError,
+                   OverflowError)
 _INSTALL = "pip install 'tensor-inspector[hdf5]' (or pip install h5py)"
 
 
@@ -60,20 +73,26 @@ def list_hdf5(reader: HeaderReader) -> ContainerListing:
         raise reader.error("listing HDF5 files needs the h5py package, which is not installed",
                            None, _INSTALL) from None
     try:
-        # No file lock: an inspector must neither block nor be blocked by a writer.
-        handle = h5py.File(reader.path, "r", locking=False)
+        handle = _open(h5py, reader.source, reader.index)
     except (OSError, ValueError) as error:
         raise reader.error(f"the HDF5 library cannot open it ({str(error)[:160]})", None,
                            "the file is truncated or corrupt") from None
     entries: list[TensorEntry] = []
     problems: list[str] = []
+    folder = os.path.dirname(os.path.abspath(reader.path))
     with handle:
         def visit(name: str, item: object) -> object:
             if isinstance(item, h5py.Dataset):
                 if len(entries) >= MAX_DATASETS:
                     problems.append(f"HDF5: only the first {MAX_DATASETS} datasets are listed")
                     return True  # stops the visit
-                entries.append(_dataset_entry(h5py, name, item))
+                text = _text_name(name)
+                try:
+                    entries.append(_dataset_entry(h5py, text, item, folder))
+                except _LIBRARY_ERRORS as error:  # a damaged dataset: its own problem only
+                    entries.append(TensorEntry(text, None, True, (), 0, 0, "", problem=(
+                        f"HDF5 dataset {text!r}: the HDF5 library cannot read its description "
+                        f"({str(error)[:160]}) (the file is corrupt)")))
             return None
 
         try:
@@ -81,11 +100,66 @@ def list_hdf5(reader: HeaderReader) -> ContainerListing:
         except (OSError, RuntimeError, ValueError, KeyError, TypeError) as error:
             problems.append(f"HDF5: the walk through the groups stopped ({str(error)[:160]}); "
                             f"{len(entries)} datasets listed before it")
-        metadata = {str(k): _short(v) for k, v in list(handle.attrs.items())[:50]}
+        try:
+            metadata = {str(k): _short(v) for k, v in list(handle.attrs.items())[:50]}
+        except _LIBRARY_ERRORS as error:
+            metadata = {}
+            problems.append(f"HDF5: the file's attributes cannot be read ({str(error)[:160]})")
     return ContainerListing("hdf5", reader.path, tuple(entries), metadata, tuple(problems))
 
 
-def _dataset_entry(h5py, name: str, dataset) -> TensorEntry:
+def _open(h5py, source: FileSource, index: int, by_path: bool = False):
+    """The listed file opened by h5py through a duplicate of the source's own descriptor (the
+    file checked and mapped at open), never by its path again: a path swapped meanwhile for a
+    FIFO or another file is not what is read. No file lock: an inspector must neither block nor
+    be blocked by a writer.
+
+    ``by_path``: for a virtual dataset, whose source files libhdf5 finds next to the file's
+    path only: the path is opened after checking that it still names the open file (same
+    device and inode, a regular file)."""
+    path = source.paths[index]
+    fd = next((r.fd for r in source.mapped_ranges() if r.path == path), None)
+    if fd is None:
+        raise OSError("the file is not open as a mapped file (open it again)")
+    if by_path:
+        opened, named = os.fstat(fd), os.stat(path)
+        if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino) \
+                or not stat.S_ISREG(named.st_mode):
+            raise OSError("its path now names another file (list it again)")
+        handle = h5py.File(path, "r", locking=False)
+        return _FileWithStream(handle, io.BytesIO())
+    stream = os.fdopen(os.dup(fd), "rb")
+    stream.seek(0)
+    try:
+        return _FileWithStream(h5py.File(stream, "r", locking=False), stream)
+    except BaseException:
+        stream.close()
+        raise
+
+
+class _FileWithStream:
+    """An ``h5py.File`` over a file object, closing both together (as a context manager)."""
+
+    def __init__(self, handle, stream) -> None:
+        self.handle, self.stream = handle, stream
+
+    def __getattr__(self, name: str):
+        return getattr(self.handle, name)
+
+    def __getitem__(self, key):
+        return self.handle[key]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.handle.close()
+        finally:
+            self.stream.close()
+
+
+def _dataset_entry(h5py, name: str, dataset, folder: str) -> TensorEntry:
     dtype = dataset.dtype
     shape = tuple(int(d) for d in dataset.shape) if dataset.shape is not None else ()
     row = row_for_numpy_kind(dtype.kind, dtype.itemsize) if dtype.fields is None else None
@@ -114,14 +188,56 @@ def _dataset_entry(h5py, name: str, dataset) -> TensorEntry:
         return copied(extras)
     if layout == h5py.h5d.COMPACT:
         return copied({"layout": "compact"})
+    if layout == getattr(h5py.h5d, "VIRTUAL", -1):
+        return _virtual_entry(folder, plist, copied, broken)
     if plist.get_external_count():
         return broken("its data lives in external files, not in this one")
     offset = dataset.id.get_offset()
     nbytes = dataset.id.get_storage_size()
-    if offset is None:
-        return broken("no space was allocated for its data yet (it reads as the fill value)")
+    if offset is None:  # created, never written: h5py reads it as its fill value
+        return TensorEntry(name, row.name, little or dtype.itemsize == 1, shape, 0, 0, stored,
+                           {"layout": "not allocated", "fill value": _short(_fill_value(plist, dtype))},
+                           storage=Storage.COMPUTED)
     return TensorEntry(name, row.name, little or dtype.itemsize == 1, shape, int(offset),
                        int(nbytes), stored)
+
+
+def _text_name(name: str | bytes) -> str:
+    """A dataset path as text: h5py gives bytes for a name that is not UTF-8; its bytes are kept
+    as surrogate escapes, so :func:`_stored_name` gives them back to open it."""
+    return name if isinstance(name, str) else name.decode("utf-8", "surrogateescape")
+
+
+def _stored_name(name: str) -> bytes:
+    """The bytes of a dataset path as the file stores them (inverse of :func:`_text_name`)."""
+    return name.encode("utf-8", "surrogateescape")
+
+
+def _fill_value(plist, dtype) -> object:
+    """The dataset's fill value (what h5py reads for never-written elements)."""
+    try:
+        value = np.zeros((), dtype)
+        plist.get_fill_value(value)
+        return value.item()
+    except Exception:
+        return 0
+
+
+def _virtual_entry(folder: str, plist, copied, broken) -> TensorEntry:
+    """A virtual dataset: read by h5py when every source file is this file or lies in its
+    folder (``folder``), else said which source is missing."""
+    sources = []
+    for index in range(plist.get_virtual_count()):
+        name = plist.get_virtual_filename(index)
+        if name == ".":
+            continue
+        sources.append(name)
+        inside = os.path.normpath(os.path.join(folder, name))
+        if os.path.isabs(name) or os.path.dirname(inside) != folder or not os.path.isfile(inside):
+            return broken(f"it is a virtual dataset whose source file {name!r} is not in the "
+                          f"folder of this file ({printable_name(folder)}) (put the source "
+                          "files next to it to read it)")
+    return copied({"layout": "virtual", "sources": ", ".join(sorted(set(sources))) or "this file"})
 
 
 def dataset_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np.ndarray:
@@ -136,8 +252,9 @@ def dataset_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np
     BudgetError
         The values would exceed the copy budget (checked before anything is read).
     """
-    if entry.dtype is None or entry.storage is not Storage.COPY:
-        raise ContainerError(f"'{entry.name}' is not a chunked or compact HDF5 dataset", field="tensor")
+    if entry.dtype is None or entry.storage is Storage.VIEW:
+        raise ContainerError(f"'{entry.name}' is not a chunked, compact, virtual or unallocated "
+                             "HDF5 dataset", field="tensor")
     path = source.paths[index]
     where = f"the HDF5 file '{printable_name(path)}': dataset {entry.name!r}"
     try:
@@ -146,8 +263,8 @@ def dataset_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np
         raise ContainerError(f"{where}: reading it needs the h5py package ({_INSTALL})",
                              field="tensor") from None
     try:
-        with h5py.File(path, "r", locking=False) as handle:
-            dataset = handle[entry.name]
+        with _open(h5py, source, index, by_path=entry.extras.get("layout") == "virtual") as handle:
+            dataset = handle[_stored_name(entry.name)]
             nbytes = int(np.prod(dataset.shape, dtype=object)) * dataset.dtype.itemsize
             check_copy_budget(nbytes, f"reading HDF5 dataset {entry.name!r}",
                               "open a smaller dataset", field="tensor")
@@ -166,8 +283,16 @@ def dataset_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np
 def hdf5_values(source: FileSource, entry: TensorEntry) -> EntryValues:
     """The format's ``values`` hook: a chunked or compact dataset's :func:`dataset_values`."""
     array = dataset_values(source, entry)
+    if entry.storage is Storage.COMPUTED:
+        return EntryValues(array, "fill value",
+                           f"'{entry.name}' has no data in the file yet (never written): these are "
+                           f"its fill value {entry.extras.get('fill value')} as h5py reads them, a "
+                           f"copy of {array.nbytes} bytes in memory (their byte offsets are not "
+                           "file offsets)")
     filters = f", filters {entry.extras['filters']}" if "filters" in entry.extras else ""
-    stored = f"in chunks of {entry.extras['chunks']}" if "chunks" in entry.extras else "compact"
+    layout = entry.extras.get("layout", "compact")
+    stored = f"in chunks of {entry.extras['chunks']}" if "chunks" in entry.extras else (
+        f"as a virtual dataset of {entry.extras.get('sources')}" if layout == "virtual" else layout)
     return EntryValues.stored_copy(array, "read by h5py",
                                    f"'{entry.name}' is stored {stored}{filters} in the file: these are its "
                                    "values as h5py reads them")

@@ -50,6 +50,10 @@ _LOCAL_HEADER = b"PK\x03\x04"
 _LOCAL_HEADER_SIZE = 30
 #: Most members listed (each costs a few header reads).
 MAX_MEMBERS = 100_000
+#: Bytes read at once for a stored member's ``.npy`` header (numpy pads headers to 64 bytes).
+_USUAL_HEADER = 128
+#: Most distinct ``.npy`` headers remembered in one listing.
+_HEADER_CACHE = 4096
 _COMPRESSION_NAMES = {zipfile.ZIP_DEFLATED: "deflate", zipfile.ZIP_BZIP2: "bzip2",
                       zipfile.ZIP_LZMA: "lzma"}
 
@@ -125,33 +129,92 @@ def list_npz(reader: HeaderReader) -> ContainerListing:
         The zip directory cannot be read (truncated, corrupt, not a zip).
     """
     try:
-        with zipfile.ZipFile(_ReaderFile(reader), "r") as archive:
-            members = archive.infolist()
+        archive = zipfile.ZipFile(_ReaderFile(reader), "r")
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, struct.error, ValueError,
             NotImplementedError, OSError) as error:
         raise reader.error(f"its zip directory cannot be read ({str(error)[:120]})", None,
                            "the file is truncated or corrupt; open it as raw bytes with an "
                            "explicit offset") from None
-    problems = []
-    if len(members) > MAX_MEMBERS:
-        problems.append(f"npz: only the first {MAX_MEMBERS} of {len(members)} members are listed")
-        members = members[:MAX_MEMBERS]
-    entries = [_member_entry(reader, info) for info in members]
+    except CoreError as error:  # a bounded read past the end or the header limit
+        raise reader.error(f"its zip directory cannot be read ({error})", None,
+                           "the file is truncated or corrupt") from None
+    with archive:  # opened once: every compressed member's header is read through it
+        members = archive.infolist()
+        problems = []
+        if len(members) > MAX_MEMBERS:
+            problems.append(f"npz: only the first {MAX_MEMBERS} of {len(members)} members are listed")
+            members = members[:MAX_MEMBERS]
+        shift = archive.start_dir - _directory_offset_field(reader, archive)
+        last = {info.filename: index for index, info in enumerate(members)}
+        headers: dict[tuple[bytes, int], NpyHeader] = {}
+        entries = []
+        for index, info in enumerate(members):
+            if last[info.filename] != index:
+                entries.append(_duplicate_entry(info))
+                continue
+            try:
+                entries.append(_member_entry(reader, archive, info, shift, headers))
+            except CoreError as error:
+                entries.append(_broken(info, str(error)))
+            except Exception as error:  # a damaged directory entry: this member's problem only
+                entries.append(_broken(info, f"it cannot be read ({type(error).__name__}: "
+                                             f"{str(error)[:120]}) (the zip is corrupt)"))
     return ContainerListing("npz", reader.path, tuple(entries), {}, tuple(problems))
 
 
-def _member_entry(reader: HeaderReader, info: zipfile.ZipInfo) -> TensorEntry:
-    name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+def _entry_name(info: zipfile.ZipInfo) -> str:
+    return info.filename[:-4] if info.filename.endswith(".npy") else info.filename
 
-    def broken(problem: str, offset: int = info.header_offset, nbytes: int = 0,
+
+def _broken(info: zipfile.ZipInfo, problem: str, offset: int | None = None, nbytes: int = 0,
+            shape: tuple[int, ...] = ()) -> TensorEntry:
+    return TensorEntry(_entry_name(info), None, True, shape,
+                       max(0, info.header_offset if offset is None else offset), nbytes,
+                       info.filename, problem=f"npz member {info.filename!r}: {problem}")
+
+
+def _duplicate_entry(info: zipfile.ZipInfo) -> TensorEntry:
+    """An earlier member whose name a later member repeats: np.load returns only the later one."""
+    return _broken(info, "a later member of the zip has the same name, and np.load returns only "
+                         "that one (this copy is listed, not shown; the file was written twice "
+                         "under one name)")
+
+
+def _directory_offset_field(reader: HeaderReader, archive: zipfile.ZipFile) -> int:
+    """The central directory offset as the end record's field says (zipfile moves every offset
+    by the difference between where the directory is and where the field says it is)."""
+    try:
+        end = zipfile._EndRecData(_ReaderFile(reader))  # the record zipfile itself used
+    except Exception:
+        end = None
+    if not end:
+        return archive.start_dir
+    return int(end[zipfile._ECD_OFFSET])
+
+
+def _member_entry(reader: HeaderReader, archive: zipfile.ZipFile, info: zipfile.ZipInfo,
+                  shift: int, headers: dict[tuple[bytes, int], NpyHeader]) -> TensorEntry:
+    name = _entry_name(info)
+
+    def broken(problem: str, offset: int | None = None, nbytes: int = 0,
                shape: tuple[int, ...] = ()) -> TensorEntry:
-        return TensorEntry(name, None, True, shape, offset, nbytes, info.filename,
-                           problem=f"npz member {info.filename!r}: {problem}")
+        return _broken(info, problem, offset, nbytes, shape)
 
+    if not info.filename:
+        return broken("its name in the zip directory is empty, so np.load has no key for it "
+                      "(the zip directory is corrupt)")
     if info.is_dir() or not info.filename.endswith(".npy"):
         return broken("not a .npy member (np.load would not return it as an array)")
     if info.flag_bits & 0x1:
         return broken("it is encrypted, so its bytes are not the array's")
+    if not 0 <= info.header_offset <= reader.size - _LOCAL_HEADER_SIZE:
+        field_value = info.header_offset - shift
+        moved = (f" (moved by {shift} bytes because the end record places the directory at byte "
+                 f"{archive.start_dir - shift} while it is at byte {archive.start_dir})") if shift else ""
+        return broken(f"its directory entry's local header offset field is {field_value}{moved}, "
+                      f"so the local header would be at byte {info.header_offset}; it must be "
+                      f"between 0 and {reader.size - _LOCAL_HEADER_SIZE} (the file has "
+                      f"{reader.size} bytes): the zip directory is corrupt", 0)
     try:
         local = reader.read(info.header_offset, _LOCAL_HEADER_SIZE, "local file header")
     except Exception as error:  # a ContainerError naming the byte: kept as this entry's problem
@@ -161,17 +224,23 @@ def _member_entry(reader: HeaderReader, info: zipfile.ZipInfo) -> TensorEntry:
     name_length, extra_length = struct.unpack("<HH", local[26:30])
     start = info.header_offset + _LOCAL_HEADER_SIZE + name_length + extra_length
     if info.compress_type != zipfile.ZIP_STORED:
-        return _compressed_entry(reader, info, name, start, broken)
+        return _compressed_entry(reader, archive, info, name, start, broken)
     if start + info.file_size > reader.size:
         return broken(f"its {info.file_size} bytes from byte {start} reach past the end of the "
                       f"file ({reader.size} bytes) (the file is truncated)", start)
     try:
-        head = reader.read(start, min(info.file_size, 12), "member .npy header")
-        header_length = _npy_header_length(head)
-        prefix = reader.read(start, min(info.file_size, header_length, 12 + MAX_HEADER_BYTES),
-                             "member .npy header")
-        header = parse_npy_header(prefix, name=f"{reader.path}:{info.filename}",
-                                  file_size=info.file_size)
+        # one read for the usual header (numpy pads it to 128 bytes), a second for a longer one
+        head = reader.read(start, min(info.file_size, _USUAL_HEADER), "member .npy header")
+        header_length = min(info.file_size, _npy_header_length(head), 12 + MAX_HEADER_BYTES)
+        prefix = head[:header_length] if header_length <= len(head) else \
+            reader.read(start, header_length, "member .npy header")
+        key = (prefix, info.file_size)  # members of one shape and type share a header
+        header = headers.get(key)
+        if header is None:
+            header = parse_npy_header(prefix, name=f"{reader.path}:{info.filename}",
+                                      file_size=info.file_size)
+            if len(headers) < _HEADER_CACHE:
+                headers[key] = header
     except SourceError as error:
         return broken(error.message, start, info.file_size)
     except Exception as error:  # ContainerError from a bounded read
@@ -188,15 +257,18 @@ def _member_entry(reader: HeaderReader, info: zipfile.ZipInfo) -> TensorEntry:
                        start + header.data_offset, header.nbytes, header.descr, extras)
 
 
-def _compressed_entry(reader: HeaderReader, info: zipfile.ZipInfo, name: str, start: int,
-                      broken) -> TensorEntry:
+def _compressed_entry(reader: HeaderReader, archive: zipfile.ZipFile, info: zipfile.ZipInfo,
+                      name: str, start: int, broken) -> TensorEntry:
     """A compressed member: dtype and shape from its decompressed ``.npy`` header only."""
     method = _COMPRESSION_NAMES.get(info.compress_type, f"method {info.compress_type}")
     problem = (f"it is compressed ({method}, numpy.savez_compressed), so the file holds "
                "compressed bytes, not the array's values")
     try:
-        with zipfile.ZipFile(_ReaderFile(reader), "r") as archive, archive.open(info) as member:
-            header = _member_header(member, f"{reader.path}:{info.filename}", info.file_size)
+        if info.compress_type == zipfile.ZIP_DEFLATED:  # savez_compressed: a few KiB read
+            header = _deflated_header(reader, info, start)
+        else:
+            with archive.open(info) as member:
+                header = _member_header(member, f"{reader.path}:{info.filename}", info.file_size)
     except CoreError as error:  # the header's own problem, or a bounded read past the limit
         return broken(f"{problem}; its .npy header cannot be read: {error}", start, info.compress_size)
     except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError, RuntimeError,
@@ -212,6 +284,25 @@ def _compressed_entry(reader: HeaderReader, info: zipfile.ZipInfo, name: str, st
                       "yourself and open it with an explicit dtype)", start, info.compress_size, shape)
     return TensorEntry(name, header.dtype, header.little_endian, shape, start, info.compress_size,
                        header.descr, extras, storage=Storage.COPY)
+
+
+def _deflated_header(reader: HeaderReader, info: zipfile.ZipInfo, start: int) -> NpyHeader:
+    """The ``.npy`` header of a deflated member, decompressed from its first compressed bytes
+    (at most :data:`MAX_HEADER_BYTES` of output; reads grow from 1 KiB while more are needed)."""
+    want = 12
+    chunk = 1024
+    while True:
+        count = min(info.compress_size, chunk)
+        if start + count > reader.size:
+            count = max(0, reader.size - start)
+        output = zlib.decompressobj(-15).decompress(
+            reader.read(start, count, "compressed member .npy header"), 12 + MAX_HEADER_BYTES)
+        want = min(info.file_size, _npy_header_length(output[:12]) if len(output) >= 12 else 12,
+                   12 + MAX_HEADER_BYTES)
+        if len(output) >= want or count >= info.compress_size or count < chunk:
+            return parse_npy_header(output[:want], name=f"{reader.path}:{info.filename}",
+                                    file_size=info.file_size)
+        chunk *= 8
 
 
 def _member_header(member, name: str, file_size: int) -> NpyHeader:

@@ -359,6 +359,11 @@ class TensorsPanel(QWidget):
         self._open_values(self.model.entry(index))
 
     def _open_values(self, entry: TensorEntry | None) -> None:
+        if entry is not None and not entry.readable:  # never a silent no-op: say why not
+            self.values_error.setText(entry.problem or f"'{entry.name}' cannot be opened "
+                                      f"(its type {entry.stored_type} is not decoded)")
+            self.values_error.show()
+            return
         if not opens_in_new_window(entry):
             return
         QApplication.setOverrideCursor(Qt.WaitCursor)

@@ -113,3 +113,98 @@ def test_missing_h5py_says_how_to_install(h5, monkeypatch):
                        r"is not installed \(pip install 'tensor-inspector\[hdf5\]' \(or pip "
                        r"install h5py\)\)"):
         list_file(str(h5))
+
+
+# -- issue 30 ---------------------------------------------------------------------------------
+def test_a_never_written_dataset_reads_as_its_fill_value(tmp_path):
+    """Item 8: created, never written: no space allocated; h5py reads the fill value."""
+    from core.files.sources import open_source
+    from core.formats.values import entry_values
+
+    path = tmp_path / "empty.h5"
+    with h5py.File(path, "w") as out:
+        out.create_dataset("empty", shape=(2, 3), dtype="<i4", fillvalue=7)
+        out.create_dataset("zeros", shape=(4,), dtype="<f8")
+    with h5py.File(path, "r") as check:
+        expected = check["empty"][()]
+    listing = list_file(str(path))
+    empty = find_entry(listing, "empty")
+    assert (empty.storage, empty.readable, empty.problem) == (Storage.COMPUTED, True, None)
+    assert dict(empty.extras) == {"layout": "not allocated", "fill value": "7"}
+    with open_source(str(path)) as source:
+        values = entry_values(source, listing, empty)
+        assert values.array.tolist() == expected.tolist() == [[7, 7, 7], [7, 7, 7]]
+        assert values.note == ("'empty' has no data in the file yet (never written): these are its "
+                               "fill value 7 as h5py reads them, a copy of 24 bytes in memory (their "
+                               "byte offsets are not file offsets)")
+        assert entry_values(source, listing, find_entry(listing, "zeros")).array.tolist() == [0.0] * 4
+
+
+def test_a_virtual_dataset_is_read_or_says_which_source_is_missing(tmp_path):
+    """Item 23: a virtual dataset is not "no space allocated yet"."""
+    from core.files.sources import open_source
+    from core.formats.values import entry_values
+
+    with h5py.File(tmp_path / "part.h5", "w") as part:
+        part.create_dataset("x", data=np.arange(5, dtype="<i2"))
+    layout = h5py.VirtualLayout(shape=(5,), dtype="<i2")
+    layout[:] = h5py.VirtualSource("part.h5", "x", shape=(5,))
+    path = tmp_path / "vds.h5"
+    with h5py.File(path, "w") as out:
+        out.create_virtual_dataset("v", layout, fillvalue=-1)
+    listing = list_file(str(path))
+    entry = find_entry(listing, "v")
+    assert (entry.storage, entry.problem) == (Storage.COPY, None)
+    assert dict(entry.extras) == {"layout": "virtual", "sources": "part.h5"}
+    with open_source(str(path)) as source:
+        assert entry_values(source, listing, entry).array.tolist() == [0, 1, 2, 3, 4]
+    (tmp_path / "part.h5").unlink()
+    entry = find_entry(list_file(str(path)), "v")
+    assert entry.problem == (f"HDF5 dataset 'v': it is a virtual dataset whose source file 'part.h5' "
+                             f"is not in the folder of this file ({tmp_path}) (put the source files "
+                             "next to it to read it)")
+
+
+def test_a_dataset_name_that_is_not_utf8_is_text_and_opens(tmp_path, shown):
+    """Item 14: h5py gives such a name as bytes (main listed a bytes name, and the window and
+    CLI then failed with 'a bytes-like object is required'); it is text with its bytes kept."""
+    from core.files.sources import open_source
+    from core.formats.values import entry_values
+
+    path = tmp_path / "names.h5"
+    with h5py.File(path, "w") as out:
+        out.create_dataset(b"bad\xff", data=np.arange(4, dtype="<i2"))
+        out.create_dataset(b"chunked\xfe", data=np.arange(3, dtype="<i2"), chunks=(3,))
+    listing = list_file(str(path))
+    assert [e.name for e in listing.entries] == ["bad\udcff", "chunked\udcfe"]
+    assert all(isinstance(e.name, str) for e in listing.entries)
+    assert shown(path, "bad\udcff")[0].tolist() == [0, 1, 2, 3]
+    with open_source(str(path)) as source:
+        assert entry_values(source, listing, listing.entries[1]).array.tolist() == [0, 1, 2]
+
+
+def test_the_listing_reads_the_opened_file_not_what_its_path_names_later(tmp_path):
+    """Item 18: main reopened the path: a FIFO put there blocked libhdf5 forever, another file
+    put there was listed. The file is read through the descriptor opened and checked first."""
+    import os
+
+    from core.files.sources import open_source
+    from core.formats.hdf5 import list_hdf5
+    from core.formats.reader import HeaderReader
+    from core.formats.values import entry_values
+
+    path, other = tmp_path / "a.h5", tmp_path / "b.h5"
+    with h5py.File(path, "w") as out:
+        out.create_dataset("mine", data=np.arange(3, dtype="<i2"), chunks=(3,))
+    with h5py.File(other, "w") as out:
+        out.create_dataset("other", data=np.arange(5))
+    with open_source(str(path)) as source:
+        os.rename(path, tmp_path / "moved.h5")
+        os.rename(other, path)  # another file under the path
+        listing = list_hdf5(HeaderReader(source, 0, "hdf5"))
+        assert [e.name for e in listing.entries] == ["mine"]
+        assert entry_values(source, listing, listing.entries[0]).array.tolist() == [0, 1, 2]
+        path.unlink()
+        os.mkfifo(path)  # a FIFO under the path: opening it would block
+        assert [e.name for e in list_hdf5(HeaderReader(source, 0, "hdf5")).entries] == ["mine"]
+        assert entry_values(source, listing, listing.entries[0]).array.tolist() == [0, 1, 2]

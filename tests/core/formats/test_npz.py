@@ -193,3 +193,68 @@ def test_a_corrupt_compressed_member_is_refused_with_a_message(tmp_path):
         with pytest.raises(ContainerError, match=r"member 'a.npy': it does not decompress \(") as caught:
             decompressed_values(source, entry)
     assert caught.value.field == "tensor"
+
+
+# -- issue 30 ---------------------------------------------------------------------------------
+def test_three_thousand_compressed_members_are_all_listed(tmp_path):
+    """Item 16: the zip directory is read once per listing, not once per compressed member
+    (on main 2,593 members were "listing needs more than 64 MiB of header bytes")."""
+    path = tmp_path / "many.npz"
+    np.savez_compressed(path, **{f"a{i}": np.arange(i % 7 + 1, dtype=np.float32) + i
+                                 for i in range(3000)})
+    with open_source(str(path)) as source:
+        reader = HeaderReader(source, 0, "npz")
+        listing = list_npz(reader)
+        assert reader.consumed < 2_000_000
+        assert len(listing.entries) == 3000
+        assert [e.name for e in listing.entries if not e.readable] == []
+        last = find_entry(listing, "a2999")
+        assert last.shape == (4,)  # 2999 % 7 + 1
+        assert decompressed_values(source, last).tolist() == [2999.0, 3000.0, 3001.0, 3002.0]
+
+
+def test_a_duplicated_compressed_member_is_the_last_one_as_np_load_gives(tmp_path, shown):
+    """Item 14: a zip with two compressed members of one name; np.load returns the later."""
+    import io
+    import warnings
+
+    path = tmp_path / "dup.npz"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns about the duplicate name
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+            for value in (1, 2):
+                member = io.BytesIO()
+                np.save(member, np.full(3, value, np.int16))
+                archive.writestr("a.npy", member.getvalue())
+    entries = list_file(str(path)).entries
+    assert [e.name for e in entries] == ["a", "a"]
+    assert entries[0].problem == ("npz member 'a.npy': a later member of the zip has the same name, "
+                                  "and np.load returns only that one (this copy is listed, not "
+                                  "shown; the file was written twice under one name)")
+    assert entries[1].readable and entries[1].problem is None
+    with np.load(path) as loaded:
+        assert loaded["a"].tolist() == [2, 2, 2]
+    with open_source(str(path)) as source:
+        assert decompressed_values(source, entries[1]).tolist() == [2, 2, 2]
+
+
+def test_a_lying_directory_offset_quotes_the_field_not_a_negative_byte(tmp_path):
+    """Item 23: the end record's directory offset moved by 2**31: zipfile shifts every member's
+    offset by -2**31 (main quoted 'byte -2147483469'); the message gives the field's value."""
+    path = tmp_path / "lie.npz"
+    with zipfile.ZipFile(path, "w") as archive:
+        with archive.open("x.npy", "w") as member:
+            np.lib.format.write_array(member, np.arange(3, dtype="<i4"))
+    content = bytearray(path.read_bytes())
+    end = content.rfind(b"PK\x05\x06")
+    directory = struct.unpack("<I", content[end + 16:end + 20])[0]
+    content[end + 16:end + 20] = struct.pack("<I", directory + 2**31)
+    path.write_bytes(bytes(content))
+    (entry,) = list_file(str(path)).entries
+    size = len(content)
+    assert entry.problem == (
+        "npz member 'x.npy': its directory entry's local header offset field is 0 (moved by "
+        f"-2147483648 bytes because the end record places the directory at byte {directory + 2**31} "
+        f"while it is at byte {directory}), so the local header would be at byte -2147483648; it "
+        f"must be between 0 and {size - 30} (the file has {size} bytes): the zip directory is corrupt")
+    assert entry.offset == 0 and "-2147483469" not in entry.problem

@@ -335,3 +335,29 @@ def test_a_large_listing_gives_the_tree_its_rows_a_thousand_at_a_time(qtbot, tmp
     document.choose_tensor("t2222")  # beyond the rows given: loaded through it, and selected
     current = panel.tree.selectionModel().currentIndex()
     assert model.entry(current).name == "t2222" and model.rowCount(model.index(0, 0)) >= 2223
+
+
+def test_activating_a_member_that_cannot_open_says_why(window, qtbot, tmp_path):
+    """Issue 30 item 15: Enter / double click on a compressed npz member whose header claims
+    10**12 bytes did nothing and said nothing; the dock now shows the member's problem."""
+    import zipfile
+
+    from PySide6.QtWidgets import QLabel
+
+    header = b"{'descr': '<f8', 'fortran_order': False, 'shape': (125000000000,), }"
+    header += b" " * (117 - len(header)) + b"\n"
+    npy = b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + b"\0" * 64
+    path = tmp_path / "claim.npz"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("big.npy", npy)
+    window.open_paths([str(path)])
+    tree, model, root, names = _rows(window)
+    assert names == ["big"]
+    error = window.findChild(QLabel, "tensors.valuesError")
+    assert not error.isVisibleTo(window)
+    tree.activated.emit(model.index(0, 0, root))
+    assert error.isVisibleTo(window)
+    assert error.text().startswith("npz member 'big.npy': it is compressed (deflate, "
+                                   "numpy.savez_compressed)")
+    assert "its header promises (125000000000,) float64 values (1000000000000 bytes" in error.text()
+    assert window._other_windows == {}

@@ -51,7 +51,7 @@ def test_tensor_then_slice_and_json(model, capsys):
     captured = capsys.readouterr()
     document = json.loads(captured.out)
     assert document["values"] == [[1.0, 2.0], [4.0, 5.0]]
-    assert document["trailing_bytes"] == [4]  # the bias follows: no stderr note for a tensor
+    assert document["trailing_bytes"] == [0]  # the bias follows: the container's data, not trailing
     assert captured.err == ""
 
 

@@ -145,21 +145,27 @@ def read_capped(path: str, cap: int, what: str = "file") -> bytes:
         if info.st_size > cap:
             shown = format_bytes(info.st_size)
             raise too_big(shown if shown.endswith("bytes") else f"{shown} ({info.st_size:,} bytes)")
-        chunks = []
-        left = cap + 1
-        try:
-            while left > 0:
-                chunk = stream.read(min(left, HASH_BLOCK))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                left -= len(chunk)
-        except OSError as error:
-            raise _os_error(path, error) from None
-    if left <= 0:
+        data = _read_up_to(stream, cap + 1, path)
+    if len(data) > cap:
         raise too_big("larger than it was a moment ago")
-    return b"".join(chunks)
+    return data
 
+
+def _read_up_to(stream, count: int, path: str) -> bytes:
+    """At most ``count`` bytes from ``stream``, read :data:`HASH_BLOCK` bytes at a time (fewer
+    at the end of the file); an OS error is the engine's message naming ``path``."""
+    chunks = []
+    left = max(0, int(count))
+    try:
+        while left > 0:
+            chunk = stream.read(min(left, HASH_BLOCK))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError as error:
+        raise _os_error(path, error) from None
+    return b"".join(chunks)
 
 
 def read_prefix(path: str, count: int) -> bytes:
@@ -175,15 +181,4 @@ def read_prefix(path: str, count: int) -> bytes:
     """
     fd, _info = _open_regular(path)
     with os.fdopen(fd, "rb", buffering=0, closefd=True) as stream:
-        chunks = []
-        left = max(0, int(count))
-        try:
-            while left > 0:
-                chunk = stream.read(min(left, HASH_BLOCK))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                left -= len(chunk)
-        except OSError as error:
-            raise _os_error(path, error) from None
-    return b"".join(chunks)
+        return _read_up_to(stream, count, path)

@@ -120,7 +120,7 @@ def _plan(source: Source, result: PipelineResult) -> _Plan:
         little_endian=bool(params.little_endian),
         fixed_length=params.fixed_length,
         decoded_shape=tuple(result.decoded.shape),
-        shape=tuple(result.tensor.shape),
+        shape=tuple(result.tensor_shape),
         spec=spec,
         view_as=params.view_as,
     )

@@ -47,6 +47,7 @@ from core.files.npy_header import opaque_type_error
 from core.files.sources import Source, SourceLayout, open_source
 from core.pipeline.byte_map import ByteMap, address_of, buffer_range_contains
 from core.pipeline.params import DecodeParams
+from core.pipeline.record_window import check_read_span, record_window, window_view
 from core.pipeline.result import PipelineResult
 from core.pipeline.steps import copy_reason, decode_step, source_step
 from core.pipeline.view_as import no_tensor_buffer_error, view_as, view_as_name
@@ -54,6 +55,18 @@ from core.scan.blocks import BlockReader
 from core.tflite.tensor_buffer import TensorBuffer
 
 __all__ = ["DecodeParams", "Pipeline", "PipelineResult"]  # the two values live in params/result
+
+
+@dataclasses.dataclass(frozen=True)
+class _CopiedReshape:
+    """A reshape's copy: ``values`` (all records, ``tensor`` their target shape) or a window of
+    them (``tensor`` None, ``view`` the sliced view over it, ``base`` its byte map's buffer)."""
+
+    values: np.ndarray
+    tensor: np.ndarray | None
+    view: np.ndarray | None
+    base: tuple[int, int] | None
+    steps: tuple[str, ...]
 
 
 class Pipeline:
@@ -158,6 +171,7 @@ class Pipeline:
 
         target, note, shape_from_header = self._target_shape(params, decoded, npy, len(layout.arrays),
                                                              source.header_kind)
+        copy_base: tuple[int, int] | None = None  # (address, bytes) of the copy's byte map
         try:
             if params.strides is not None:  # a stored view that is not in C order
                 tensor = strided_view(decoded, target, params.strides)
@@ -168,21 +182,18 @@ class Pipeline:
         except ValueError as error:
             if isinstance(error, ShapeError):  # the strides' refusal: no copy would help
                 raise
-            check_copy_budget(
-                decoded.nbytes, f"reshaping the strided {decoded.shape} values to {target}",
-                "keep the last dimension, or drop the fixed_length truncation", field="shape",
-            )
-            # Read with pread (core.scan.blocks), not through the map: no page of the map is
-            # touched, and a file truncated meanwhile is an error instead of SIGBUS.
-            decoded = BlockReader(self._source.mapped_ranges()).read(decoded)
-            in_map = False
-            tensor = decoded.reshape(target)
-            steps.append(f"reshape: {decoded.shape} -> {tensor.shape} (copied: the truncated "
-                         f"records are not contiguous){note}")
+            copied = self._copied_reshape(decoded, target, slice_spec, note)
+            steps.extend(copied.steps)
+            in_map, tensor = False, copied.tensor
+            copy_base = copied.base
+            if copied.tensor is not None:
+                decoded = copied.values
 
         if getattr(slice_spec, "is_full", False) is True:
             slice_spec = None
-        if slice_spec is None:
+        if tensor is None:  # only the records the slice reaches were copied: that is the view
+            view = copied.view
+        elif slice_spec is None:
             view = tensor
             steps.append("slice: none (the whole tensor)")
         else:
@@ -191,9 +202,9 @@ class Pipeline:
         # by reference: no copy (docs/semantics.md §6 and §7). float8 has no TFLite DataType: no
         # buffer; a packed type's buffer holds its decoded int8/uint8/int32/uint32 values.
         in_tflite = packed is not None or resolve_row_in_tflite(dtype)
-        buffer = TensorBuffer.wrap(tensor) if in_tflite else None
+        buffer = TensorBuffer.wrap(tensor if tensor is not None else view) if in_tflite else None
         packing = None if packed is None else (packed.stored_bits, packed.itemsize)
-        byte_map = self._byte_map(in_map, decoded, layout, element_bytes, view, packing)
+        byte_map = self._byte_map(in_map, decoded, layout, element_bytes, view, packing, copy_base)
         mapped_ranges = self._source.mapped_ranges()
         sliced = view
         if params.view_as is not None and buffer is None:
@@ -206,7 +217,7 @@ class Pipeline:
         resolved = dataclasses.replace(
             params, dtype=params.dtype if params.dtype is not None else engine_name(dtype),
             little_endian=bool(little), offset=_resolved_offset(layout, params.offset),
-            fixed_length=fixed_length, shape=tuple(tensor.shape),
+            fixed_length=fixed_length, shape=tuple(target if tensor is None else tensor.shape),
         )
         header_fields = () if npy is None else ("dtype", "little_endian", "offset")
         from_header = {name for name in header_fields if getattr(params, name) is None}
@@ -226,6 +237,41 @@ class Pipeline:
         )
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def _copied_reshape(self, decoded: np.ndarray, target: tuple[int, ...], slice_spec: object,
+                        note: str) -> _CopiedReshape:
+        """The contiguous copy a reshape of non-contiguous records needs: of the records the
+        slice reaches when it leaves some out (:mod:`core.pipeline.record_window`), else of all.
+
+        Raises
+        ------
+        BudgetError
+            The copy exceeds the copy budget, or the file region it reads the read limit.
+        """
+        window = record_window(decoded, target, slice_spec)
+        records = decoded if window is None else decoded[window.first:window.stop]
+        what = f"reshaping the strided {decoded.shape} values to {target}"
+        fix = ("slice first: only the records the slice reaches are copied; or keep the records' "
+               f"own shape {decoded.shape}, a view")
+        check_copy_budget(records.nbytes, what, fix, field="shape")
+        check_read_span(records.shape[0] * abs(records.strides[0]) if records.ndim else records.nbytes,
+                        what, fix, field="shape")
+        # Read with pread (core.scan.blocks), not through the map: no page of the map is
+        # touched, and a file truncated meanwhile is an error instead of SIGBUS.
+        values = BlockReader(self._source.mapped_ranges()).read(records)
+        if window is None:
+            tensor = values.reshape(target)
+            return _CopiedReshape(values, tensor, None, None, (
+                f"reshape: {decoded.shape} -> {tensor.shape} (copied: the truncated records are "
+                f"not contiguous){note}",))
+        view = window_view(values, window)
+        itemsize = values.dtype.itemsize * decoded.shape[-1] if decoded.ndim else values.dtype.itemsize
+        base = (address_of(values) - window.first * itemsize, decoded.shape[0] * itemsize)
+        return _CopiedReshape(values, None, view, base, (
+            f"reshape: {decoded.shape} -> {target} (records {window.first:,} to "
+            f"{max(window.first, window.stop - 1):,} copied, the {window.count:,} the slice reaches: "
+            f"the truncated records are not contiguous){note}",
+            f"slice: {target} -> {tuple(view.shape)}"))
     def _batch_input(self, layout: SourceLayout, fixed_length: int | None,
                      itemsize: int = 1) -> tuple[np.ndarray, bool]:
         """The ``uint8`` array fed to decode_raw, and whether it is a stacked copy.
@@ -325,12 +371,15 @@ class Pipeline:
 
     def _byte_map(self, in_map: bool, decoded: np.ndarray, layout: SourceLayout,
                   element_bytes: int, view: np.ndarray,
-                  packing: tuple[int, int] | None = None) -> ByteMap | None:
+                  packing: tuple[int, int] | None = None,
+                  copy_base: tuple[int, int] | None = None) -> ByteMap | None:
         sizes = tuple(info.size for info in self._source.files)
         if in_map:
             base = self._source.data(0)
             start, nbytes = address_of(base), base.size
             mode = "file"
+        elif copy_base is not None:  # a copy of some records, placed where the whole copy would be
+            (start, nbytes), mode = copy_base, "copy"
         else:
             if decoded.size and not decoded.flags.c_contiguous:  # pragma: no cover - defensive
                 return None

@@ -32,7 +32,9 @@ class PipelineResult:
     decoded
         ``decode_raw``'s output (made contiguous, i.e. copied, if the target shape needed it).
     tensor
-        ``decoded`` with the target shape (a view of it).
+        ``decoded`` with the target shape (a view of it); None when the reshape needed a copy
+        and only the records the slice reaches were copied (:mod:`core.pipeline.record_window`):
+        :attr:`view` is then a view of that copy, and :attr:`tensor_shape` says the shape.
     view
         ``slice_spec.apply(tensor)`` (a view), or ``tensor``.
     trailing_bytes
@@ -62,7 +64,7 @@ class PipelineResult:
     input_shape: tuple[int, ...]
     element_length: int
     decoded: np.ndarray
-    tensor: np.ndarray
+    tensor: np.ndarray | None
     view: np.ndarray
     trailing_bytes: tuple[int, ...]
     zero_copy: bool
@@ -75,6 +77,11 @@ class PipelineResult:
     transposed: bool = False
     layout: SourceLayout | None = field(default=None, repr=False)
     slice_spec: object = field(default=None, repr=False)
+
+    @property
+    def tensor_shape(self) -> tuple[int, ...]:
+        """The target shape the slice was applied to (the shape of :attr:`tensor`)."""
+        return tuple(self.params.shape)
 
     def block_reader(self, max_span: int = DEFAULT_MAX_SPAN) -> BlockReader:
         """A new :class:`core.scan.blocks.BlockReader` over the files' maps.

@@ -299,7 +299,7 @@ class DecodePanel(QWidget):
             f"<b>Input</b> {_input_text(result.input_shape, result.element_length)}",
             f"<b>Decoded</b> {_shape_text(result.decoded.shape)} {result.decoded.dtype.name}"
             f" = {count:,} values",
-            f"<b>Tensor</b> {_shape_text(result.tensor.shape)} &nbsp; <b>View</b> {_shape_text(result.view.shape)}",
+            f"<b>Tensor</b> {_shape_text(result.tensor_shape)} &nbsp; <b>View</b> {_shape_text(result.view.shape)}",
             *([] if self._document.current_entry is not None else  # the container's other tensors
               [f"<b>Trailing bytes</b> {trailing:,}" + (" (not decoded)" if trailing else "")]),
             "<b>Zero-copy</b> " + ("yes: a view of the file" if result.zero_copy else "no: a copy was made"),

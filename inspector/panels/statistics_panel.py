@@ -487,7 +487,7 @@ class StatisticsPanel(QWidget):
         # document keeps the last good view, and equivalent texts ("", "[:]", "[...]") share
         # one entry. A slice that copied has no location: its spec stands for it.
         sliced = result.sliced if result.sliced is not None else result.view
-        if np.may_share_memory(sliced, result.tensor):
+        if result.tensor is not None and np.may_share_memory(sliced, result.tensor):
             where = ("at", _address(sliced) - _address(result.tensor), sliced.shape,
                      sliced.dtype.str, sliced.strides)
         else:

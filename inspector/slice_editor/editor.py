@@ -116,11 +116,11 @@ class SliceEditor(QWidget):
         self._edit_note = ""  # shown under "Last edit" in the explanation until the next edit
         self._build()
         self._document.sliceChanged.connect(self._on_document_slice)
-        self._document.resultChanged.connect(lambda result: self.set_input_shape(result.tensor.shape))
+        self._document.resultChanged.connect(lambda result: self.set_input_shape(result.tensor_shape))
         self._document.filesChanged.connect(self._on_files_changed)
         self._document.historyChanged.connect(self._on_history_changed)
         result = self._document.result
-        self._shape = None if result is None else tuple(result.tensor.shape)
+        self._shape = None if result is None else tuple(result.tensor_shape)
         self._show(self._document.slice_spec, shown_by=None, emit=False)
         self._show_unparsed()
         self._on_history_changed()

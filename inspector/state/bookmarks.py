@@ -260,7 +260,7 @@ class Bookmarks(QObject):
             return self._placed[2]
         byte_offset = result.byte_offset if result.byte_map is not None else None
         try:
-            placed = place(self._items, document.params, document.slice_spec, result.tensor.shape, byte_offset)
+            placed = place(self._items, document.params, document.slice_spec, result.tensor_shape, byte_offset)
         except (ValueError, IndexError):  # the slice does not fit the last good tensor: no marks
             placed = Placements()
         self._placed = (result, self._items, placed)

@@ -22,6 +22,7 @@ import core.decode.decode_raw as decode_raw_module
 import core.scan.blocks
 from core import BudgetError, DecodeParams, Pipeline, decode_raw
 from core.export.arrays import export_view
+from core.slicing.expr import parse_slice
 from core.scan.statistics import compute_statistics
 
 
@@ -201,3 +202,61 @@ def test_a_strided_reshape_copy_over_the_budget_is_refused_before_reading(sparse
         "reshaping the strided (268435456, 2) values to (536870912,) would copy 2.0 GiB, above "
         "the 1.0 GiB copy budget")
     assert preads == []
+
+
+# ------------------------------------------------------------------ issue 30 item 20
+def _write_records(path, records: dict[int, tuple[float, float]]) -> None:
+    """Float32 pairs at the start of the 4 KiB records named, in a 1 TiB sparse file."""
+    with open(path, "r+b") as handle:
+        for record, pair in records.items():
+            handle.seek(record * 4096)
+            handle.write(np.asarray(pair, dtype="<f4").tobytes())
+
+
+def test_a_sliced_strided_reshape_reads_only_the_records_the_slice_reaches(sparse_tib, preads):
+    last = (1 << 28) - 1  # records of the 1 TiB file
+    _write_records(sparse_tib, {0: (1.5, 2.5), 499: (3.0, 4.0), 500: (9.0, 9.0), last: (7.0, 8.0)})
+    with Pipeline([sparse_tib]) as pipeline:
+        head = pipeline.run(DecodeParams(dtype="float32", record_size=4096, fixed_length=8, shape=(-1,)),
+                            parse_slice(":1000"))
+        assert head.view.shape == (1000,)
+        assert head.view[[0, 1, 998, 999]].tolist() == [1.5, 2.5, 3.0, 4.0]
+        assert float(head.view[2]) == 0.0
+        assert "records 0 to 499 copied, the 500 the slice reaches" in head.steps[2]
+        assert head.steps[3] == "slice: (536870912,) -> (1000,)"
+        assert head.tensor is None and head.tensor_shape == (1 << 29,)
+        # the bytes read: at most the span of the 500 records, not the file
+        assert 500 * 8 <= sum(preads) <= 499 * 4096 + 8
+        # and the byte map still names each value's file offset
+        assert head.byte_offset(999) == (0, 499 * 4096 + 4, 4)
+
+        preads.clear()
+        tail = pipeline.run(DecodeParams(dtype="float32", record_size=4096, fixed_length=8, shape=(-1, 4)),
+                            parse_slice("-1:-3:-1, ::-1"))
+        assert tail.view.tolist() == [[8.0, 7.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]
+        assert "records 268,435,452 to 268,435,455 copied" in tail.steps[2]
+        assert 4 * 8 <= sum(preads) <= 3 * 4096 + 8
+        assert tail.byte_offset((0, 0)) == (0, last * 4096 + 4, 4)
+        assert tail.byte_offset((1, 3)) == (0, (last - 3) * 4096, 4)
+
+
+def test_a_whole_strided_reshape_that_would_read_past_the_read_limit_is_refused_before_reading(
+        sparse_tib, preads):
+    # the copy itself (2 GiB) fits the default budget; reading its records spans the whole TiB
+    with Pipeline([sparse_tib]) as pipeline, pytest.raises(BudgetError) as caught:
+        pipeline.run(DecodeParams(dtype="float32", record_size=4096, fixed_length=8, shape=(-1,)))
+    assert caught.value.message == (
+        "reshaping the strided (268435456, 2) values to (536870912,) would read 1.0 TiB of the "
+        "file, above the 16.0 GiB read limit (8 x the copy budget) (slice first: only the records "
+        "the slice reaches are copied; or keep the records' own shape (268435456, 2), a view, or "
+        "raise the budget with TENSOR_INSPECTOR_COPY_BUDGET)")
+    assert caught.value.field == "shape"
+    assert preads == []
+
+
+def test_the_command_prints_a_slice_of_a_strided_reshape_of_a_tib_file(sparse_tib, capsys):
+    _write_records(sparse_tib, {1: (6.0, -6.0)})
+    code = core.cli.main([sparse_tib, "--dtype", "float32", "--record-size", "4096",
+                          "--fixed-length", "8", "--shape", "-1", "--slice", "2:6"])
+    assert (code, capsys.readouterr().out) == (
+        0, "shape: (4,)\ndtype: float32 (little-endian)\n[ 6.0 -6.0  0.0  0.0]\n")

@@ -251,8 +251,8 @@ class Pipeline:
         window = record_window(decoded, target, slice_spec)
         records = decoded if window is None else decoded[window.first:window.stop]
         what = f"reshaping the strided {decoded.shape} values to {target}"
-        fix = ("slice first: only the records the slice reaches are copied; or keep the records' "
-               f"own shape {decoded.shape}, a view")
+        fix = ("slice first (only the records a slice reaches are copied), keep the records' shape "
+               f"{decoded.shape} (a view), or drop the fixed_length truncation")
         check_copy_budget(records.nbytes, what, fix, field="shape")
         check_read_span(records.shape[0] * abs(records.strides[0]) if records.ndim else records.nbytes,
                         what, fix, field="shape")

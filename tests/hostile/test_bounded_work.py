@@ -247,9 +247,9 @@ def test_a_whole_strided_reshape_that_would_read_past_the_read_limit_is_refused_
         pipeline.run(DecodeParams(dtype="float32", record_size=4096, fixed_length=8, shape=(-1,)))
     assert caught.value.message == (
         "reshaping the strided (268435456, 2) values to (536870912,) would read 1.0 TiB of the "
-        "file, above the 16.0 GiB read limit (8 x the copy budget) (slice first: only the records "
-        "the slice reaches are copied; or keep the records' own shape (268435456, 2), a view, or "
-        "raise the budget with TENSOR_INSPECTOR_COPY_BUDGET)")
+        "file, above the 16.0 GiB read limit (8 x the copy budget) (slice first (only the records "
+        "a slice reaches are copied), keep the records' shape (268435456, 2) (a view), or drop the "
+        "fixed_length truncation, or raise the budget with TENSOR_INSPECTOR_COPY_BUDGET)")
     assert caught.value.field == "shape"
     assert preads == []
 

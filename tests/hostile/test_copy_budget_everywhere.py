@@ -110,8 +110,9 @@ def test_a_reshape_that_needs_a_copy_is_refused(small_budget, data_file):
                                                           fixed_length=4, shape="-1")))
     assert error.field == "shape"
     assert error.message == (f"reshaping the strided (512, 2) values to (1024,) would copy 2.0 "
-                             f"KiB, {SUFFIX} (keep the last dimension, or drop the fixed_length "
-                             f"truncation, {HOW}")
+                             f"KiB, {SUFFIX} (slice first (only the records a slice reaches are "
+                             f"copied), keep the records' shape (512, 2) (a view), or drop the "
+                             f"fixed_length truncation, {HOW}")
 
 
 def test_joining_python_bytes_is_refused(small_budget):

@@ -2,7 +2,11 @@
 
 Rule: a listing run under :func:`controlled` (the window lists on a worker thread) reports the
 header bytes it reads and stops at its next header read once :meth:`ListingControl.cancel` was
-called, raising :class:`ListingCancelled`. :class:`~core.formats.reader.HeaderReader` calls
+called, raising :class:`ListingCancelled`. Entries show as they are found: a parser whose
+entries cost reads of their own (npz members, TFLite tensors, HDF5 datasets) appends them, in
+their final order, to the list :func:`collecting` gives it, which the control holds as
+:attr:`ListingControl.found` (appending is the only change made to it, so the window's thread
+may read a prefix of it at any time: :meth:`ListingControl.found_so_far`). :class:`~core.formats.reader.HeaderReader` calls
 :func:`check` on every read, so every format is covered without a line of its own. Outside
 :func:`controlled` (the command line) :func:`check` does nothing: listing stays synchronous.
 
@@ -19,7 +23,7 @@ from contextlib import contextmanager
 
 from core.errors import Cancelled, CoreError
 
-__all__ = ["ListingCancelled", "ListingControl", "check", "controlled"]
+__all__ = ["ListingCancelled", "ListingControl", "check", "collecting", "controlled"]
 
 
 class ListingCancelled(Cancelled, CoreError):  # noqa: N818 (a signal to stop, as Cancelled)
@@ -48,6 +52,15 @@ class ListingControl:
         self._progress = progress
         self._cancelled = cancelled
         self.bytes_read = 0
+        self.found: list = []
+        """Entries found so far by the parser running (see :func:`collecting`)."""
+        self.found_format = ""
+        """The format of the file whose entries :attr:`found` holds."""
+
+    def found_so_far(self) -> tuple:
+        """The entries found so far, in order (a snapshot; safe from any thread)."""
+        found = self.found
+        return tuple(found[:len(found)])
 
     def cancel(self) -> None:
         """Stop the listing at its next header read."""
@@ -76,6 +89,17 @@ def check(nbytes: int = 0) -> None:
     control = _CURRENT.get()
     if control is not None:
         control.check(nbytes)
+
+
+def collecting(format_name: str) -> list:
+    """A new list for a parser of ``format_name`` to append its entries to, in their final order:
+    under a control, the control's :attr:`ListingControl.found` (a new one, so that a parser that
+    failed leaves nothing behind); outside one, a plain list."""
+    control = _CURRENT.get()
+    if control is None:
+        return []
+    control.found, control.found_format = [], format_name
+    return control.found
 
 
 @contextmanager

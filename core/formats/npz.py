@@ -40,6 +40,7 @@ from core.dtypes.table import resolve_dtype
 from core.errors import ContainerError, CoreError, SourceError
 from core.files.npy_header import MAX_HEADER_BYTES, NPY_MAGIC, NpyHeader, parse_npy_header
 from core.files.sources import FileSource
+from core.formats import listing_control
 from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
 from core.formats.reader import HeaderReader
 from core.text.names import printable_name
@@ -147,7 +148,7 @@ def list_npz(reader: HeaderReader) -> ContainerListing:
         shift = archive.start_dir - _directory_offset_field(reader, archive)
         last = {info.filename: index for index, info in enumerate(members)}
         headers: dict[tuple[bytes, int], NpyHeader] = {}
-        entries = []
+        entries = listing_control.collecting("npz")
         for index, info in enumerate(members):
             if last[info.filename] != index:
                 entries.append(_duplicate_entry(info))

@@ -44,6 +44,7 @@ from dataclasses import replace
 import numpy as np
 
 from core.dtypes.table import resolve_dtype
+from core.formats import listing_control
 from core.formats.entry import ContainerFormat, ContainerListing, TensorEntry
 from core.formats.reader import HeaderReader, entry_limit, not_listed
 
@@ -294,7 +295,7 @@ def list_tflite(reader: HeaderReader) -> ContainerListing:
     except _WalkLimitError:
         raise reader.error(_walk_message(flat), 0, "the file is not a valid TFLite model; open "
                            "it as raw bytes with an explicit offset and dtype") from None
-    entries: list[TensorEntry] = []
+    entries: list[TensorEntry] = listing_control.collecting("tflite")
     problems: list[str] = []
     without_data = 0
     names: set[str] = set()

@@ -109,11 +109,13 @@ class TensorsModel(QAbstractItemModel):
         self._readable: list[bool] = []  # per listing index (flags() is asked for every row)
         self.any_opens_in_new_window = False  # an entry is readable, not a view of the open file
         self._filter = ""
+        self.partial = False  # the listing still runs: its entries so far
 
     # -- content ------------------------------------------------------------------------
-    def set_listing(self, listing: ContainerListing | None) -> None:
+    def set_listing(self, listing: ContainerListing | None, *, partial: bool = False) -> None:
+        """Show ``listing``; ``partial``: the entries a running listing has found so far."""
         self.beginResetModel()
-        self._listing = listing
+        self._listing, self.partial = listing, partial
         self._readable = [] if listing is None else [e.readable for e in listing.entries]
         self.any_opens_in_new_window = listing is not None and any(
             readable and not e.local_view for readable, e in zip(self._readable, listing.entries))
@@ -211,6 +213,8 @@ class TensorsModel(QAbstractItemModel):
                 shown = f"{len(self._rows)} of {total}" if len(self._rows) != total else str(total)
                 name = printable_name(os.path.basename(self._listing.path))
                 noun = "tensor" if len(self._rows) == total == 1 else "tensors"
+                if self.partial:
+                    return f"{self._listing.format}: {name} (listing... {shown} {noun} so far)"
                 return f"{self._listing.format}: {name} ({shown} {noun})"
             if role == Qt.ToolTipRole:
                 facts = [printable_name(self._listing.path)]
@@ -244,6 +248,7 @@ class TensorsPanel(QWidget):
     def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._document = document
+        self._shown_count = -1  # entries of the running listing shown
         self.filter_edit = QLineEdit(self, objectName="tensors.filter")
         self.filter_edit.setPlaceholderText("Filter tensors by name")
         self.filter_edit.setClearButtonEnabled(True)
@@ -280,6 +285,7 @@ class TensorsPanel(QWidget):
         self.tree.selectionModel().currentRowChanged.connect(self._on_current)
         self.tree.activated.connect(self._on_activated)
         document.containerChanged.connect(self._on_container)
+        document.listingChanged.connect(self._on_listing_progress)
         document.paramsChanged.connect(self._show_current)
         self._on_container(document.container)
 
@@ -296,6 +302,23 @@ class TensorsPanel(QWidget):
         self.open_button.setVisible(self.model.any_opens_in_new_window)
         self.values_error.hide()
         self._show_current()
+
+    def _on_listing_progress(self) -> None:
+        """Entries appear as the background listing finds them (the final listing replaces them)."""
+        found = self._document.listing_found
+        if found is None or (self.model.partial and self._shown_count == len(found.entries)):
+            return
+        current = self._current_entry()
+        self._shown_count = len(found.entries)
+        self.model.set_listing(found, partial=True)
+        self.tree.expand(self.model.index(0, 0))
+        if current is not None:
+            index = self.model.index_of(current)
+            if index.isValid():
+                self.tree.selectionModel().blockSignals(True)
+                self.tree.selectionModel().setCurrentIndex(
+                    index, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+                self.tree.selectionModel().blockSignals(False)
 
     def _size_columns(self) -> None:
         """Columns as wide as the header and the first :data:`SIZED_ROWS` rows need."""

@@ -111,7 +111,8 @@ class Document(QObject):
         ``invalidates_view`` is true every view of the files must be cleared until a reload.
     listingChanged()
         The background listing started, read more header bytes, or ended
-        (:attr:`listing_running`, :attr:`listing_bytes`, :attr:`listing_status`).
+        (:attr:`listing_running`, :attr:`listing_bytes`, :attr:`listing_status`, and the
+        entries found so far: :attr:`listing_found`).
     closing()
         The files are about to be closed (:meth:`close_files`): every view lets go of the
         arrays it holds and stops work that reads them, now; ``filesChanged`` follows once the
@@ -147,6 +148,7 @@ class Document(QObject):
         self._listing_task: BackgroundTask | None = None  # the current background listing
         self._listing_bytes = 0
         self._listing_status = ""
+        self._listing_found: ContainerListing | None = None  # entries found by the running listing
         self._listing_params: DecodeParams | None = None  # the params the file was opened with
         self._display_axes = DisplayAxes(self)
         self._display_axes.changed.connect(self._selection_follows_plane)
@@ -302,6 +304,13 @@ class Document(QObject):
         return self._listing_task is not None
 
     @property
+    def listing_found(self) -> ContainerListing | None:
+        """While the background listing runs, the entries it has found so far (in their final
+        order; metadata and problems come at the end), else None. :meth:`choose_tensor` takes
+        them as it takes the container's."""
+        return self._listing_found if self._listing_task is not None else None
+
+    @property
     def listing_bytes(self) -> int:
         """Header bytes the running (or last) background listing has read."""
         return self._listing_bytes
@@ -343,10 +352,11 @@ class Document(QObject):
         (compressed, quantized, in another file: :meth:`entry_values`), is reported through
         :attr:`errorChanged` and changes nothing.
         """
-        if self._container is None:
+        listing = self._container if self._container is not None else self.listing_found
+        if listing is None:
             return
         try:
-            entry = find_entry(self._container, name)
+            entry = find_entry(listing, name)
             if entry.mappable and not entry.local_view:
                 raise ContainerError(f"'{name}' lives in another file ({entry.file}): open it in a new "
                                      "window (entry_values)", field="tensor")
@@ -653,6 +663,7 @@ class Document(QObject):
         ended = threading.Event()
         counted = [0]  # header bytes read, written by the worker, read on progress signals
         last = [0.0, 0]
+        controls: list[ListingControl] = []  # the worker's control: its entries found so far
 
         def work(progress, cancelled):  # on the worker: no widget, no signal of ours
             def report(nbytes: int) -> None:
@@ -663,6 +674,7 @@ class Document(QObject):
                     progress(last[1], 1000)  # a new step each time (the task throttles by steps)
 
             control = ListingControl(report, cancelled)
+            controls.append(control)
             with controlled(control):
                 found = _listing(pipeline)
             if control.cancelled:  # a parser that turned the cancel into a problem
@@ -678,16 +690,24 @@ class Document(QObject):
             return outcome[0]
         self._listing_task, self._listing_bytes, self._listing_status = task, 0, ""
         self._listing_params = params
-        task.progressChanged.connect(lambda _step, _total, t=task: self._on_listing_progress(t, counted[0]))
+        path = pipeline.source.paths[0]
+        task.progressChanged.connect(lambda _step, _total, t=task: self._on_listing_progress(
+            t, counted[0], controls[0] if controls else None, path))
         task.succeeded.connect(lambda found, t=task: self._on_listing_ended(t, found))
         task.failed.connect(lambda error, t=task: self._on_listing_ended(t, (None, describe_error(error))))
         task.cancelled.connect(lambda t=task: self._on_listing_ended(t, None))
         self.listingChanged.emit()
         return None, None
 
-    def _on_listing_progress(self, task: BackgroundTask, done: int) -> None:
+    def _on_listing_progress(self, task: BackgroundTask, done: int, control: ListingControl | None,
+                             path: str) -> None:
         if task is self._listing_task:
             self._listing_bytes = done
+            if control is not None and control.found_format:
+                known = self._listing_found
+                if known is None or len(known.entries) != len(control.found) or known.format != control.found_format:
+                    self._listing_found = ContainerListing(control.found_format, path,
+                                                           control.found_so_far(), {}, ())
             self.listingChanged.emit()
 
     def _on_listing_ended(self, task: BackgroundTask,
@@ -695,7 +715,7 @@ class Document(QObject):
         """The background listing ended (``found`` None: cancelled); dropped unless current."""
         if task is not self._listing_task:
             return
-        self._listing_task = None
+        self._listing_task, self._listing_found = None, None
         if found is None:
             self._listing_status = ListingCancelled().message
             self.listingChanged.emit()
@@ -713,7 +733,7 @@ class Document(QObject):
     def _release(self, pipeline: Pipeline | None) -> None:
         """Close ``pipeline`` (no longer the document's): now, or when the listing that reads
         it has stopped (cancelled here)."""
-        task, self._listing_task = self._listing_task, None
+        task, self._listing_task, self._listing_found = self._listing_task, None, None
         if task is not None:
             task.cancel()
             if pipeline is not None:

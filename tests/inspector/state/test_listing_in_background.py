@@ -134,3 +134,59 @@ def test_a_file_opened_meanwhile_is_not_overwritten_by_the_old_listing(qtbot, fi
     np.testing.assert_array_equal(doc.result.view, np.arange(3, dtype=np.int32))
     assert first.source.closed  # closed once its listing stopped
     assert not doc.pipeline.source.closed
+
+
+# ------------------------------------------------------------------ entries as they are found
+class PausedMembers:
+    """``npz._member_entry`` that, from member ``after`` on, keeps reading header bytes (the
+    engine's progress hook) until :attr:`gate` is set (at most 20 s)."""
+
+    def __init__(self, original, after: int) -> None:
+        self.original, self.after, self.calls = original, after, 0
+        self.gate = threading.Event()
+
+    def __call__(self, reader, *args):
+        self.calls += 1
+        deadline = time.monotonic() + 20
+        while self.calls > self.after and not self.gate.is_set() and time.monotonic() < deadline:
+            reader.read(0, 8)
+            time.sleep(0.005)
+        return self.original(reader, *args)
+
+
+def test_entries_appear_as_they_are_found_and_can_be_chosen_before_the_listing_ends(
+        qtbot, tmp_path, monkeypatch):
+    from core.formats import npz
+
+    path = tmp_path / "five.npz"
+    np.savez(path, **{f"a{i}": np.arange(3, dtype=np.int16) + 10 * i for i in range(5)})
+    paused = PausedMembers(npz._member_entry, after=2)
+    monkeypatch.setattr(npz, "_member_entry", paused)
+    monkeypatch.setattr(document_module, "LISTING_GRACE_S", 0.0)
+    configure_pyqtgraph()
+    window = MainWindow(SettingsStore(QSettings(str(tmp_path / "s.ini"), QSettings.IniFormat)))
+    qtbot.addWidget(window)
+    try:
+        assert window.open_paths([str(path)])
+        doc = window.document
+        qtbot.waitUntil(lambda: doc.listing_found is not None and len(doc.listing_found.entries) == 2,
+                        timeout=10_000)
+        assert doc.listing_running and doc.container is None
+        assert [e.name for e in doc.listing_found.entries] == ["a0", "a1"]
+        panel = window.docks["tensors"].widget()
+        root = panel.model.index(0, 0)
+        qtbot.waitUntil(lambda: panel.model.rowCount(root) == 2, timeout=10_000)
+        assert panel.model.data(root) == "npz: five.npz (listing... 2 tensors so far)"
+        assert panel.model.data(panel.model.index(1, 0, root)) == "a1"
+        doc.choose_tensor("a1")  # chosen before the listing ends
+        assert doc.result.view.tolist() == [10, 11, 12]
+        with qtbot.waitSignal(doc.containerChanged, timeout=10_000):
+            paused.gate.set()
+        assert [e.name for e in doc.container.entries] == ["a0", "a1", "a2", "a3", "a4"]
+        assert doc.listing_found is None and doc.current_entry.name == "a1"  # the choice is kept
+        assert panel.model.data(root) == "npz: five.npz (5 tensors)"
+        assert doc.result.view.tolist() == [10, 11, 12]
+    finally:
+        paused.gate.set()
+        wait_for_tasks()
+        window.close()

@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import ErrorReport
+from core.formats.registry import container_path
 from core.pipeline.pipeline import DecodeParams
 from core.text.names import printable_name
 from inspector.bytes.hex_actions import HexActions
@@ -254,7 +255,7 @@ class MainWindow(QMainWindow):
         by real path, so through a link too). ``remember=False`` (the embedded sample) keeps the
         files out of Open Recent and out of the files reopened on start.
         """
-        paths = [os.path.abspath(os.fspath(p)) for p in paths]
+        paths = [os.path.abspath(container_path(os.fspath(p))) for p in paths]
         if not paths:
             return False
         self._save_decode_settings()

@@ -36,7 +36,7 @@ from core.errors import ContainerError, CoreError
 from core.files.sources import FileSource, open_source
 from core.formats.entry import ContainerListing, find_entry
 from core.formats.reader import HeaderReader
-from core.formats.registry import FORMATS, detect_format, list_container
+from core.formats.registry import FORMATS, container_path, detect_format, list_container
 from core.formats.report import listing_json, listing_table
 from core.formats.values import open_entry
 from core.pipeline.pipeline import Pipeline, PipelineResult
@@ -144,6 +144,7 @@ def run(words: Sequence[str]) -> int:
         if args.session is not None:  # the session's files, layout and slice; options override
             plan = plan_session(args, *params_from_args(args))
             args.files, args.tensor = list(plan.files), plan.tensor
+        args.files = [container_path(path) for path in args.files]  # a checkpoint by prefix or folder
         if (args.list or args.tensor is not None) and len(args.files) != 1:
             raise ContainerError(f"--list and --tensor take one container file, not "
                                  f"{len(args.files)} (name one file)", field="files")

@@ -13,10 +13,12 @@ from core.formats import hdf5, idx, npz, safetensors, wav
 from core.formats.entry import ContainerFormat, ContainerListing
 from core.formats.gguf import FORMAT as GGUF
 from core.formats.reader import HeaderReader
+from core.formats.tf_checkpoint import FORMAT as TF_CHECKPOINT
+from core.formats.tf_checkpoint import checkpoint_index
 from core.formats.tflite import FORMAT as TFLITE
 from core.formats.tfrecord import FORMAT as TFRECORD
 
-__all__ = ["FORMATS", "SNIFF_BYTES", "detect_format", "format_named", "list_container", "list_file"]
+__all__ = ["FORMATS", "SNIFF_BYTES", "container_path", "detect_format", "format_named", "list_container", "list_file"]
 
 #: Bytes of the file's start every ``sniff`` sees.
 SNIFF_BYTES = 4096
@@ -33,6 +35,7 @@ FORMATS: tuple[ContainerFormat, ...] = (
     GGUF,                # "GGUF"
     TFLITE,              # "TFL3" at byte 4
     TFRECORD,            # no magic: a length whose masked CRC-32C matches (1 in 2**32 by chance)
+    TF_CHECKPOINT,       # two zero bytes, then a BundleHeaderProto (and the table magic at the end)
     idx.FORMAT,          # two zero bytes, a type byte, a dimension count: the weakest magic (keep it last)
 )
 
@@ -75,6 +78,13 @@ def list_container(reader: HeaderReader) -> ContainerListing | None:
         return None
     reader.format = found.name
     return found.list(reader)
+
+
+def container_path(path: str) -> str:
+    """The file that ``path`` names as a container: a TensorFlow checkpoint's ``.index`` file for
+    its prefix or its directory (:func:`core.formats.tf_checkpoint.checkpoint_index`), else
+    ``path`` itself. The command line and the window open what this gives."""
+    return checkpoint_index(path) or path
 
 
 def list_file(path: str) -> ContainerListing | None:

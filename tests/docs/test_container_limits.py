@@ -146,6 +146,27 @@ def check_npy_structured(tmp: Path) -> None:
         assert pipeline.run(DecodeParams(offset=0, dtype="uint8")).view.size == path.stat().st_size
 
 
+TF_CHECKPOINT = Path(__file__).resolve().parents[1] / "core" / "formats" / "fixtures" / "tf_checkpoint"
+
+
+def check_tf_checkpoint_string(tmp: Path) -> None:
+    problem = problem_of(TF_CHECKPOINT / "objects" / "ckpt-1.index", "_CHECKPOINTABLE_OBJECT_GRAPH")
+    assert "string" in problem and "not decoded" in problem
+
+
+def check_tf_checkpoint_compressed_block(tmp: Path) -> None:
+    index = bytearray((TF_CHECKPOINT / "v1" / "model.ckpt.index").read_bytes())
+    # the v1 index has one data block from byte 0; its size is in the index block's one handle
+    footer = index[-48:]
+    index_offset = footer[2]  # one-byte varints: metaindex (offset, size), then the index block's offset
+    key_length = index[index_offset + 1]  # index entry: shared 0, key length, value length, key, handle
+    data_size = index[index_offset + 3 + key_length + 1]  # the handle: offset 0, then the size
+    index[data_size] = 1  # the data block's trailer: compression type 1 (snappy)
+    (tmp / "model.ckpt.index").write_bytes(bytes(index))
+    listing = list_file(str(tmp / "model.ckpt.index"))
+    assert listing.entries == () and "is compressed (type 1)" in listing.problems[0]
+
+
 CHECKS = {
     "safetensors-f6-f4": ("refused", check_safetensors_f6_f4),
     "safetensors-f8": ("works", check_safetensors_f8),
@@ -158,6 +179,8 @@ CHECKS = {
     "hdf5-not-numeric": ("refused", check_hdf5_not_numeric),
     "idx-zero-dimension": ("refused", check_idx_zero_dimension),
     "npy-structured": ("refused", check_npy_structured),
+    "tf-checkpoint-string": ("refused", check_tf_checkpoint_string),
+    "tf-checkpoint-compressed-block": ("refused", check_tf_checkpoint_compressed_block),
 }
 
 

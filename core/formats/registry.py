@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from core.errors import ContainerError
 from core.files.sources import open_source
-from core.formats import hdf5, idx, npz, safetensors, wav
+from core.formats import hdf5, idx, npz, safetensors, shard_index, wav
 from core.formats.entry import ContainerFormat, ContainerListing
 from core.formats.gguf import FORMAT as GGUF
 from core.formats.reader import HeaderReader
@@ -32,6 +32,7 @@ FORMATS: tuple[ContainerFormat, ...] = (
     wav.FORMAT,          # RIFF/RIFX/RF64/BW64 .... WAVE
     wav.AIFF_FORMAT,     # FORM .... AIFF/AIFC
     safetensors.FORMAT,  # uint64 header length, then '{'
+    shard_index.FORMAT,  # a JSON object with a "weight_map" (model.safetensors.index.json)
     GGUF,                # "GGUF"
     TFLITE,              # "TFL3" at byte 4
     TFRECORD,            # no magic: a length whose masked CRC-32C matches (1 in 2**32 by chance)

@@ -9,6 +9,12 @@ are listed the same way. Extras: quantization scale, zero point and quantized di
 operators using the tensor, the shape signature, the subgraph and buffer numbers. TFLite
 stores data little-endian.
 
+A quantized integer tensor (a scale in its quantization) is followed by a *computed* entry
+``NAME (dequantized)``: its float32 values ``scale * (q - zero_point)``, per channel along the
+quantized dimension (:mod:`core.formats.quantization`), from the format's ``values`` hook
+(:func:`tflite_values`), which reads the tensor's full scales and zero points again and its
+integers with ``pread`` (a budget-checked copy); its offset and length are the integers' bytes.
+
 Tensors without data (activations, inputs, outputs: computed at run time) are not entries; the
 listing's metadata counts them (``tensors without stored data``), so the list holds only
 tensors that have numbers to show. Types the engine cannot decode (STRING, INT4, RESOURCE,
@@ -43,12 +49,16 @@ from dataclasses import replace
 
 import numpy as np
 
+from core.budget import check_copy_budget
 from core.dtypes.table import resolve_dtype
+from core.errors import ContainerError
+from core.files.sources import FileSource
 from core.formats import listing_control
-from core.formats.entry import ContainerFormat, ContainerListing, TensorEntry
+from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
+from core.formats.quantization import dequantize_affine
 from core.formats.reader import HeaderReader, entry_limit, not_listed
 
-__all__ = ["FORMAT", "MAX_ITEMS", "TENSOR_TYPES", "list_tflite", "sniff"]
+__all__ = ["FORMAT", "MAX_ITEMS", "TENSOR_TYPES", "list_tflite", "sniff", "tflite_values"]
 
 #: Upper bound of any vector walked (tensors of a subgraph, subgraphs, operators, operator
 #: inputs): a larger count is refused as a corrupt model instead of a long walk.
@@ -329,6 +339,8 @@ def list_tflite(reader: HeaderReader) -> ContainerListing:
                     entry = _renamed(entry, f"{entry.name} (tensor {index})")
                 names.add(entry.name)
                 entries.append(entry)
+                if entry.problem is None and "quantization scale" in entry.extras and entry.dtype in _QUANTIZED:
+                    entries.append(_dequantized(entry))
     except _WalkLimitError:
         problems.append(reader.error(_walk_message(flat) + f"; {len(entries)} tensors listed, "
                                      "the rest not").message)
@@ -337,6 +349,65 @@ def list_tflite(reader: HeaderReader) -> ContainerListing:
     metadata["tensors without stored data"] = (
         f"{without_data} (activations, inputs and outputs: computed at run time, not listed)")
     return ContainerListing("tflite", reader.path, tuple(entries), metadata, tuple(problems))
+
+
+#: Integer types whose quantized tensors get a dequantized entry.
+_QUANTIZED = ("int8", "uint8", "int16", "int32", "int64")
+_DEQUANTIZED = " (dequantized)"
+
+
+def _dequantized(entry: TensorEntry) -> TensorEntry:
+    """The computed float32 entry of a quantized tensor (module rules)."""
+    return replace(entry, name=entry.name + _DEQUANTIZED, dtype="float32", storage=Storage.COMPUTED,
+                   stored_type=f"{entry.stored_type}, dequantized",
+                   extras=dict(entry.extras, dequantized="scale * (q - zero point)"))
+
+
+def tflite_values(source: FileSource, entry: TensorEntry) -> EntryValues:
+    """The format's ``values`` hook: a dequantized entry's float32 values (module rules).
+
+    Raises
+    ------
+    ContainerError
+        ``field="tensor"``: not a dequantized entry, or its model or quantization changed or
+        does not fit the tensor.
+    BudgetError
+        The integers and the values exceed the copy budget.
+    """
+    if entry.storage is not Storage.COMPUTED or not entry.name.endswith(_DEQUANTIZED):
+        raise ContainerError(f"'{entry.name}' is not a dequantized TFLite tensor (open it directly: "
+                             "its values are stored as they are)", field="tensor")
+    reader = HeaderReader(source, 0, "tflite")
+    flat = _Flat(reader)
+    subgraph_number, index = int(entry.extras["subgraph"]), int(entry.extras["tensor index"])
+    try:
+        model = flat.table(flat.unpack("<I", 0, "the root offset"), "the model table")
+        subgraph = flat.table(model.tables(_MODEL_SUBGRAPHS, "the subgraphs vector")[subgraph_number],
+                              f"subgraph {subgraph_number}")
+        tensor = flat.table(subgraph.tables(_SUBGRAPH_TENSORS, "the tensors")[index], "the tensor")
+        quant = tensor.table(_TENSOR_QUANTIZATION, "its quantization")
+        if quant is None:
+            raise _StructureError("it has no quantization", 0)
+        scale = quant.numbers(_QUANT_SCALE, "<f", "its quantization scale")
+        zero = quant.numbers(_QUANT_ZERO_POINT, "<q", "its quantization zero point")
+        axis = int(quant.scalar(_QUANT_DIMENSION, "<i"))
+    except (_StructureError, _WalkLimitError, IndexError) as bad:
+        raise ContainerError(f"the quantization of '{entry.name}' cannot be read again ({bad}); the "
+                             "model changed since it was listed (reload it)", field="tensor") from None
+    stored = resolve_dtype(_STORED_OF[entry.stored_type.split(",")[0]])
+    check_copy_budget(entry.nbytes, f"reading the {entry.nbytes} bytes of '{entry.name}'", "open a smaller tensor",
+                      field="tensor")
+    q = np.frombuffer(source.read_exact(0, entry.offset, entry.nbytes, f"the integers of '{entry.name}'"),
+                      dtype=stored.newbyteorder("<")).reshape(entry.shape)
+    values = dequantize_affine(q, scale, zero, axis, f"'{entry.name}'")
+    return EntryValues(values, "dequantized",
+                       f"'{entry.name}': scale * (q - zero point) of its {entry.stored_type.split(',')[0]} "
+                       f"values, float32, a copy of {values.nbytes} bytes; its values are computed, not "
+                       "stored at a file offset")
+
+
+#: The schema type name of a quantized tensor -> its engine integer type.
+_STORED_OF = {"INT8": "int8", "UINT8": "uint8", "INT16": "int16", "INT32": "int32", "INT64": "int64"}
 
 
 def _walk_message(flat: _Flat) -> str:
@@ -475,4 +546,4 @@ def _shown(values: list) -> object:
     return values[0] if len(values) == 1 else tuple(values[:16])
 
 
-FORMAT = ContainerFormat("tflite", sniff, list_tflite)
+FORMAT = ContainerFormat("tflite", sniff, list_tflite, tflite_values)

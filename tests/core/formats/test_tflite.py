@@ -160,7 +160,8 @@ def test_inline_buffers_list_weights_with_offsets_quantization_and_users(tmp_pat
     path.write_bytes(model)
     listing = list_file(str(path))
     assert listing.format == "tflite" and listing.problems == ()
-    assert [e.name for e in listing.entries] == ["dense/weights", "dense/bias", "conv/filter"]
+    assert [e.name for e in listing.entries] == ["dense/weights", "dense/bias", "conv/filter",
+                                                  "conv/filter (dequantized)"]
     assert listing.metadata["tensors without stored data"].startswith("2 (activations")
     assert listing.metadata["version"] == "3" and listing.metadata["description"] == "built by the test"
     weights = find_entry(listing, "dense/weights")
@@ -273,7 +274,7 @@ def test_hostile_lying_vector_length_and_buffer_past_the_end(tmp_path):
     weights = find_entry(list_file(_model_file(tmp_path, model)), "dense/weights")
     struct.pack_into("<I", model, weights.offset - 4, 0x7FFFFFFF)  # Buffer.data length lies
     listing = list_file(_model_file(tmp_path, model))
-    assert [e.name for e in listing.entries] == ["dense/bias", "conv/filter"]  # the rest usable
+    assert [e.name for e in listing.entries] == ["dense/bias", "conv/filter", "conv/filter (dequantized)"]  # the rest usable
     assert "subgraph 0 tensor 1: buffer 1 data claims 2147483647 elements" in listing.problems[0]
     assert f"at byte {weights.offset - 4}" in listing.problems[0]
     ext = build_model(TENSORS, [b"", ("ext", 1 << 40, 24), b"", b"", b""])

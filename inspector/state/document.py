@@ -64,6 +64,7 @@ from core.slicing.expr import parse_slice, stored_slice_text
 from core.slicing.spec import SliceSpec
 from inspector.state.background_task import BackgroundTask
 from inspector.state.bookmarks import Bookmarks
+from inspector.state.busy import BusyState
 from inspector.state.commands import CommandStack, ValueCommand
 from inspector.state.display_axes import DisplayAxes
 from inspector.state.file_monitor import FileMonitor
@@ -152,6 +153,7 @@ class Document(QObject):
         self._display_axes.changed.connect(self._selection_follows_plane)
         self._history = CommandStack(on_change=self.historyChanged.emit)
         self._view_options = ViewOptionsModel(self._display_axes, self._history, self)
+        self._busy = BusyState(self)  # what the window is busy with (the status bar shows it)
         self._shown_paths: tuple[str, ...] = ()
         self._views_cleared_by: ChangeReport | None = None
         self._bookmarks = Bookmarks(self)  # follows filesChanged: connected before any view
@@ -206,6 +208,11 @@ class Document(QObject):
     def display_axes(self) -> DisplayAxes:
         """Which plane of the view is shown; reset here (only) when the view's shape changes."""
         return self._display_axes
+
+    @property
+    def busy(self) -> BusyState:
+        """The window's busy state (:mod:`inspector.state.busy`): work over 100 ms says so."""
+        return self._busy
 
     @property
     def view_options(self) -> ViewOptionsModel:

@@ -239,3 +239,109 @@ def test_the_json_of_a_container_tensor_reports_no_trailing_bytes(tmp_path, caps
     raw.write_bytes(bytes(10))
     assert main([str(raw), "--record-size", "4", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["trailing_bytes"] == [2]  # outside a container: said
+
+
+# ---------------------------------------------------------------- issue 31 item 15: busy state
+def _busy_label(window):
+    from PySide6.QtWidgets import QLabel
+
+    return window.findChild(QLabel, "status.busy")
+
+
+def test_slow_statistics_show_the_busy_state_until_they_end(window, qtbot, tmp_path, monkeypatch):
+    """The slowness is injected (the statistics wait for the test), never measured."""
+    import threading
+
+    from PySide6.QtCore import Qt
+
+    import inspector.panels.statistics_panel as statistics_panel
+
+    gate = threading.Event()
+    real = statistics_panel.compute_statistics
+
+    def slow_statistics(*args, **kwargs):
+        gate.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(statistics_panel, "compute_statistics", slow_statistics)
+    path = tmp_path / "ramp.bin"
+    path.write_bytes(np.arange(1000, dtype="<f4").tobytes())
+    assert window.open_paths([str(path)], DecodeParams(dtype="float32"))
+    label = _busy_label(window)
+    qtbot.waitUntil(lambda: label.isVisible(), timeout=5_000)
+    assert label.text() == "Computing the statistics of 1,000 values…"
+    assert QApplication.overrideCursor() is not None
+    assert QApplication.overrideCursor().shape() == Qt.CursorShape.BusyCursor
+    gate.set()
+    qtbot.waitUntil(lambda: not label.isVisible(), timeout=10_000)
+    assert QApplication.overrideCursor() is None
+    assert window.statistics_panel.status_text().startswith("1,000 values")
+
+
+def test_the_ml_dtypes_import_blocks_with_the_wait_cursor_and_a_message(window, qtbot, tmp_path, monkeypatch):
+    """The data inspector's import of ml_dtypes (about 0.5 s holding the GIL) is the GUI-thread
+    freeze a first open or dtype change met: it is announced before it starts and cleared after."""
+    from PySide6.QtCore import Qt
+
+    import inspector.bytes.data_inspector as data_inspector
+
+    during = []
+
+    def import_seen_from_the_window():
+        cursor = QApplication.overrideCursor()
+        during.append((_busy_label(window).isVisible(), _busy_label(window).text(),
+                       None if cursor is None else cursor.shape()))
+
+    monkeypatch.setattr(data_inspector, "loaded_ml_dtypes", lambda: None)  # as at start-up
+    monkeypatch.setattr(data_inspector, "ml_dtypes_module", import_seen_from_the_window)
+    path = tmp_path / "bytes.bin"
+    path.write_bytes(np.arange(64, dtype=np.uint8).tobytes())
+    assert window.open_paths([str(path)])
+    window.docks["inspector"].raise_()
+    qtbot.waitUntil(lambda: len(during) > 0, timeout=5_000)
+    assert during[0] == (True, "Loading the bfloat16 and float8 types…", Qt.CursorShape.WaitCursor)
+    assert not _busy_label(window).isVisible() and QApplication.overrideCursor() is None
+
+
+def test_a_dtype_change_on_a_2_gib_file_reads_the_whole_file_off_the_gui_thread(window, qtbot, tmp_path, monkeypatch):
+    """Nothing proportional to the file runs on the GUI thread: the overview of 2 GiB reads on a
+    worker, and the GUI thread reads only what the screen shows (a strided preview, the table's
+    cells, the bytes at the cursor)."""
+    import threading
+
+    from core.display.line_decimation import MinMaxPyramid
+    from core.scan.blocks import BlockReader
+
+    path = tmp_path / "big.bin"
+    with open(path, "wb") as f:
+        f.truncate(2 << 30)  # sparse: 2 GiB of zeros that take no disk space
+    read_by = {"gui": 0, "workers": 0}
+    lock = threading.Lock()
+    real_read = BlockReader.read
+
+    def counted_read(self, view, *args, **kwargs):
+        out = real_read(self, view, *args, **kwargs)
+        with lock:
+            read_by["gui" if threading.current_thread() is threading.main_thread() else "workers"] += out.nbytes
+        return out
+
+    built_on = []
+    real_build = MinMaxPyramid.build.__func__
+
+    def recorded_build(cls, *args, **kwargs):
+        built_on.append(threading.current_thread() is threading.main_thread())
+        return real_build(cls, *args, **kwargs)
+
+    monkeypatch.setattr(BlockReader, "read", counted_read)
+    monkeypatch.setattr(MinMaxPyramid, "build", classmethod(recorded_build))
+    assert window.open_paths([str(path)])
+    qtbot.waitUntil(lambda: window.plot_panel.line_plot.pyramid is not None, timeout=120_000)
+    read_by.update(gui=0, workers=0)
+    built_on.clear()
+    window.findChild(type(window.decode_panel.dtype_combo), "decode.dtype").setCurrentIndex(
+        window.decode_panel.dtype_combo.findData("float32"))
+    assert window.document.result.view.shape == (1 << 29,)
+    qtbot.waitUntil(lambda: window.plot_panel.line_plot.pyramid is not None, timeout=120_000)
+    assert built_on == [False]  # the overview of the new type was built on a worker
+    assert read_by["workers"] == 2 << 30  # ... reading every byte there
+    assert read_by["gui"] < 1 << 20  # the GUI thread read less than 1 MiB of the 2 GiB

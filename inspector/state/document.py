@@ -54,7 +54,7 @@ from PySide6.QtCore import QObject, Signal
 from core.errors import DEBUG_VARIABLE, ContainerError, CoreError, ErrorReport, SourceError, describe_error
 from core.files.file_change import ChangeReport
 from core.files.memory import open_memory
-from core.formats.entry import ContainerListing, TensorEntry, find_entry
+from core.formats.entry import ContainerListing, TensorEntry, find_entry, shows_channel_lines
 from core.formats.listing_control import ListingCancelled, ListingControl, controlled
 from core.formats.reader import HeaderReader
 from core.formats.registry import list_container
@@ -776,7 +776,9 @@ class Document(QObject):
         view = result.view
         if self._display_axes.shape != view.shape:
             self._display_axes.reset(view.shape)  # the one place the display axes are reset
-        self._view_options.fit(view.shape, view.dtype.kind == "c")  # and the view options fitted
+        # and the view options fitted (a signal with channels is drawn as lines: core's rule)
+        self._view_options.fit(view.shape, view.dtype.kind == "c",
+                               signal=view.ndim == 2 and shows_channel_lines(self.current_entry, view.shape))
         dropped = self._selection is not None and not _index_in(self._selection, view.shape)
         if dropped:
             self._selection = None

@@ -345,3 +345,62 @@ def test_a_dtype_change_on_a_2_gib_file_reads_the_whole_file_off_the_gui_thread(
     assert built_on == [False]  # the overview of the new type was built on a worker
     assert read_by["workers"] == 2 << 30  # ... reading every byte there
     assert read_by["gui"] < 1 << 20  # the GUI thread read less than 1 MiB of the 2 GiB
+
+
+# ---------------------------------------------------------------- issue 31 item 18: WAV lines
+def _stereo_wav(tmp_path, frames=1000):
+    """A stereo int16 WAV written by Python's wave module: left = 10 * frame - 5000, right =
+    3000 - 7 * frame (exact in int16)."""
+    import wave
+
+    frame = np.arange(frames)
+    samples = np.stack([10 * frame - 5000, 3000 - 7 * frame], axis=1).astype("<i2")
+    path = tmp_path / "stereo.wav"
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(2)
+        out.setsampwidth(2)
+        out.setframerate(8000)
+        out.writeframes(samples.tobytes())
+    return str(path), samples
+
+
+def test_a_stereo_wav_opens_as_one_line_per_channel(window, qtbot, tmp_path):
+    path, samples = _stereo_wav(tmp_path)
+    assert window.open_paths([path])
+    document, panel = window.document, window.plot_panel
+    assert document.result.view.shape == (1000, 2)
+    assert document.view_options.value.plot_line_axis == 0
+    assert document.view_options.value.plot_channel_lines is True
+    assert panel.mode == "line"
+    curves = [panel.line_plot.curve, *panel.line_plot.channel_curves]
+    assert len(curves) == 2
+    x0, y0 = curves[0].getData()
+    x1, y1 = curves[1].getData()
+    assert len(x0) == len(x1) == 1000 and x0[0] == 0 and x0[-1] == 999  # x is the frame index
+    for frame in (0, 1, 500, 999):
+        assert y0[frame] == 10 * frame - 5000 == samples[frame, 0]
+        assert y1[frame] == 3000 - 7 * frame == samples[frame, 1]
+    legend = panel.line_plot.plot_item.legend
+    assert [label.text for _sample, label in legend.items] == ["channel 0", "channel 1"]
+    assert window.findChild(type(panel.toolbar.mode_combo), "plot.mode").currentText() == "lines per channel (axis 1)"
+    # the image is still a choice away, undoable
+    panel.set_line_axis(None)
+    assert panel.mode == "image"
+    window.menus.undo_action.trigger()
+    assert panel.mode == "line" and len(panel.line_plot.channel_curves) == 1
+
+
+def test_the_same_samples_as_raw_bytes_are_an_image_not_lines(window, qtbot, tmp_path):
+    """Only a signal entry (or the user's choice) draws lines per channel: a raw 2-d file of the
+    same shape opens as the image, and leaving the WAV entry's layout goes back to the image."""
+    _path, samples = _stereo_wav(tmp_path)
+    raw = tmp_path / "stereo.bin"
+    raw.write_bytes(samples.tobytes())
+    assert window.open_paths([str(raw)], DecodeParams(dtype="int16", shape=(1000, 2)))
+    assert window.plot_panel.mode == "image"
+    assert window.document.view_options.value.plot_channel_lines is False
+    assert window.open_paths([_path])
+    assert window.plot_panel.mode == "line"
+    window.document.update_params(shape=(500, 4))  # not the entry's (frames, channels) any more
+    assert window.plot_panel.mode == "image"
+    assert window.plot_panel.line_plot.channel_curves == []

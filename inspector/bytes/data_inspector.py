@@ -32,7 +32,7 @@ from core.dtypes.ml_types import loaded_ml_dtypes, ml_dtypes_module
 from core.dtypes.table import ENGINE_TYPES, is_tf_decode_type, packed_row, resolve_dtype, tf_name, type_row
 from core.errors import CoreError, describe_error
 from core.text.number_format import classify_value, describe_special, format_value
-from inspector.state.busy import BusyState
+from inspector.state.busy import ML_DTYPES_MESSAGE, BusyState
 from inspector.widgets import palette
 
 MAX_BYTES = 16
@@ -223,7 +223,7 @@ class DataInspector(QWidget):
         if loaded_ml_dtypes() is None and self._busy is not None:
             # A C extension's import holds the GIL throughout: a worker thread would freeze
             # the window just the same, so it runs here and says so.
-            with self._busy.during("Loading the bfloat16 and float8 types…"):
+            with self._busy.during(ML_DTYPES_MESSAGE):
                 ml_dtypes_module()
         else:
             ml_dtypes_module()

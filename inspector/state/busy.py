@@ -9,7 +9,8 @@ nothing else sets a busy cursor or message. Two ways in:
   task ends (any outcome). Work that ends sooner never shows anything, so quick edits do not
   flicker. The cursor is the busy cursor (an arrow with an hourglass): the window still works.
 * :meth:`BusyState.during` a piece of work that has to block the GUI thread and is known to take
-  longer than the grace period (importing ml_dtypes, about 0.5 s): busy at once, before the work
+  longer than the grace period (importing ml_dtypes, about 0.5 s: the first decode as bfloat16
+  or float8, or the data inspector's rows of those types): busy at once, before the work
   starts, with the wait cursor; :attr:`changed` is emitted synchronously, so the status bar paints
   the message before the event loop stops.
 
@@ -28,10 +29,13 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from inspector.state.background_task import BackgroundTask
 
-__all__ = ["GRACE_MS", "BusyState"]
+__all__ = ["GRACE_MS", "ML_DTYPES_MESSAGE", "BusyState"]
 
 #: Work that lasts longer than this (ms) shows the busy state.
 GRACE_MS = 100
+#: The message while ml_dtypes is imported (the first bfloat16 or float8 decode, the data
+#: inspector's rows of those types): a C extension's set-up that holds the GIL for ~0.5 s.
+ML_DTYPES_MESSAGE = "Loading the bfloat16 and float8 types…"
 
 
 class BusyState(QObject):

@@ -51,6 +51,7 @@ from dataclasses import replace
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
+from core.dtypes.table import needs_ml_dtypes_import
 from core.errors import DEBUG_VARIABLE, ContainerError, CoreError, ErrorReport, SourceError, describe_error
 from core.files.file_change import ChangeReport
 from core.files.memory import open_memory
@@ -64,7 +65,7 @@ from core.slicing.expr import parse_slice, stored_slice_text
 from core.slicing.spec import SliceSpec
 from inspector.state.background_task import BackgroundTask
 from inspector.state.bookmarks import Bookmarks
-from inspector.state.busy import BusyState
+from inspector.state.busy import ML_DTYPES_MESSAGE, BusyState
 from inspector.state.commands import CommandStack, ValueCommand
 from inspector.state.display_axes import DisplayAxes
 from inspector.state.file_monitor import FileMonitor
@@ -766,7 +767,11 @@ class Document(QObject):
         if self._pipeline is None or self._unparsed_slice is not None:
             return
         try:
-            result = self._pipeline.run(self._params, self._spec)
+            if needs_ml_dtypes_import(self._params.dtype):  # ~0.5 s holding the GIL: say so first
+                with self._busy.during(ML_DTYPES_MESSAGE):
+                    result = self._pipeline.run(self._params, self._spec)
+            else:
+                result = self._pipeline.run(self._params, self._spec)
         except Exception as error:  # the boundary: report, keep the last good view
             self._result_current = False
             self._set_error(error)

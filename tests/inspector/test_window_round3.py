@@ -404,3 +404,36 @@ def test_the_same_samples_as_raw_bytes_are_an_image_not_lines(window, qtbot, tmp
     window.document.update_params(shape=(500, 4))  # not the entry's (frames, channels) any more
     assert window.plot_panel.mode == "image"
     assert window.plot_panel.line_plot.channel_curves == []
+
+
+def test_the_first_bfloat16_decode_announces_the_ml_dtypes_import(window, qtbot, tmp_path, monkeypatch):
+    """Decoding bfloat16 before anything imported ml_dtypes imports it in the pipeline's run on
+    the GUI thread (about 0.5 s, the GIL held): the wait cursor and the message come first."""
+    from PySide6.QtCore import Qt
+
+    import inspector.state.document as document_module
+    from core.dtypes.table import needs_ml_dtypes_import
+    from core.pipeline.pipeline import Pipeline
+
+    assert needs_ml_dtypes_import("float32") is False and needs_ml_dtypes_import(None) is False
+    path = tmp_path / "halves.bin"
+    path.write_bytes(np.array([1.0, -2.5, 3.0, 0.5], dtype="<f4").view("<u2")[1::2].tobytes())
+    assert window.open_paths([str(path)], DecodeParams(dtype="uint16"))
+    seen = []
+    real_run = Pipeline.run
+
+    def observed_run(self, params, *args, **kwargs):
+        cursor = QApplication.overrideCursor()
+        seen.append((params.dtype, _busy_label(window).isVisible(), _busy_label(window).text(),
+                     None if cursor is None else cursor.shape()))
+        return real_run(self, params, *args, **kwargs)
+
+    # as at start-up: ml_dtypes not imported yet (the test session may have imported it)
+    monkeypatch.setattr(document_module, "needs_ml_dtypes_import", lambda dtype: dtype == "bfloat16")
+    monkeypatch.setattr(Pipeline, "run", observed_run)
+    window.document.update_params(dtype="bfloat16")
+    assert seen == [("bfloat16", True, "Loading the bfloat16 and float8 types…", Qt.CursorShape.WaitCursor)]
+    assert not _busy_label(window).isVisible() and QApplication.overrideCursor() is None
+    assert [float(v) for v in window.document.result.view] == [1.0, -2.5, 3.0, 0.5]
+    window.document.update_params(dtype="uint16")
+    assert seen[-1] == ("uint16", False, "", None)

@@ -149,7 +149,7 @@ DEFAULT_DOCKS: tuple[DockSpec, ...] = (
     DockSpec("plot", "Plot", RIGHT, lambda c: PlotPanel(document=c.document), focus_text="&Plot", focus_key="Alt+4"),
     DockSpec("hex", "Bytes", BOTTOM, lambda c: HexView(), focus_text="&Bytes", focus_key="Alt+5",
              focus=lambda view: view),
-    DockSpec("inspector", "Data inspector", BOTTOM, lambda c: DataInspector(), focus_text="Data &inspector",
+    DockSpec("inspector", "Data inspector", BOTTOM, lambda c: DataInspector(busy=c.document.busy), focus_text="Data &inspector",
              focus_key="Alt+6", scroll=True),
     DockSpec("statistics", "Statistics", RIGHT, _statistics, focus_text="S&tatistics", focus_key="Alt+7",
              tab_with="plot", scroll=True),

@@ -58,11 +58,12 @@ from typing import Any
 
 import numpy as np
 
-from core.dtypes.ml_types import ml_dtypes_module
+from core.dtypes.ml_types import loaded_ml_dtypes, ml_dtypes_module
 from core.errors import DecodeError
 
 __all__ = [
     "TypeRow",
+    "needs_ml_dtypes_import",
     "TYPE_ROWS",
     "ENGINE_TYPES",
     "TF_DECODE_RAW_TYPES",
@@ -496,6 +497,18 @@ def engine_name(dtype: Any) -> str:
     if name is None:
         raise attr_error(quoted, TF_DECODE_RAW_TYPES, "choose one of the allowed types")
     return name
+
+
+def needs_ml_dtypes_import(dtype: Any) -> bool:
+    """Whether using the type ``dtype`` names imports ml_dtypes now (about 0.5 s, once): it is
+    one of ml_dtypes' types (bfloat16, float8) and ml_dtypes is not imported yet. An unknown
+    name or None needs nothing (it fails elsewhere, or means the default uint8)."""
+    if dtype is None or loaded_ml_dtypes() is not None:
+        return False
+    try:
+        return _BY_NAME[engine_name(dtype)].from_ml_dtypes
+    except (DecodeError, KeyError, TypeError):
+        return False
 
 
 def tf_name(dtype: Any) -> str:

@@ -20,6 +20,9 @@ Rules
   entry: that its values come through ``values``; for any other entry: why it cannot be shown
   at all and what to do). :attr:`TensorEntry.mappable` is "a view the parameters show";
   :attr:`TensorEntry.readable` is "its values can be had one way or the other".
+- A *multi-channel signal* (:attr:`TensorEntry.signal`: the samples of a WAV or AIFF file, shape
+  ``(frames, channels)``) is shown as one line per channel along the frames, not as an image
+  of frames x channels: :func:`shows_channel_lines` is the rule, for the data shown.
 """
 
 from __future__ import annotations
@@ -43,7 +46,11 @@ if TYPE_CHECKING:
     from core.files.sources import Source
     from core.formats.reader import HeaderReader
 
-__all__ = ["ContainerFormat", "ContainerListing", "EntryValues", "Storage", "TensorEntry", "find_entry"]
+__all__ = ["MAX_CHANNEL_LINES", "ContainerFormat", "ContainerListing", "EntryValues", "Storage", "TensorEntry",
+           "find_entry", "shows_channel_lines"]
+
+#: The most channels of a signal drawn as lines (one curve each); more are shown as an image.
+MAX_CHANNEL_LINES = 16
 
 
 class Storage(enum.Enum):
@@ -112,6 +119,9 @@ class TensorEntry:
         = the entry's own shape while the elements decode as listed (the stored item size, no
         ``fixed_length``), else ``batch + (-1,)``: the decoded values of each string on the last
         axis. None: the decode shape (one axis of elements).
+    signal
+        The tensor is a signal of shape ``(frames, channels)`` (audio samples): shown as one
+        line per channel (:func:`shows_channel_lines`).
     """
 
     name: str
@@ -128,6 +138,7 @@ class TensorEntry:
     strides: tuple[int, ...] | None = None
     file: str | None = None
     batch: tuple[int, ...] | None = None
+    signal: bool = False
 
     @property
     def mappable(self) -> bool:
@@ -283,6 +294,17 @@ class ContainerListing:
     entries: tuple[TensorEntry, ...]
     metadata: Mapping[str, str] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
+
+
+def shows_channel_lines(entry: TensorEntry | None, shape: tuple[int, ...] | None) -> bool:
+    """Whether data of ``shape`` showing ``entry`` is drawn as one line per channel.
+
+    The rule: the entry is a multi-channel signal (:attr:`TensorEntry.signal`), the data shown
+    is that whole tensor (2-d, of the entry's shape ``(frames, channels)``: a dtype of another
+    size or a slice shows something else) and it has 1 to :data:`MAX_CHANNEL_LINES` channels.
+    """
+    return (entry is not None and entry.signal and shape is not None and len(shape) == 2
+            and tuple(shape) == tuple(entry.shape) and 1 <= shape[1] <= MAX_CHANNEL_LINES)
 
 
 def find_entry(listing: ContainerListing, name: str) -> TensorEntry:

@@ -208,7 +208,7 @@ def _listing(format: str, reader: HeaderReader, dtype: str | None, little: bool,
         problem = f"{format.upper()} samples: {problem}"
     width = block_align // channels if channels > 0 and block_align > 0 else 1
     entry = TensorEntry("samples", dtype, little or width == 1, (frames, max(channels, 0)),
-                        offset, used, stored, extras, problem)
+                        offset, used, stored, extras, problem, signal=True)
     return ContainerListing(format, reader.path, (entry,), {k: str(v) for k, v in extras.items()},
                             tuple(problems))
 

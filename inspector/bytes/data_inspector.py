@@ -32,6 +32,7 @@ from core.dtypes.ml_types import loaded_ml_dtypes, ml_dtypes_module
 from core.dtypes.table import ENGINE_TYPES, is_tf_decode_type, packed_row, resolve_dtype, tf_name, type_row
 from core.errors import CoreError, describe_error
 from core.text.number_format import classify_value, describe_special, format_value
+from inspector.state.busy import ML_DTYPES_MESSAGE, BusyState
 from inspector.widgets import palette
 
 MAX_BYTES = 16
@@ -77,8 +78,9 @@ class DataInspector(QWidget):
 
     typeChosen = Signal(str, bool)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, busy: BusyState | None = None) -> None:
         super().__init__(parent)
+        self._busy = busy  # the window's busy state: the ml_dtypes import blocks for ~0.5 s
         self._data = b""
         self._offset: int | None = None
         self._waiting_for_ml_dtypes = False  # some cell shows LOADING
@@ -218,7 +220,13 @@ class DataInspector(QWidget):
         return super().eventFilter(watched, event)
 
     def _load_ml_dtypes(self) -> None:
-        ml_dtypes_module()
+        if loaded_ml_dtypes() is None and self._busy is not None:
+            # A C extension's import holds the GIL throughout: a worker thread would freeze
+            # the window just the same, so it runs here and says so.
+            with self._busy.during(ML_DTYPES_MESSAGE):
+                ml_dtypes_module()
+        else:
+            ml_dtypes_module()
         if self._waiting_for_ml_dtypes:
             self.set_bytes(self._data, self._offset)
 

@@ -122,6 +122,7 @@ class GuessDialog(QDialog):
         task.failed.connect(lambda error, t=task: self._on_failed(t, error))
         self._task = task
         task.start()
+        self._document.busy.follow(task, f"Guessing the layout of {display_name(paths[0])}…")
 
     def _on_guessed(self, task: BackgroundTask, report: GuessReport) -> None:
         if task is not self._task:

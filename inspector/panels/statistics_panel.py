@@ -224,6 +224,7 @@ class StatisticsPanel(QWidget):
         self.progress_bar.setValue(0)
         self._set_running(True)
         task.start()
+        self._document.busy.follow(task, f"Computing the statistics of {view.size:,} values…")
         self.computationStarted.emit(task)
         return task
 

@@ -13,12 +13,19 @@ While the open file's listing runs in the background (:attr:`Document.listing_ru
 <inspector.state.document.Document.listing_running>`), ``status.listing`` says so with the
 header bytes read and ``status.listingCancel`` stops it; a cancelled listing leaves ``listing
 cancelled`` there (the file stays shown as raw bytes) until other files are opened.
+
+The window's busy state (:mod:`inspector.state.busy`, :attr:`Document.busy
+<inspector.state.document.Document.busy>`) is shown here and nowhere else: ``status.busy`` says
+what the window is busy with, and the application's override cursor is the busy cursor while a
+worker's result is awaited (the wait cursor while the GUI thread itself is blocked); both go
+when the work ends. A blocking reason is painted at once, before the work starts.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QCursor, QGuiApplication
 from PySide6.QtWidgets import QLabel, QStatusBar, QToolButton, QWidget
 
 from core.errors import describe_error
@@ -52,16 +59,22 @@ class StatusBar(QStatusBar):
         self.type_label = QLabel()
         self.shape_label = QLabel()
         self.selection_label = ElidedLabel(mode=Qt.TextElideMode.ElideRight)  # the name is last
+        self.busy_label = ElidedLabel(preferred_chars=40)  # a long file name never widens the window
+        self.busy_label.setObjectName("status.busy")
+        self.busy_label.setVisible(False)
+        self._cursor_set = False  # this bar's override cursor is on the application's stack
         self.listing_label = QLabel(objectName="status.listing")
         self.listing_cancel = QToolButton(objectName="status.listingCancel", text="Cancel")
         self.listing_cancel.setToolTip("Stop listing the tensors of this file (it stays shown as raw bytes)")
         self.listing_cancel.clicked.connect(document.cancel_listing)
-        make_plain(self.file_label, self.type_label, self.shape_label, self.selection_label, self.listing_label)
-        for widget in (self.listing_label, self.listing_cancel, self.file_label, self.type_label, self.shape_label):
+        make_plain(self.file_label, self.type_label, self.shape_label, self.selection_label, self.listing_label,
+                   self.busy_label)
+        for widget in (self.busy_label, self.listing_label, self.listing_cancel, self.file_label, self.type_label, self.shape_label):
             self.addPermanentWidget(widget)
         self.addWidget(self.selection_label, 1)
         document.listingChanged.connect(self._on_listing_changed)
         self._on_listing_changed()
+        document.busy.changed.connect(self._on_busy_changed)
         document.filesChanged.connect(self._on_files_changed)
         document.resultChanged.connect(self._on_result_changed)
         document.selectionChanged.connect(self._on_selection_changed)
@@ -77,6 +90,24 @@ class StatusBar(QStatusBar):
             self.listing_label.setText(document.listing_status)
         self.listing_label.setVisible(document.listing_running or bool(document.listing_status))
         self.listing_cancel.setVisible(document.listing_running)
+
+    def _on_busy_changed(self, message: str, blocking: bool) -> None:
+        self.busy_label.setText(message)
+        self.busy_label.setVisible(bool(message))
+        if message:
+            cursor = QCursor(Qt.CursorShape.WaitCursor if blocking else Qt.CursorShape.BusyCursor)
+            if self._cursor_set:
+                QGuiApplication.changeOverrideCursor(cursor)
+            else:
+                QGuiApplication.setOverrideCursor(cursor)
+                self._cursor_set = True
+            if blocking:  # the event loop stops until the work ends: paint the message now
+                if self.layout() is not None:
+                    self.layout().activate()
+                self.repaint()
+        elif self._cursor_set:
+            QGuiApplication.restoreOverrideCursor()
+            self._cursor_set = False
 
     def _on_files_changed(self) -> None:
         if not self._document.paths:

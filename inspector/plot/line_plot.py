@@ -19,6 +19,12 @@ What is drawn depends only on the visible x-range ``[start, stop)`` and the plot
    soon as the pyramid is ready.
 
 Cases 2 and 3 draw two points (min, max) per bucket, so every bucket's true extrema are drawn.
+
+A signal with channels is drawn as one curve per channel (:meth:`LinePlot.set_values` with
+``channels``): channel 0 is the array itself, with its pyramid; every further channel is drawn
+by the same rules without a pyramid of its own (exact, or read and peak-decimated up to
+:data:`DIRECT_READ_LIMIT` visible elements, else a strided preview), each in its colour of
+:data:`~inspector.widgets.palette.PLOT_CHANNELS`, named in the legend (``channel 0``...).
 NaN breaks the line (all-NaN buckets are NaN); ``+-inf`` are kept in the curve data, are not
 drawn as lines, and are marked by triangles at the top / bottom of the finite data.
 
@@ -184,6 +190,9 @@ class LinePlot(QWidget):
 
         self.curve = _WindowedCurve(pen=pg.mkPen(palette.PLOT_CURVE, width=1))
         self._plot_item.addItem(self.curve)
+        self._channels: tuple[np.ndarray, ...] = ()  # channels 1.. of a signal (channel 0: values)
+        self.channel_curves: list[_WindowedCurve] = []  # their curves, in channel order
+        self._legend: pg.LegendItem | None = None
         self.inf_markers = pg.ScatterPlotItem(size=9, pen=None, brush=pg.mkBrush(palette.PLOT_INF_MARKER))
         self._plot_item.addItem(self.inf_markers, ignoreBounds=True)
         dash = pg.mkPen(palette.PLOT_GRID, width=1, style=Qt.PenStyle.DashLine)
@@ -247,7 +256,8 @@ class LinePlot(QWidget):
         return "" if self._status.isHidden() else self._status.text()
 
     def set_values(self, values: np.ndarray | None, part: str = "abs", keep_view: bool = False,
-                   block_reader: Callable[[], BlockReader] | None = None) -> None:
+                   block_reader: Callable[[], BlockReader] | None = None,
+                   channels: tuple[np.ndarray, ...] = ()) -> None:
         """Show the 1-d array ``values`` (held by reference; None clears the plot).
 
         Cancels a pyramid build of the previous array and, for arrays longer than
@@ -255,12 +265,15 @@ class LinePlot(QWidget):
         (when stepping through lines of equal length); otherwise the whole array is shown.
         ``block_reader`` makes a :class:`~core.scan.blocks.BlockReader` over the maps ``values``
         may view (e.g. ``PipelineResult.block_reader``): the build reads through it, so a file
-        that shrinks during the build stops it with a "changed on disk" status.
+        that shrinks during the build stops it with a "changed on disk" status. ``channels``:
+        the further channels of a signal whose channel 0 is ``values`` (1-d, of its length),
+        each drawn as a curve of its own (module docstring), with a legend.
 
         Raises
         ------
         ValueError
-            If ``values`` is not 1-d or ``part`` is not a complex part name.
+            If ``values`` is not 1-d or ``part`` is not a complex part name, or a channel is
+            not 1-d of the length of ``values``.
         TypeError
             If the dtype is not numeric.
         """
@@ -268,7 +281,10 @@ class LinePlot(QWidget):
             if values.ndim != 1:
                 raise ValueError(f"a line plot needs 1-d data, got shape {values.shape}")
             real_values(np.empty(0, dtype=values.dtype), part)  # reject bad dtypes/parts now
+        if any(c.shape != (len(values) if values is not None else -1,) for c in channels):
+            raise ValueError("every channel must be 1-d, as long as channel 0")
         self.cancel_overview()
+        self._set_channels(tuple(channels))
         self._values = values
         self._part = part
         self._block_reader = block_reader
@@ -290,6 +306,27 @@ class LinePlot(QWidget):
 
     def clear(self) -> None:
         self.set_values(None)
+
+    def _set_channels(self, channels: tuple[np.ndarray, ...]) -> None:
+        """Curves for channels 1.. (as many as given), and a legend while there are any."""
+        self._channels = channels
+        while len(self.channel_curves) > len(channels):
+            self._plot_item.removeItem(self.channel_curves.pop())
+        while len(self.channel_curves) < len(channels):
+            colour = palette.PLOT_CHANNELS[(len(self.channel_curves) + 1) % len(palette.PLOT_CHANNELS)]
+            curve = _WindowedCurve(pen=pg.mkPen(colour, width=1))
+            self._plot_item.addItem(curve)
+            self.channel_curves.append(curve)
+        for curve in self.channel_curves:
+            curve.full_length = len(channels[0])
+        if channels and self._legend is None:
+            self._legend = self._plot_item.addLegend(offset=(-10, 10))
+        if self._legend is not None:
+            self._legend.clear()
+            if channels:
+                for number, curve in enumerate((self.curve, *self.channel_curves)):
+                    self._legend.addItem(curve, f"channel {number}")
+            self._legend.setVisible(bool(channels))
 
     def cancel_overview(self) -> None:
         """Stop building the pyramid of the current array (it will never be used)."""
@@ -333,6 +370,12 @@ class LinePlot(QWidget):
             self._status.setVisible(True)
             return
         self.curve.setData(x, y)
+        try:
+            for channel, curve in zip(self._channels, self.channel_curves):
+                curve.setData(*self._channel_curve_of(channel, start, stop, px))
+        except SourceError:
+            for curve in self.channel_curves:
+                curve.setData([], [])
         if self._view_box.autoRangeEnabled()[1]:
             # Fit y now rather than at the next paint: PlotDataItem clips the drawn (and
             # getData) values to 1e6 view heights, measured against the current y-range.
@@ -371,6 +414,19 @@ class LinePlot(QWidget):
                 x = np.arange(start, stop, stride)
                 y = np.array(real_values(self._screen_read(values[start:stop:stride]), self._part))
         return x, y
+
+    def _channel_curve_of(self, values: np.ndarray, start: int, stop: int, px: int) -> tuple[np.ndarray, np.ndarray]:
+        """The curve of a further channel (module docstring): rules 1, 3 and 4, no pyramid."""
+        count = stop - start
+        if count == 0:
+            return np.empty(0), np.empty(0)
+        if count <= EXACT_PER_PIXEL * px:
+            return np.arange(start, stop), np.array(real_values(self._screen_read(values[start:stop]), self._part))
+        if count <= DIRECT_READ_LIMIT:
+            return peak_decimate(self._screen_read(values[start:stop]), -(-count // px), start, self._part).curve()
+        stride = -(-count // (EXACT_PER_PIXEL * px))
+        return (np.arange(start, stop, stride),
+                np.array(real_values(self._screen_read(values[start:stop:stride]), self._part)))
 
     def _screen_read(self, view: np.ndarray) -> np.ndarray:
         """``view`` as a copy read with ``pread`` when it views a map (the block reader given to

@@ -11,7 +11,9 @@ Modes (:attr:`PlotPanel.mode`):
 - ``"scalar"``: 0-d data; the value is shown as text.
 - ``"line"``: 1-d data, or N-d data in "line along axis k" mode. The line runs along axis ``k``
   through the *anchor* element: the non-displayed axes at ``DisplayAxes.indices``, the
-  displayed axes at the selected element (or 0 before any selection).
+  displayed axes at the selected element (or 0 before any selection). 2-d data with lines per
+  channel (``ViewOptions.plot_channel_lines``, the default of a WAV's ``(frames, channels)``)
+  draws one line per column along axis 0, x the frame index; the anchor is column 0.
 - ``"image"``: N-d data (N >= 2) in "image (rows x cols)" mode, the default; grey values
   through a colormap, or a colour image (below).
 - ``"iq"`` / ``"constellation"``: 1-d complex data as I and Q traces, or as a scatter of Q
@@ -57,7 +59,7 @@ from inspector.plot.constellation_plot import ConstellationPlot
 from inspector.plot.image_plot import ImagePlot
 from inspector.plot.iq_traces import IQTracesPlot
 from inspector.plot.line_plot import LinePlot
-from inspector.plot.toolbar import SIGNAL_VIEWS, PlotToolbar
+from inspector.plot.toolbar import CHANNEL_LINES, SIGNAL_VIEWS, PlotToolbar
 from inspector.state.display_axes import DisplayAxes, normalize_index
 from inspector.state.document import Document
 from inspector.state.view_options import ViewOptions, ViewOptionsModel, colour_modes
@@ -158,7 +160,7 @@ class PlotPanel(QWidget):
 
         self._axes.changed.connect(self._on_axes_changed)
         self._options.changed.connect(self._on_options_changed)
-        self.toolbar.modeChosen.connect(self.set_line_axis)
+        self.toolbar.modeChosen.connect(self._on_mode_chosen)
         self.toolbar.partChosen.connect(self.set_complex_part)
         self.toolbar.colourChosen.connect(self.set_colour_mode)
         self.toolbar.channelAxisChosen.connect(self._on_channel_axis_chosen)
@@ -275,6 +277,25 @@ class PlotPanel(QWidget):
         """
         self._options.choose(plot_line_axis=None if axis is None else int(axis))
 
+    def set_channel_lines(self) -> None:
+        """2-d data: one line per column (channel) along axis 0; the user's choice (undoable
+        with a document).
+
+        Raises
+        ------
+        ValueError
+            The data shown is not 2-d.
+        """
+        self._options.choose(plot_line_axis=0, plot_channel_lines=True)
+
+    def _on_mode_chosen(self, mode: object) -> None:
+        if mode == CHANNEL_LINES:
+            self.set_channel_lines()
+        elif mode is not None and self._options.value.plot_channel_lines:
+            self._options.choose(plot_line_axis=int(mode), plot_channel_lines=False)
+        else:
+            self.set_line_axis(mode)
+
     def set_complex_part(self, part: str) -> None:
         """Plot a part of complex data (:data:`COMPLEX_PARTS`), or for 1-d complex data one of
         :data:`SIGNAL_VIEWS` (I and Q traces, constellation).
@@ -327,6 +348,9 @@ class PlotPanel(QWidget):
         if array is not None and (self._axes.shape != array.shape
                                   or self._options.fitted_to != (array.shape, _is_complex(array))):
             return  # the shared models describe another array for now; set_array will follow
+        if array is not None and self._document is not None and (
+                self._document.result is None or self._document.result.view is not array):
+            return  # the document has a new result (maybe of the same shape): set_array follows
         options = self._options.value
         if array is None or array.size == 0:
             self._show_message("empty", "no data" if array is None else f"empty array, shape {array.shape}")
@@ -387,14 +411,21 @@ class PlotPanel(QWidget):
             anchor[a] = self._axes.indices[a]
         anchor[axis] = 0
         self._line_anchor = tuple(anchor)
-        key = ("line", self._version, axis, self._line_anchor, part)
+        channel_lines = options.plot_channel_lines and array.ndim == 2 and axis == 0
+        if channel_lines:
+            anchor[1] = 0
+            self._line_anchor = tuple(anchor)
+        key = ("line", self._version, axis, self._line_anchor, part, channel_lines)
         if key != self._shown_key:
             line = array[tuple(slice(None) if a == axis else i for a, i in enumerate(anchor))]
+            channels = tuple(array[:, k] for k in range(1, array.shape[1])) if channel_lines else ()
             same_length = self._mode == "line" and self.line_plot.values is not None and len(self.line_plot.values) == len(line)
             self._clear_pages_except(self.line_plot)
             self.line_plot.set_values(line, part, keep_view=same_length,
-                                      block_reader=self._block_reader)
-            self.line_plot.plot_item.setLabel("bottom", "index" if array.ndim == 1 else f"index along axis {axis}")
+                                      block_reader=self._block_reader, channels=channels)
+            self.line_plot.plot_item.setLabel("bottom", "index" if array.ndim == 1 else
+                                              "frame (index along axis 0)" if channel_lines else
+                                              f"index along axis {axis}")
             self._shown_key = key
         self._mode = "line"
         self._stack.setCurrentWidget(self.line_plot)

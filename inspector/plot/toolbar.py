@@ -7,7 +7,7 @@ falls back when it no longer fits), and :class:`inspector.plot.panel.PlotPanel` 
 user's choices there and shows them here (:meth:`PlotToolbar.show_options`). Rules:
 
 - the mode combo lists ``image (rows × cols)`` and one ``line along axis k`` per axis, for N-d
-  data (N >= 2) only;
+  data (N >= 2) only, and for 2-d data ``lines per channel (axis 1)`` (one line per column);
 - the complex combo lists :data:`~core.display.line_decimation.COMPLEX_PARTS`, and for 1-d data
   also :data:`SIGNAL_VIEWS`;
 - the channel combo lists the axes that can hold colour channels
@@ -30,11 +30,14 @@ from inspector.state.view_options import (
     offered_parts,
 )
 
-__all__ = ["SIGNAL_VIEWS", "GREY", "PlotToolbar"]
+__all__ = ["CHANNEL_LINES", "SIGNAL_VIEWS", "GREY", "PlotToolbar"]
 
 #: The colour combo's first entry: a grey image through the colormap.
 GREY = "grey"
 _IMAGE_MODE = -1  # mode combo item data for "image"; line modes store the axis
+#: What :attr:`PlotToolbar.modeChosen` emits for "lines per channel" (2-d data).
+CHANNEL_LINES = "channel lines"
+_CHANNEL_LINES_MODE = -2  # its mode combo item data
 
 
 class PlotToolbar(QWidget):
@@ -44,7 +47,8 @@ class PlotToolbar(QWidget):
     Signals
     -------
     modeChosen(object)
-        The axis to plot a line along, or None for the image of the plane.
+        The axis to plot a line along, None for the image of the plane, or
+        :data:`CHANNEL_LINES` for one line per channel (2-d data).
     partChosen(str)
         A complex part or signal view.
     colourChosen(object)
@@ -99,10 +103,13 @@ class PlotToolbar(QWidget):
         chosen; refilling never emits a choice."""
         ndim = 0 if shape is None else len(shape)
         modes = [_IMAGE_MODE, *range(ndim)] if ndim >= 2 else []
+        if ndim == 2:
+            modes.append(_CHANNEL_LINES_MODE)
         line_axis = options.plot_line_axis
-        self._refill(self.mode_combo, modes, lambda axis: "image (rows × cols)" if axis == _IMAGE_MODE
-                     else f"line along axis {axis}",
-                     _IMAGE_MODE if line_axis is None else line_axis)
+        names = {_IMAGE_MODE: "image (rows × cols)", _CHANNEL_LINES_MODE: "lines per channel (axis 1)"}
+        current = (_IMAGE_MODE if line_axis is None else
+                   _CHANNEL_LINES_MODE if options.plot_channel_lines else line_axis)
+        self._refill(self.mode_combo, modes, lambda axis: names.get(axis, f"line along axis {axis}"), current)
         self._refill(self.part_combo, list(offered_parts(None if shape is None else ndim)), str,
                      options.complex_part)
         channels = channel_axes(shape, is_complex)
@@ -146,7 +153,10 @@ class PlotToolbar(QWidget):
     # ------------------------------------------------------------------ the user's choices
     def _on_mode_index(self, combo_index: int) -> None:
         data = self.mode_combo.itemData(combo_index)
-        self.modeChosen.emit(None if data is None or data == _IMAGE_MODE else int(data))
+        if data == _CHANNEL_LINES_MODE:
+            self.modeChosen.emit(CHANNEL_LINES)
+        else:
+            self.modeChosen.emit(None if data is None or data == _IMAGE_MODE else int(data))
 
     def _on_part_text(self, part: str) -> None:
         if part:

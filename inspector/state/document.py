@@ -51,10 +51,11 @@ from dataclasses import replace
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
+from core.dtypes.table import needs_ml_dtypes_import
 from core.errors import DEBUG_VARIABLE, ContainerError, CoreError, ErrorReport, SourceError, describe_error
 from core.files.file_change import ChangeReport
 from core.files.memory import open_memory
-from core.formats.entry import ContainerListing, TensorEntry, find_entry
+from core.formats.entry import ContainerListing, TensorEntry, find_entry, shows_channel_lines
 from core.formats.listing_control import ListingCancelled, ListingControl, controlled
 from core.formats.reader import HeaderReader
 from core.formats.registry import list_container
@@ -64,6 +65,7 @@ from core.slicing.expr import parse_slice, stored_slice_text
 from core.slicing.spec import SliceSpec
 from inspector.state.background_task import BackgroundTask
 from inspector.state.bookmarks import Bookmarks
+from inspector.state.busy import ML_DTYPES_MESSAGE, BusyState
 from inspector.state.commands import CommandStack, ValueCommand
 from inspector.state.display_axes import DisplayAxes
 from inspector.state.file_monitor import FileMonitor
@@ -154,6 +156,7 @@ class Document(QObject):
         self._display_axes.changed.connect(self._selection_follows_plane)
         self._history = CommandStack(on_change=self.historyChanged.emit)
         self._view_options = ViewOptionsModel(self._display_axes, self._history, self)
+        self._busy = BusyState(self)  # what the window is busy with (the status bar shows it)
         self._shown_paths: tuple[str, ...] = ()
         self._views_cleared_by: ChangeReport | None = None
         self._bookmarks = Bookmarks(self)  # follows filesChanged: connected before any view
@@ -208,6 +211,11 @@ class Document(QObject):
     def display_axes(self) -> DisplayAxes:
         """Which plane of the view is shown; reset here (only) when the view's shape changes."""
         return self._display_axes
+
+    @property
+    def busy(self) -> BusyState:
+        """The window's busy state (:mod:`inspector.state.busy`): work over 100 ms says so."""
+        return self._busy
 
     @property
     def view_options(self) -> ViewOptionsModel:
@@ -779,7 +787,11 @@ class Document(QObject):
         if self._pipeline is None or self._unparsed_slice is not None:
             return
         try:
-            result = self._pipeline.run(self._params, self._spec)
+            if needs_ml_dtypes_import(self._params.dtype):  # ~0.5 s holding the GIL: say so first
+                with self._busy.during(ML_DTYPES_MESSAGE):
+                    result = self._pipeline.run(self._params, self._spec)
+            else:
+                result = self._pipeline.run(self._params, self._spec)
         except Exception as error:  # the boundary: report, keep the last good view
             self._result_current = False
             self._set_error(error)
@@ -789,7 +801,9 @@ class Document(QObject):
         view = result.view
         if self._display_axes.shape != view.shape:
             self._display_axes.reset(view.shape)  # the one place the display axes are reset
-        self._view_options.fit(view.shape, view.dtype.kind == "c")  # and the view options fitted
+        # and the view options fitted (a signal with channels is drawn as lines: core's rule)
+        self._view_options.fit(view.shape, view.dtype.kind == "c",
+                               signal=view.ndim == 2 and shows_channel_lines(self.current_entry, view.shape))
         dropped = self._selection is not None and not _index_in(self._selection, view.shape)
         if dropped:
             self._selection = None

@@ -25,6 +25,12 @@ Rules
 - **Colour and the plane**: choosing a colour puts the two image axes beside the channel axis on
   screen (HWC: the two before it; CHW: the two after it); putting the channel axis on screen as
   rows or columns goes back to grey.
+- **Signals with channels** (:func:`core.formats.entry.shows_channel_lines`: a WAV or AIFF
+  entry, ``(frames, channels)``): when the data shown becomes such a signal (the document says
+  so in :meth:`ViewOptionsModel.fit`), the plot is a line along axis 0 with one line per
+  channel (``plot_channel_lines``); when it stops being one, the plot goes back to the image.
+  The user may choose the image or one line along an axis instead (undoable). Lines per channel
+  are offered for any 2-d data (one line per column) and need the line along axis 0.
 - **Restoring** (:meth:`ViewOptionsModel.restore`, sessions and remembered settings) adopts a
   whole value outside the history. Restored while nothing is shown, the plot's line axis waits
   for the first view and applies there if that view has the axis.
@@ -52,7 +58,7 @@ SIGNAL_VIEWS = ("I and Q", "constellation")
 #: The most decimals the fixed and scientific formats show.
 MAX_DECIMALS = 17
 #: The fields whose choice is an undoable command, with the Edit menu's words for it.
-UNDOABLE = {"plot_line_axis": "plot mode", "complex_part": "complex part", "colour_mode": "colour",
+UNDOABLE = {"plot_line_axis": "plot mode", "plot_channel_lines": "plot mode", "complex_part": "complex part", "colour_mode": "colour",
             "channel_axis": "colour", "table_format": "number format", "table_decimals": "decimals",
             "heat_map": "heat map", "square_pixels": "square pixels"}
 
@@ -71,6 +77,9 @@ class ViewOptions:
         Cell backgrounds coloured by value.
     plot_line_axis
         N-d data: the axis the plot draws a line along; None for the image of the plane.
+    plot_channel_lines
+        2-d data with ``plot_line_axis`` 0: one line per column (a signal's channels) instead
+        of the one line through the selected element.
     complex_part
         What the plot draws of complex data: a part of ``COMPLEX_PARTS`` or, for 1-d data, one
         of :data:`SIGNAL_VIEWS`.
@@ -96,6 +105,7 @@ class ViewOptions:
     table_decimals: int = 6
     heat_map: bool = False
     plot_line_axis: int | None = None
+    plot_channel_lines: bool = False
     complex_part: str = "abs"
     colour_mode: str | None = None
     channel_axis: int | None = None
@@ -118,7 +128,7 @@ class ViewOptions:
             raise ValueError(f"colour mode must be one of {COLOUR_MODES} or None, got {self.colour_mode!r}")
         if self.statistics_quantity not in COMPLEX_QUANTITIES:
             raise ValueError(f"quantity must be one of {COMPLEX_QUANTITIES}, got {self.statistics_quantity!r}")
-        for name in ("heat_map", "square_pixels", "histogram_log_scale"):
+        for name in ("heat_map", "square_pixels", "histogram_log_scale", "plot_channel_lines"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
 
@@ -160,13 +170,15 @@ def fitted(options: ViewOptions, shape: tuple[int, ...] | None, is_complex: bool
     line_axis = options.plot_line_axis
     if new_ndim or ndim is None or ndim < 2 or (line_axis is not None and line_axis >= ndim):
         line_axis = None
+    channel_lines = options.plot_channel_lines and ndim == 2 and line_axis == 0
     part = options.complex_part if options.complex_part in offered_parts(ndim) else "abs"
     if shape is not None and not is_complex:
         part = "abs"
     candidates = channel_axes(shape, is_complex)
     channel = options.channel_axis if options.channel_axis in candidates else (candidates[0] if candidates else None)
     colour = options.colour_mode if options.colour_mode in colour_modes(shape, channel) else None
-    return replace(options, plot_line_axis=line_axis, complex_part=part, channel_axis=channel, colour_mode=colour)
+    return replace(options, plot_line_axis=line_axis, plot_channel_lines=channel_lines, complex_part=part,
+                   channel_axis=channel, colour_mode=colour)
 
 
 class ViewOptionsModel(QObject):
@@ -196,6 +208,7 @@ class ViewOptionsModel(QObject):
         self._value = ViewOptions()
         self._shape: tuple[int, ...] | None = None  # the data the value was fitted to
         self._is_complex = False
+        self._signal = False  # the data shown is a signal with channels (module rules)
         display_axes.changed.connect(self._on_axes_changed)
 
     # ------------------------------------------------------------------ state
@@ -228,7 +241,10 @@ class ViewOptionsModel(QObject):
         """
         new = replace(self._value, **changes)
         self._check_offered(new, changes)
-        names = tuple(name for name in changes if getattr(new, name) != getattr(self._value, name))
+        if self._shape is not None:  # what the choice changes besides (the image ends lines per channel)
+            new = fitted(new, self._shape, self._is_complex, new_ndim=False)
+        follows = tuple(f.name for f in fields(ViewOptions) if f.name not in changes)
+        names = tuple(name for name in (*changes, *follows) if getattr(new, name) != getattr(self._value, name))
         if not names:
             return
         old_part = tuple((name, getattr(self._value, name)) for name in names)
@@ -247,18 +263,30 @@ class ViewOptionsModel(QObject):
         self._set(options if shape is None else self._grey_if_channels_shown(
             fitted(options, shape, is_complex, new_ndim=False)))
 
-    def fit(self, shape: tuple[int, ...] | None, is_complex: bool = False) -> None:
+    def fit(self, shape: tuple[int, ...] | None, is_complex: bool = False, signal: bool | None = None) -> None:
         """The data shown is now of ``shape`` (None: nothing shown): fit the options to it
-        (module rules, "Fitting"). Idempotent: every view of the same data may call it."""
+        (module rules, "Fitting"). Idempotent: every view of the same data may call it.
+
+        ``signal``: the data is a signal with channels (module rules; the document knows, from
+        :func:`core.formats.entry.shows_channel_lines`); None keeps what is known for the
+        same data (a view that only knows the shape), False for other data."""
         shape = None if shape is None else tuple(int(d) for d in shape)
         is_complex = bool(is_complex) and shape is not None
-        if (shape, is_complex) == (self._shape, self._is_complex):
+        same_data = (shape, is_complex) == (self._shape, self._is_complex)
+        signal = (self._signal if same_data else False) if signal is None else bool(signal) and shape is not None
+        if same_data and signal == self._signal:
             return
-        old = self._shape
+        old, was_signal = self._shape, self._signal
         # From nothing shown, a line axis restored meanwhile applies if it fits (module rules).
         new_ndim = old is not None and (shape is None or len(shape) != len(old))
-        self._shape, self._is_complex = shape, is_complex
-        self._set(self._grey_if_channels_shown(fitted(self._value, shape, is_complex, new_ndim)))
+        self._shape, self._is_complex, self._signal = shape, is_complex, signal
+        options = self._value
+        if signal and (not was_signal or not same_data):
+            options = replace(options, plot_line_axis=0, plot_channel_lines=True, colour_mode=None)
+            new_ndim = False
+        elif was_signal and not signal:
+            options = replace(options, plot_line_axis=None, plot_channel_lines=False)
+        self._set(self._grey_if_channels_shown(fitted(options, shape, is_complex, new_ndim)))
 
     # ------------------------------------------------------------------ internals
     def _check_offered(self, new: ViewOptions, changes: dict) -> None:
@@ -266,6 +294,9 @@ class ViewOptionsModel(QObject):
         if "plot_line_axis" in changes and new.plot_line_axis is not None and \
                 (ndim is None or ndim < 2 or new.plot_line_axis >= ndim):
             raise ValueError(f"no line along axis {new.plot_line_axis} for {ndim or 0}-d data")
+        if "plot_channel_lines" in changes and new.plot_channel_lines and \
+                (ndim != 2 or new.plot_line_axis != 0):
+            raise ValueError("lines per channel need 2-d data (frames, channels) and the line along axis 0")
         if "complex_part" in changes:
             parts = offered_parts(ndim) if self._is_complex else ("abs",)
             if new.complex_part not in parts:

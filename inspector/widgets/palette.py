@@ -19,7 +19,7 @@ from core.errors import Severity
 __all__ = [
     "MESSAGE_COLORS", "ERROR", "WARNING", "INFO", "NOTE", "ERROR_SHADE", "MUTED", "SPECIAL_VALUES",
     "SPECIAL", "HIGHLIGHT", "PLOT_CURVE", "PLOT_HISTOGRAM", "PLOT_GRID", "PLOT_SELECTION",
-    "PLOT_OUTLINE", "PLOT_INF_MARKER", "BOOKMARK_COLOURS", "MessageColors", "inline_style", "banner_style", "frame_style",
+    "PLOT_OUTLINE", "PLOT_INF_MARKER", "PLOT_CHANNELS", "BOOKMARK_COLOURS", "MessageColors", "inline_style", "banner_style", "frame_style",
     "colored_html", "DIFF_ABOVE", "DIFF_BELOW", "DIFF_NONE", "PLOT_SIDE_A", "PLOT_SIDE_B",
 ]
 
@@ -75,6 +75,8 @@ PLOT_SELECTION = "#ffd54f"
 PLOT_OUTLINE = "#ff5252"
 #: Markers of infinite values on a line plot.
 PLOT_INF_MARKER = "#ff7043"
+#: One colour per channel of a signal drawn as lines (channel 0 is the ordinary curve), in turn.
+PLOT_CHANNELS = (PLOT_CURVE, "#ff8a65", "#81c784", "#ba68c8", "#ffd54f", "#4db6ac", "#f06292", "#a1887f")
 
 
 def inline_style(severity: Severity | None) -> str:

@@ -239,3 +239,201 @@ def test_the_json_of_a_container_tensor_reports_no_trailing_bytes(tmp_path, caps
     raw.write_bytes(bytes(10))
     assert main([str(raw), "--record-size", "4", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["trailing_bytes"] == [2]  # outside a container: said
+
+
+# ---------------------------------------------------------------- issue 31 item 15: busy state
+def _busy_label(window):
+    from PySide6.QtWidgets import QLabel
+
+    return window.findChild(QLabel, "status.busy")
+
+
+def test_slow_statistics_show_the_busy_state_until_they_end(window, qtbot, tmp_path, monkeypatch):
+    """The slowness is injected (the statistics wait for the test), never measured."""
+    import threading
+
+    from PySide6.QtCore import Qt
+
+    import inspector.panels.statistics_panel as statistics_panel
+
+    gate = threading.Event()
+    real = statistics_panel.compute_statistics
+
+    def slow_statistics(*args, **kwargs):
+        gate.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(statistics_panel, "compute_statistics", slow_statistics)
+    path = tmp_path / "ramp.bin"
+    path.write_bytes(np.arange(1000, dtype="<f4").tobytes())
+    assert window.open_paths([str(path)], DecodeParams(dtype="float32"))
+    label = _busy_label(window)
+    qtbot.waitUntil(lambda: label.isVisible(), timeout=5_000)
+    assert label.text() == "Computing the statistics of 1,000 values…"
+    assert QApplication.overrideCursor() is not None
+    assert QApplication.overrideCursor().shape() == Qt.CursorShape.BusyCursor
+    gate.set()
+    qtbot.waitUntil(lambda: not label.isVisible(), timeout=10_000)
+    assert QApplication.overrideCursor() is None
+    assert window.statistics_panel.status_text().startswith("1,000 values")
+
+
+def test_the_ml_dtypes_import_blocks_with_the_wait_cursor_and_a_message(window, qtbot, tmp_path, monkeypatch):
+    """The data inspector's import of ml_dtypes (about 0.5 s holding the GIL) is the GUI-thread
+    freeze a first open or dtype change met: it is announced before it starts and cleared after."""
+    from PySide6.QtCore import Qt
+
+    import inspector.bytes.data_inspector as data_inspector
+
+    during = []
+
+    def import_seen_from_the_window():
+        cursor = QApplication.overrideCursor()
+        during.append((_busy_label(window).isVisible(), _busy_label(window).text(),
+                       None if cursor is None else cursor.shape()))
+
+    monkeypatch.setattr(data_inspector, "loaded_ml_dtypes", lambda: None)  # as at start-up
+    monkeypatch.setattr(data_inspector, "ml_dtypes_module", import_seen_from_the_window)
+    path = tmp_path / "bytes.bin"
+    path.write_bytes(np.arange(64, dtype=np.uint8).tobytes())
+    assert window.open_paths([str(path)])
+    window.docks["inspector"].raise_()
+    qtbot.waitUntil(lambda: len(during) > 0, timeout=5_000)
+    assert during[0] == (True, "Loading the bfloat16 and float8 types…", Qt.CursorShape.WaitCursor)
+    assert not _busy_label(window).isVisible() and QApplication.overrideCursor() is None
+
+
+def test_a_dtype_change_on_a_2_gib_file_reads_the_whole_file_off_the_gui_thread(window, qtbot, tmp_path, monkeypatch):
+    """Nothing proportional to the file runs on the GUI thread: the overview of 2 GiB reads on a
+    worker, and the GUI thread reads only what the screen shows (a strided preview, the table's
+    cells, the bytes at the cursor)."""
+    import threading
+
+    from core.display.line_decimation import MinMaxPyramid
+    from core.scan.blocks import BlockReader
+
+    path = tmp_path / "big.bin"
+    with open(path, "wb") as f:
+        f.truncate(2 << 30)  # sparse: 2 GiB of zeros that take no disk space
+    read_by = {"gui": 0, "workers": 0}
+    lock = threading.Lock()
+    real_read = BlockReader.read
+
+    def counted_read(self, view, *args, **kwargs):
+        out = real_read(self, view, *args, **kwargs)
+        with lock:
+            read_by["gui" if threading.current_thread() is threading.main_thread() else "workers"] += out.nbytes
+        return out
+
+    built_on = []
+    real_build = MinMaxPyramid.build.__func__
+
+    def recorded_build(cls, *args, **kwargs):
+        built_on.append(threading.current_thread() is threading.main_thread())
+        return real_build(cls, *args, **kwargs)
+
+    monkeypatch.setattr(BlockReader, "read", counted_read)
+    monkeypatch.setattr(MinMaxPyramid, "build", classmethod(recorded_build))
+    assert window.open_paths([str(path)])
+    qtbot.waitUntil(lambda: window.plot_panel.line_plot.pyramid is not None, timeout=120_000)
+    read_by.update(gui=0, workers=0)
+    built_on.clear()
+    window.findChild(type(window.decode_panel.dtype_combo), "decode.dtype").setCurrentIndex(
+        window.decode_panel.dtype_combo.findData("float32"))
+    assert window.document.result.view.shape == (1 << 29,)
+    qtbot.waitUntil(lambda: window.plot_panel.line_plot.pyramid is not None, timeout=120_000)
+    assert built_on == [False]  # the overview of the new type was built on a worker
+    assert read_by["workers"] == 2 << 30  # ... reading every byte there
+    assert read_by["gui"] < 1 << 20  # the GUI thread read less than 1 MiB of the 2 GiB
+
+
+# ---------------------------------------------------------------- issue 31 item 18: WAV lines
+def _stereo_wav(tmp_path, frames=1000):
+    """A stereo int16 WAV written by Python's wave module: left = 10 * frame - 5000, right =
+    3000 - 7 * frame (exact in int16)."""
+    import wave
+
+    frame = np.arange(frames)
+    samples = np.stack([10 * frame - 5000, 3000 - 7 * frame], axis=1).astype("<i2")
+    path = tmp_path / "stereo.wav"
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(2)
+        out.setsampwidth(2)
+        out.setframerate(8000)
+        out.writeframes(samples.tobytes())
+    return str(path), samples
+
+
+def test_a_stereo_wav_opens_as_one_line_per_channel(window, qtbot, tmp_path):
+    path, samples = _stereo_wav(tmp_path)
+    assert window.open_paths([path])
+    document, panel = window.document, window.plot_panel
+    assert document.result.view.shape == (1000, 2)
+    assert document.view_options.value.plot_line_axis == 0
+    assert document.view_options.value.plot_channel_lines is True
+    assert panel.mode == "line"
+    curves = [panel.line_plot.curve, *panel.line_plot.channel_curves]
+    assert len(curves) == 2
+    x0, y0 = curves[0].getData()
+    x1, y1 = curves[1].getData()
+    assert len(x0) == len(x1) == 1000 and x0[0] == 0 and x0[-1] == 999  # x is the frame index
+    for frame in (0, 1, 500, 999):
+        assert y0[frame] == 10 * frame - 5000 == samples[frame, 0]
+        assert y1[frame] == 3000 - 7 * frame == samples[frame, 1]
+    legend = panel.line_plot.plot_item.legend
+    assert [label.text for _sample, label in legend.items] == ["channel 0", "channel 1"]
+    assert window.findChild(type(panel.toolbar.mode_combo), "plot.mode").currentText() == "lines per channel (axis 1)"
+    # the image is still a choice away, undoable
+    panel.set_line_axis(None)
+    assert panel.mode == "image"
+    window.menus.undo_action.trigger()
+    assert panel.mode == "line" and len(panel.line_plot.channel_curves) == 1
+
+
+def test_the_same_samples_as_raw_bytes_are_an_image_not_lines(window, qtbot, tmp_path):
+    """Only a signal entry (or the user's choice) draws lines per channel: a raw 2-d file of the
+    same shape opens as the image, and leaving the WAV entry's layout goes back to the image."""
+    _path, samples = _stereo_wav(tmp_path)
+    raw = tmp_path / "stereo.bin"
+    raw.write_bytes(samples.tobytes())
+    assert window.open_paths([str(raw)], DecodeParams(dtype="int16", shape=(1000, 2)))
+    assert window.plot_panel.mode == "image"
+    assert window.document.view_options.value.plot_channel_lines is False
+    assert window.open_paths([_path])
+    assert window.plot_panel.mode == "line"
+    window.document.update_params(shape=(500, 4))  # not the entry's (frames, channels) any more
+    assert window.plot_panel.mode == "image"
+    assert window.plot_panel.line_plot.channel_curves == []
+
+
+def test_the_first_bfloat16_decode_announces_the_ml_dtypes_import(window, qtbot, tmp_path, monkeypatch):
+    """Decoding bfloat16 before anything imported ml_dtypes imports it in the pipeline's run on
+    the GUI thread (about 0.5 s, the GIL held): the wait cursor and the message come first."""
+    from PySide6.QtCore import Qt
+
+    import inspector.state.document as document_module
+    from core.dtypes.table import needs_ml_dtypes_import
+    from core.pipeline.pipeline import Pipeline
+
+    assert needs_ml_dtypes_import("float32") is False and needs_ml_dtypes_import(None) is False
+    path = tmp_path / "halves.bin"
+    path.write_bytes(np.array([1.0, -2.5, 3.0, 0.5], dtype="<f4").view("<u2")[1::2].tobytes())
+    assert window.open_paths([str(path)], DecodeParams(dtype="uint16"))
+    seen = []
+    real_run = Pipeline.run
+
+    def observed_run(self, params, *args, **kwargs):
+        cursor = QApplication.overrideCursor()
+        seen.append((params.dtype, _busy_label(window).isVisible(), _busy_label(window).text(),
+                     None if cursor is None else cursor.shape()))
+        return real_run(self, params, *args, **kwargs)
+
+    # as at start-up: ml_dtypes not imported yet (the test session may have imported it)
+    monkeypatch.setattr(document_module, "needs_ml_dtypes_import", lambda dtype: dtype == "bfloat16")
+    monkeypatch.setattr(Pipeline, "run", observed_run)
+    window.document.update_params(dtype="bfloat16")
+    assert seen == [("bfloat16", True, "Loading the bfloat16 and float8 types…", Qt.CursorShape.WaitCursor)]
+    assert not _busy_label(window).isVisible() and QApplication.overrideCursor() is None
+    assert [float(v) for v in window.document.result.view] == [1.0, -2.5, 3.0, 0.5]
+    window.document.update_params(dtype="uint16")
+    assert seen[-1] == ("uint16", False, "", None)

@@ -58,3 +58,13 @@ def test_a_type_the_installed_ml_dtypes_lacks_is_refused_with_an_upgrade_message
                        r"\(upgrade it: pip install -U ml_dtypes\)") as caught:
         row.dtype
     assert caught.value.field == "dtype"
+
+
+def test_needs_ml_dtypes_import_names_the_types_that_import_it(monkeypatch):
+    import core.dtypes.table as table
+
+    monkeypatch.setattr(table, "loaded_ml_dtypes", lambda: None)  # as at start-up
+    assert [table.needs_ml_dtypes_import(t) for t in ("bfloat16", "float8_e4m3fn", "float32", "int4", None,
+                                                      "no such type")] == [True, True, False, False, False, False]
+    monkeypatch.setattr(table, "loaded_ml_dtypes", lambda: object())  # imported already
+    assert table.needs_ml_dtypes_import("bfloat16") is False

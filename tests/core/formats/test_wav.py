@@ -160,3 +160,22 @@ def test_handmade_aifc_float(tmp_path, shown):
     assert entry.extras["sample rate"] == 48000.0 and entry.extras["compression"] == "fl32"
     values, _ = shown(path, "samples")
     np.testing.assert_array_equal(values, samples)
+
+
+def test_wav_samples_are_a_signal_shown_as_lines_per_channel(tmp_path):
+    """Issue 31 item 18: the rule is the engine's (core.formats.entry.shows_channel_lines)."""
+    from core.formats.entry import MAX_CHANNEL_LINES, TensorEntry, shows_channel_lines
+
+    path = tmp_path / "a.wav"
+    _wave(path, 2, FRAMES.astype("<i2"))
+    [entry] = list_file(str(path)).entries
+    assert entry.signal is True
+    assert shows_channel_lines(entry, (5, 2)) is True
+    assert shows_channel_lines(entry, (10,)) is False  # another shape: not the signal
+    assert shows_channel_lines(entry, (2, 5)) is False
+    assert shows_channel_lines(None, (5, 2)) is False
+    image = TensorEntry("pixels", "uint8", True, (5, 2), 0, 10)  # not a signal
+    assert shows_channel_lines(image, (5, 2)) is False
+    many = TensorEntry("samples", "int16", True, (4, MAX_CHANNEL_LINES + 1), 0, 8 * (MAX_CHANNEL_LINES + 1),
+                       signal=True)
+    assert shows_channel_lines(many, many.shape) is False  # too many channels for lines: an image

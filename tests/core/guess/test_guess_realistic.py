@@ -224,3 +224,27 @@ def test_mono_copied_into_both_channels_stays_int16(tmp_path):
     samples = np.round(np.sin(2 * np.pi * 300 * t) * (0.5 + 0.5 * np.sin(t)) * 9000).astype("<i2")
     best = _best(tmp_path, "dup.raw", np.repeat(samples, 2).tobytes())
     assert _layout(best)[:3] == ("int16", True, 0)
+
+
+def _gradient_frame(rows=120, cols=160):
+    """A smooth gradient with a little noise, as a camera frame of float32 reads."""
+    rng = np.random.default_rng(31)
+    r, c = np.mgrid[0:rows, 0:cols]
+    return (0.5 * r + 0.25 * c + 20.0 + rng.normal(0.0, 0.8, (rows, cols))).astype(">f4")
+
+
+def test_a_zero_padded_header_named_hdr64_is_64_bytes_of_big_endian_float32(tmp_path):
+    """Issue 31 item 3: a 4-byte magic, 60 zero bytes, then a big-endian float32 120x160 frame
+    named 'frame_hdr64_120x160_f32_be.bin': the best candidate is offset 64, not 'header 4 bytes'."""
+    frame = _gradient_frame()
+    best = _best(tmp_path, "frame_hdr64_120x160_f32_be.bin", b"FRM1" + bytes(60) + frame.tobytes())
+    assert _layout(best) == ("float32", False, 64, (120, 160))
+    assert "the name says a header of 64 bytes" in best.reasons
+    assert "the name says float32" in best.reasons and "the name says big-endian" in best.reasons
+
+
+def test_a_zero_padded_header_without_a_name_hint_is_still_64_bytes(tmp_path):
+    frame = _gradient_frame()
+    best = _best(tmp_path, "frame.bin", b"FRM1" + bytes(60) + frame.tobytes())
+    assert _layout(best) == ("float32", False, 64, (120, 160))
+    assert "a header padded with zeros to byte 64" in best.reasons

@@ -144,3 +144,26 @@ def test_an_object_in_memory_says_guessing_needs_a_file(qtbot, tmp_path):
     dialog = window.show_guess_dialog()
     assert dialog.status_label.text().startswith("Guessing reads files: the bytes shown come from a Python object.")
     assert dialog.candidate_list.count() == 0
+
+
+def test_a_zero_padded_64_byte_header_named_hdr64_is_the_dialogs_first_candidate(window, qtbot, tmp_path):
+    """Issue 31 item 3 in the window: the banner's Guess… lists offset 64, float32 big-endian,
+    120x160 first, and Apply shows the frame's values."""
+    rng = np.random.default_rng(31)
+    r, c = np.mgrid[0:120, 0:160]
+    frame = (0.5 * r + 0.25 * c + 20.0 + rng.normal(0.0, 0.8, (120, 160))).astype(">f4")
+    path = tmp_path / "frame_hdr64_120x160_f32_be.bin"
+    path.write_bytes(b"FRM1" + bytes(60) + frame.tobytes())
+    assert window.open_paths([str(path)])
+    assert not banner(window).isHidden()
+    window.findChild(QPushButton, "guess.open").click()
+    dialog = window.guess_dialog
+    wait_for_guess(qtbot, dialog)
+    candidates = dialog.findChild(QListWidget, "guess.candidates")
+    assert candidates.item(0).text().startswith("1. float32, big-endian, header 64 bytes, shape 120x160")
+    assert "header 4 bytes" not in candidates.item(0).text()
+    dialog.findChild(QPushButton, "guess.apply").click()
+    params = window.document.params
+    assert (params.dtype, params.little_endian, params.offset, params.shape) == ("float32", False, 64, (120, 160))
+    view = window.document.result.view
+    assert float(view[0, 0]) == float(frame[0, 0]) and float(view[119, 159]) == float(frame[119, 159])

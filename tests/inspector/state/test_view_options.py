@@ -169,3 +169,24 @@ def test_choosing_a_colour_puts_the_channels_beside_the_image_and_showing_them_g
     assert (axes.row_axis, axes.col_axis) == (0, 1) and options.colour_shown
     axes.set_axes(1, 2)
     assert options.value.colour_mode is None and not options.colour_shown
+
+
+def test_a_signal_with_channels_is_lines_per_channel_until_the_data_is_not_one(qtbot):
+    """Issue 31 item 18: the document says the data is a signal; the options follow."""
+    axes = DisplayAxes()
+    model = ViewOptionsModel(axes)
+    axes.reset((1000, 2))
+    model.fit((1000, 2), False, signal=True)
+    assert (model.value.plot_line_axis, model.value.plot_channel_lines) == (0, True)
+    model.fit((1000, 2), False)  # a view that knows only the shape changes nothing
+    assert (model.value.plot_line_axis, model.value.plot_channel_lines) == (0, True)
+    model.choose(plot_line_axis=1)  # one line along the other axis ends the lines per channel
+    assert (model.value.plot_line_axis, model.value.plot_channel_lines) == (1, False)
+    model.choose(plot_line_axis=0, plot_channel_lines=True)
+    axes.reset((500, 4))
+    model.fit((500, 4), False, signal=False)  # not the signal any more: the image
+    assert (model.value.plot_line_axis, model.value.plot_channel_lines) == (None, False)
+    with pytest.raises(ValueError, match="lines per channel need 2-d data"):
+        axes.reset((2, 3, 4))
+        model.fit((2, 3, 4), False)
+        model.choose(plot_line_axis=0, plot_channel_lines=True)

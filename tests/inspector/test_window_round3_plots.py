@@ -121,3 +121,117 @@ def test_the_table_colours_a_nan_pair_alike_in_the_difference_and_the_a_views(wi
         assert background(0, 2) == grey, quantity  # A NaN, B finite
         assert background(0, 0) is None and background(1, 2) is None, quantity  # equal pairs
         assert background(1, 1) is not None and background(1, 1) != grey, quantity  # 4 against 4.5
+
+
+# ---------------------------------------------------------------------------- item 19: the plot dock
+def _dock_tab_bar(window, title):
+    from PySide6.QtWidgets import QTabBar
+
+    for bar in window.findChildren(QTabBar):
+        if bar.parent() is window and title in [bar.tabText(i) for i in range(bar.count())]:
+            return bar
+    raise AssertionError(f"no dock tab bar has a tab {title!r}")
+
+
+def _assert_whole_titles(bar, titles):
+    assert [bar.tabText(i) for i in range(bar.count())] == titles
+    metrics = bar.fontMetrics()
+    for i, title in enumerate(titles):
+        # The tab gets the size its whole title needs (Qt elided it to "P…", "Statist…" before).
+        assert bar.tabRect(i).width() >= bar.tabSizeHint(i).width() > metrics.horizontalAdvance(title), title
+    assert bar.elideMode() == Qt.TextElideMode.ElideNone and bar.usesScrollButtons()
+
+
+def test_the_plot_docks_tab_titles_are_whole_in_a_narrow_dock(window, qtbot, tmp_path):
+    path = tmp_path / "line.bin"
+    path.write_bytes(np.arange(12, dtype="<f4").tobytes())
+    assert window.open_paths([str(path)], DecodeParams(dtype="float32"))  # 1-d: no plot toolbar
+    window.resizeDocks([window.docks["plot"]], [100], Qt.Orientation.Horizontal)
+    qtbot.wait(10)
+    bar = _dock_tab_bar(window, "Statistics")
+    assert bar.width() < sum(bar.tabSizeHint(i).width() for i in range(bar.count()))  # too narrow for the titles
+    _assert_whole_titles(bar, ["Plot", "Statistics"])
+    assert window.comparison.open_b([str(path)])
+    qtbot.waitUntil(lambda: window.comparison.result is not None and not window.comparison.is_running)
+    window.resizeDocks([window.docks["plot"]], [100], Qt.Orientation.Horizontal)
+    qtbot.wait(10)
+    _assert_whole_titles(_dock_tab_bar(window, "Compare plot"), ["Plot", "Statistics", "Compare plot"])
+
+
+def _text_room(combo):
+    from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    return combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                        QStyle.SubControl.SC_ComboBoxEditField, combo).width()
+
+
+def test_the_plot_mode_combo_shows_its_whole_text_in_a_narrow_dock(window, qtbot, tmp_path):
+    from PySide6.QtWidgets import QComboBox
+
+    path = tmp_path / "cube.bin"
+    path.write_bytes(np.zeros((2, 3, 4), dtype="<f4").tobytes())
+    assert window.open_paths([str(path)], DecodeParams(dtype="float32", shape=(2, 3, 4)))
+    window.resizeDocks([window.docks["plot"]], [150], Qt.Orientation.Horizontal)
+    qtbot.wait(10)
+    combo = window.findChild(QComboBox, "plot.mode")
+    assert combo.isVisible() and combo.currentText() == "image (rows × cols)"
+    assert combo.width() >= combo.minimumSizeHint().width()
+    assert _text_room(combo) >= combo.fontMetrics().horizontalAdvance("image (rows × cols)")
+    combo.setCurrentIndex(combo.findText("line along axis 2"))
+    assert _text_room(combo) >= combo.fontMetrics().horizontalAdvance("line along axis 2")
+
+
+def test_a_uint8_colour_image_has_no_levels_bar_and_grey_brings_it_back(window, qtbot, tmp_path):
+    path = tmp_path / "frame.bin"
+    path.write_bytes(np.arange(6 * 8 * 3, dtype=np.uint8).tobytes())
+    assert window.open_paths([str(path)], DecodeParams(dtype="uint8", shape=(6, 8, 3)))
+    window.resize(1400, 800)
+    qtbot.wait(10)
+    image_plot = window.plot_panel.image_plot
+    assert image_plot.width() >= 320
+    assert image_plot.histogram.isVisible()  # grey: the LUT and its levels
+    window.plot_panel.set_colour_mode("RGB")
+    qtbot.wait(1)
+    assert window.plot_panel.colour_mode == "RGB"
+    assert not image_plot.histogram.isVisible()
+    window.plot_panel.set_colour_mode(None)
+    qtbot.wait(1)
+    assert image_plot.histogram.isVisible()
+
+
+def test_a_float_colour_image_keeps_its_levels_bar_with_a_histogram(window, qtbot, tmp_path):
+    path = tmp_path / "chw.bin"
+    path.write_bytes((np.arange(3 * 6 * 8, dtype="<f4") / 144).tobytes())
+    assert window.open_paths([str(path)], DecodeParams(dtype="float32", shape=(3, 6, 8)))
+    window.resize(1400, 800)
+    window.plot_panel.set_colour_mode("RGB")
+    qtbot.wait(10)
+    image_plot = window.plot_panel.image_plot
+    assert image_plot.histogram.isVisible()  # its levels are automatic: the bar changes them
+    _x, counts = image_plot.histogram.plot.getData()
+    assert counts is not None and counts.sum() == 144  # every colour channel value, no alpha
+
+
+def test_statistics_waiting_for_compute_show_no_histogram_of_the_previous_view(window, qtbot, tmp_path):
+    from inspector.panels.statistics_histogram import PLACEHOLDER
+
+    small = tmp_path / "small.bin"
+    small.write_bytes(np.arange(100, dtype="<f4").tobytes())
+    big = tmp_path / "big.bin"
+    with open(big, "wb") as file:
+        file.truncate(10_000_001)  # more values than the panel computes by itself (10**7)
+    panel = window.statistics_panel
+    window.docks["statistics"].raise_()
+    assert window.open_paths([str(small)], DecodeParams(dtype="float32"))
+    qtbot.waitUntil(lambda: panel.statistics is not None)
+    view = panel.histogram_view
+    assert view.plot.isVisible() and not view.placeholder.isVisible()
+    assert view.histogram.getData()[1].sum() == 100
+    assert window.open_paths([str(big)], DecodeParams(dtype="uint8"))
+    qtbot.wait(1)
+    assert panel.statistics is None and panel.compute_button.isEnabled()
+    assert not view.plot.isVisible()  # no axes of the float32 view over an empty plot
+    assert view.placeholder.isVisible() and view.placeholder.text() == PLACEHOLDER
+    assert PLACEHOLDER == "no histogram yet: the statistics of this view are not computed"

@@ -128,6 +128,8 @@ class ComparisonPlot(QWidget):
         self.legend = QLabel(f'<span style="color:{palette.DIFF_NOT_FINITE}">&#9632;</span> NaN or ±inf difference')
         self.legend.setObjectName("compare.imageLegend")
         self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)  # a narrow dock wraps it instead of widening the column
+        self.legend.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.legend.setToolTip("A mismatched pair whose difference is not a number (a side is NaN or "
                                "infinite) is painted in this grey, outside the colour scale")
         self.note = QLabel()

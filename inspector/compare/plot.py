@@ -141,8 +141,7 @@ class ComparisonPlot(QWidget):
         controls = QHBoxLayout()
         controls.setContentsMargins(4, 2, 4, 0)
         controls.addWidget(self.log_check)
-        controls.addStretch(1)
-        controls.addWidget(self.legend)
+        controls.addWidget(self.legend, 1)  # the room left; it wraps only when there is none
         page = QVBoxLayout(self._image_page)
         page.setContentsMargins(0, 0, 0, 0)
         page.addLayout(controls)

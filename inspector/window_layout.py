@@ -25,6 +25,9 @@ in a main window; it is given the window, the table and the :class:`~inspector.d
 - Reset layout puts every dock back in its area and group, visible, except the docks of what is
   not open (Tensors without a container, Compare without a B); each group of always-shown docks
   shows its front tab again.
+- Tab labels are never shortened (Qt's dock tab bars elide them to "P…", "Statist…" in a narrow
+  dock): every tab bar of the window shows each title whole, and a bar too narrow for all its tabs
+  gets scroll arrows (:func:`show_whole_tab_titles`, applied to each tab bar as Qt makes it).
 """
 
 from __future__ import annotations
@@ -32,8 +35,8 @@ from __future__ import annotations
 import weakref
 from collections.abc import Sequence
 
-from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QStyle, QWidget
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QStyle, QTabBar, QWidget
 
 from inspector.docks import DockContext, DockSpec, Shown, check_docks, layout_version
 from inspector.widgets.focus_frame import first_focusable
@@ -44,6 +47,12 @@ COMPACT_WIDTH = 1200
 """Below this window width the first-run layout gives the plot less room (the table needs its own)."""
 SIDE_SHARE = 0.38
 """The most of the window's width the left docks take to fit their contents."""
+
+
+def show_whole_tab_titles(bar: QTabBar) -> None:
+    """``bar`` shows every tab's title whole (no "…"), with scroll arrows when they do not fit."""
+    bar.setElideMode(Qt.TextElideMode.ElideNone)
+    bar.setUsesScrollButtons(True)
 
 
 class DockLayout(QObject):
@@ -63,10 +72,18 @@ class DockLayout(QObject):
         self.widgets: dict[str, QWidget] = {}  # the widget each factory built (inside its scroll area)
         self.needs_default_layout = True
         self._initial_state = None
+        # Qt makes a dock tab bar when docks are first tabbed (and sets it to elide right then):
+        # it is polished before it is first shown, which is when its titles are made whole.
+        window.installEventFilter(self)
 
     @property
     def _window(self) -> QMainWindow:
         return self._window_ref()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ChildPolished and isinstance(event.child(), QTabBar):
+            show_whole_tab_titles(event.child())
+        return False
 
     # ------------------------------------------------------------------ building
     def build(self) -> dict[str, QWidget]:

@@ -4,7 +4,9 @@ reproduces a comparison (rules: docs/compare.md).
 
 Modules: :mod:`~core.compare.rules` (tolerances, common type, NaN policy, bitwise mode),
 :mod:`~core.compare.ulp` (ULP distance), :mod:`~core.compare.elementwise` (the rule applied to a
-small block: what a table or plot shows), :mod:`~core.compare.result` (the figures and lists a
+small block: what a table or plot shows), :mod:`~core.compare.difference_image` (what a picture
+of ``|A - B|`` shows: not-finite differences, linear or log scale, "no differences"),
+:mod:`~core.compare.result` (the figures and lists a
 comparison produces, and numpy's summary words), :mod:`~core.compare.blockstats` (the figures of
 one block, with a fast path for float32 / float64), :mod:`~core.compare.scanner` (the whole
 comparison, in matching blocks of both sides, read with ``pread``), :mod:`~core.compare.shift`

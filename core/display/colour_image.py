@@ -16,7 +16,8 @@ Rules
   ``(0, 1)``; any other dtype (float, 16-bit and wider ints) gets automatic levels from a
   strided subsample of the colour channels
   (:func:`core.display.image_sampling.estimate_levels`, the grey image's rule), and the user
-  may change them. A value ``v`` becomes ``round(255 * (v - low) / (high - low))`` clipped to
+  may change them (:func:`fixed_levels` says which dtypes have levels of their own: the image
+  plot offers no levels bar for them). A value ``v`` becomes ``round(255 * (v - low) / (high - low))`` clipped to
   ``0..255``, for alpha too; a NaN channel makes the pixel transparent (alpha 0).
 """
 
@@ -27,7 +28,7 @@ import numpy as np
 from core.display.image_sampling import DEFAULT_LEVEL_SAMPLES, estimate_levels, subsample
 from core.display.line_decimation import real_values
 
-__all__ = ["COLOUR_MODES", "channel_axis_candidates", "colour_levels",
+__all__ = ["COLOUR_MODES", "channel_axis_candidates", "colour_levels", "fixed_levels",
            "colour_plane", "modes_for_channels", "to_rgba8"]
 
 #: Ways to read the channel axis; see the module rules.
@@ -75,6 +76,17 @@ def colour_plane(array: np.ndarray, row_axis: int, col_axis: int, channel_axis: 
     return np.transpose(view, [kept.index(a) for a in axes])
 
 
+def fixed_levels(dtype: np.dtype) -> tuple[float, float] | None:
+    """The levels a colour image of ``dtype`` is shown at as it is (``uint8``: ``(0, 255)``,
+    ``bool``: ``(0, 1)``), or None when its levels are automatic and the user's (module rules)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.uint8:
+        return 0.0, 255.0
+    if dtype.kind == "b":
+        return 0.0, 1.0
+    return None
+
+
 def colour_levels(pixels: np.ndarray, mode: str,
                   max_samples: int = DEFAULT_LEVEL_SAMPLES) -> tuple[float, float]:
     """Levels ``(low, high)`` for ``pixels`` (``rows x cols x channels``) in ``mode`` (module rules).
@@ -85,10 +97,9 @@ def colour_levels(pixels: np.ndarray, mode: str,
         ``mode`` is unknown or ``pixels`` has too few channels for it.
     """
     order = _order(pixels, mode)
-    if pixels.dtype == np.uint8:
-        return 0.0, 255.0
-    if pixels.dtype.kind == "b":
-        return 0.0, 1.0
+    fixed = fixed_levels(pixels.dtype)
+    if fixed is not None:
+        return fixed
     del order  # checked; the colour channels are 0..2 in every mode, alpha (3) has no say
     return estimate_levels(subsample(pixels[..., :3], max_samples))
 

@@ -8,8 +8,14 @@ Rules
   shows A and B, the lower one ``A - B`` (in the work type, NaN where a side is NaN), both on
   the same x axis (the element index). The selected element is marked in both.
 - 2-d and N-d: ``|A - B|`` of the plane :class:`DisplayAxes` shows, sampled with a stride so
-  that at most :data:`IMAGE_SIDE` x :data:`IMAGE_SIDE` elements are read; NaN and infinite
-  differences are drawn at the image's largest finite value.
+  that at most :data:`IMAGE_SIDE` x :data:`IMAGE_SIDE` elements are read, through viridis with a
+  colour bar (its scale, and the quantity: ``|A - B|`` or ``log10 |A - B|``) beside it. The
+  values, levels and the pairs that differ follow :mod:`core.compare.difference_image`: a NaN or
+  infinite difference of a mismatch is painted :data:`palette.DIFF_NOT_FINITE` (the legend
+  says so), never the top colour; *log scale* (``compare.logScale``, the view option
+  ``compare_log_scale``) draws ``log10 |A - B|``, exact matches one decade below the smallest
+  error. A plane without any difference shows the note ``compare.noDifferences`` instead of the
+  image.
 - 0-d, no comparison, or a compared shape other than A's: a one-line message.
 - It redraws on a new comparison result, a new selection outside the window, and a change of
   the displayed plane; it reads nothing else.
@@ -20,8 +26,10 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
+from core.compare.difference_image import difference_image
 from core.errors import describe_error
 from inspector.state.comparison import Comparison
 from inspector.widgets import palette
@@ -48,6 +56,7 @@ class ComparisonPlot(QWidget):
         self._document = comparison.document
         self._axes = self._document.display_axes
         self._line_start: int | None = None  # first element of the 1-d window shown
+        self._drawn_log_scale = False  # the scale of the image drawn
         self.mode = "empty"
 
         self._layout_widget: pg.GraphicsLayoutWidget | None = None  # built when first drawn
@@ -65,6 +74,7 @@ class ComparisonPlot(QWidget):
         comparison.resultChanged.connect(self._on_result)
         self._document.selectionChanged.connect(self._on_selection)
         self._axes.changed.connect(self._on_axes_changed)
+        self._document.view_options.changed.connect(self._on_view_options)
         self.redraw()
 
     # ------------------------------------------------------------------ drawing
@@ -102,10 +112,43 @@ class ComparisonPlot(QWidget):
         self._image_widget.getViewBox().invertY(True)
         self._image_widget.getViewBox().setAspectLocked(False)
         self.image_item = pg.ImageItem()
-        self.image_item.setColorMap(pg.colormap.get("viridis"))  # the table's heat map colours
         self._image_widget.addItem(self.image_item)
+        # Not-finite differences: an RGBA layer over the image, opaque only on those pixels.
+        self.not_finite_item = pg.ImageItem()
+        self._image_widget.addItem(self.not_finite_item)
+        self.colour_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=pg.colormap.get("viridis"),  # the heat map's
+                                          interactive=False, label="|A - B|", colorMapMenu=False)
+        self.colour_bar.setImageItem(self.image_item, insert_in=self._image_widget.getPlotItem())
+        self.log_check = QCheckBox("log scale")
+        self.log_check.setObjectName("compare.logScale")
+        self.log_check.setToolTip("Draw log10 |A - B|: small errors stay visible next to large ones "
+                                  "(exact matches one decade below the smallest error)")
+        self.log_check.setChecked(self._document.view_options.value.compare_log_scale)
+        self.log_check.toggled.connect(self._on_log_toggled)
+        self.legend = QLabel(f'<span style="color:{palette.DIFF_NOT_FINITE}">&#9632;</span> NaN or ±inf difference')
+        self.legend.setObjectName("compare.imageLegend")
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)  # a narrow dock wraps it instead of widening the column
+        self.legend.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.legend.setToolTip("A mismatched pair whose difference is not a number (a side is NaN or "
+                               "infinite) is painted in this grey, outside the colour scale")
+        self.note = QLabel()
+        make_plain(self.note)
+        self.note.setObjectName("compare.noDifferences")
+        self.note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.note.setWordWrap(True)
+        self._image_page = QWidget()
+        controls = QHBoxLayout()
+        controls.setContentsMargins(4, 2, 4, 0)
+        controls.addWidget(self.log_check)
+        controls.addWidget(self.legend, 1)  # the room left; it wraps only when there is none
+        page = QVBoxLayout(self._image_page)
+        page.setContentsMargins(0, 0, 0, 0)
+        page.addLayout(controls)
+        page.addWidget(self.note, 1)
+        page.addWidget(self._image_widget, 1)
         self._stack.addWidget(self._layout_widget)
-        self._stack.addWidget(self._image_widget)
+        self._stack.addWidget(self._image_page)
 
     def redraw(self) -> None:
         """Draw what the comparison and the document show now."""
@@ -166,16 +209,40 @@ class ComparisonPlot(QWidget):
         except Exception as error:  # a file changed: say so, draw nothing
             self._show_message(f"cannot read the values: {describe_error(error).message}")
             return
-        image = np.asarray(window.differences.absolute, dtype=np.float64)
-        if axes.row_axis > axes.col_axis:
-            image = image.T  # the window keeps the axes in their order; rows go down
-        finite = np.isfinite(image)
-        top = float(image[finite].max()) if finite.any() else 1.0
-        image = np.where(finite, image, top)
-        self.image_item.setImage(image, levels=(0.0, top if top > 0 else 1.0))
+        differences = window.differences
+        absolute, mismatch = differences.absolute, differences.mismatch
+        if axes.row_axis > axes.col_axis:  # the window keeps the axes in their order; rows go down
+            absolute, mismatch = np.transpose(absolute), np.transpose(mismatch)
+        log_scale = self._document.view_options.value.compare_log_scale
+        picture = difference_image(absolute, mismatch, log_scale)
+        self.mode, self._line_start, self._drawn_log_scale = "image", None, log_scale
+        self._stack.setCurrentWidget(self._image_page)
+        self.log_check.blockSignals(True)
+        self.log_check.setChecked(log_scale)
+        self.log_check.blockSignals(False)
+        if not picture.differs:
+            sampled = row_step > 1 or col_step > 1
+            whole = self._comparison.result.equal and (self._comparison.result.max_absolute is None
+                                                       or self._comparison.result.max_absolute.value == 0)
+            self.note.setText("no differences: A and B are equal in every compared element" if whole
+                              else "no differences in this plane" + (" (in the elements drawn)" if sampled else ""))
+            self.note.setVisible(True)
+            self._image_widget.setVisible(False)
+            self.log_check.setVisible(False)
+            self.legend.setVisible(False)
+            return
+        self.note.setVisible(False)
+        self._image_widget.setVisible(True)
+        self.log_check.setVisible(True)
+        self.legend.setVisible(bool(picture.not_finite.any()))
+        self.image_item.setImage(picture.values, levels=picture.levels)
         self.image_item.setRect(0, 0, cols, rows)
-        self.mode, self._line_start = "image", None
-        self._stack.setCurrentWidget(self._image_widget)
+        overlay = np.zeros(picture.values.shape + (4,), dtype=np.uint8)
+        overlay[picture.not_finite] = QColor(palette.DIFF_NOT_FINITE).getRgb()
+        self.not_finite_item.setImage(overlay, levels=(0, 255))
+        self.not_finite_item.setRect(0, 0, cols, rows)
+        self.colour_bar.setLevels(picture.levels)
+        self.colour_bar.getAxis("left").setLabel("log10 |A - B|" if log_scale else "|A - B|")
 
     def _mark(self, selected: tuple[int, ...] | None) -> None:
         """Circle the selected element on A's, B's and the difference curve."""
@@ -207,6 +274,13 @@ class ComparisonPlot(QWidget):
 
     def _on_axes_changed(self) -> None:
         if self.mode == "image":
+            self.redraw()
+
+    def _on_log_toggled(self, enabled: bool) -> None:
+        self._document.view_options.choose(compare_log_scale=bool(enabled))
+
+    def _on_view_options(self, options) -> None:
+        if self.mode == "image" and options.compare_log_scale != self._drawn_log_scale:
             self.redraw()
 
 

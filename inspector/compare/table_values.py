@@ -12,7 +12,10 @@ Rules
   :data:`palette.DIFF_ABOVE` (``a > b``) or :data:`palette.DIFF_BELOW` (``a < b``), the
   strength growing with ``sqrt(|a - b| / max |a - b|)`` (the comparison's largest absolute
   difference), so small differences stay visible next to a large one. A mismatched pair
-  with a NaN or an infinity gets the full colour; equal values get none.
+  whose difference is NaN or infinite gets :data:`palette.DIFF_NOT_FINITE` (the rule of
+  :mod:`core.compare.difference_image`, as in the comparison plot); equal values get none.
+  The colour is the pair's, whatever the table shows (A, B, ``|A - B|``...): a NaN cell of the
+  ``|A - B|`` view and the same cell of the A view look the same.
 - A tile that cannot be read (a file changed on disk) shows zeros and remembers the error in
   :attr:`ComparisonValues.error`; the Compare dock reports the comparison's own error.
 """
@@ -25,6 +28,7 @@ from collections import OrderedDict
 import numpy as np
 from PySide6.QtGui import QColor
 
+from core.compare.difference_image import not_finite_differences
 from core.compare.elementwise import ElementDifferences
 from core.compare.scanner import Window
 from inspector.state.comparison import Comparison
@@ -37,7 +41,8 @@ TILE_ROWS = 64
 TILE_COLS = 32
 TILE_CACHE = 16
 
-_ABOVE, _BELOW, _NONE = (QColor(c) for c in (palette.DIFF_ABOVE, palette.DIFF_BELOW, palette.DIFF_NONE))
+_ABOVE, _BELOW, _NONE, _NOT_FINITE = (QColor(c) for c in (palette.DIFF_ABOVE, palette.DIFF_BELOW, palette.DIFF_NONE,
+                                                             palette.DIFF_NOT_FINITE))
 
 
 def diverging_color(sign: int, strength: float) -> QColor:
@@ -100,10 +105,10 @@ class ComparisonValues:
         local = tuple(i - s for i, s in zip(index, start))
         absolute = float(window.differences.absolute[local])
         mismatch = bool(window.differences.mismatch[local])
+        if not math.isfinite(absolute):
+            return QColor(_NOT_FINITE) if not_finite_differences(absolute, mismatch) else None
         a, b = window.a[local], window.b[local]
         sign = 1 if a > b else -1
-        if not math.isfinite(absolute):
-            return diverging_color(sign, 1.0) if mismatch else None
         if absolute == 0 and not mismatch:
             return None
         strength = math.sqrt(absolute / self._largest) if self._largest > 0 else 1.0

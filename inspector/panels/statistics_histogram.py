@@ -5,7 +5,9 @@ counts, as computed); the value axis is named after the statistics' quantity (``
 ``phase (rad)``...); counts are printed as they are (no SI prefix such as "x0.001"). On the
 logarithmic count axis a bar starts at half a count, so a bin of one value is a visible bar and an
 empty bin is none (log 0 does not exist). The note above the plot says when the histogram is
-still being computed. Whether the axis is logarithmic is a view option
+still being computed. With no histogram to draw (statistics not computed yet, e.g. a big view
+waiting for *Compute*, or none of the values counted) the plot is hidden behind a placeholder,
+so no axes of a previous view stay over an empty plot. Whether the axis is logarithmic is a view option
 (:class:`inspector.state.view_options.ViewOptions`): the box says the user's choice
 (:attr:`HistogramView.logScaleChosen`), the Statistics panel writes it there and draws what the
 options say (:meth:`HistogramView.set_log_scale`).
@@ -22,7 +24,12 @@ from core.scan.statistics import Statistics
 from inspector.widgets import palette
 from inspector.widgets.plain_text import make_plain
 
-__all__ = ["HistogramView", "LOG_FLOOR"]
+__all__ = ["HistogramView", "LOG_FLOOR", "PLACEHOLDER", "EMPTY"]
+
+#: Shown instead of the plot while the statistics of the view are not known.
+PLACEHOLDER = "no histogram yet: the statistics of this view are not computed"
+#: Shown instead of the plot when the view has no finite value to count.
+EMPTY = "no histogram: the view has no finite value"
 
 #: Where a bar starts on the logarithmic count axis (half a count).
 LOG_FLOOR = 0.5
@@ -30,8 +37,9 @@ _LOG_FLOOR_EXPONENT = float(np.log10(LOG_FLOOR))
 
 
 class HistogramView(QWidget):
-    """The plot (``stats.histogram``), the *log scale* box (``stats.logScale``) and the note
-    (``stats.histogramNote``).
+    """The plot (``stats.histogram``), the *log scale* box (``stats.logScale``), the note
+    (``stats.histogramNote``) and the placeholder shown instead of an empty plot
+    (``stats.histogramPlaceholder``).
 
     Signals
     -------
@@ -68,6 +76,15 @@ class HistogramView(QWidget):
         self.note.setObjectName("stats.histogramNote")
         self.note.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
         make_plain(self.note)
+        self.placeholder = QLabel(PLACEHOLDER)
+        self.placeholder.setObjectName("stats.histogramPlaceholder")
+        self.placeholder.setAlignment(Qt.AlignCenter)
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setMinimumHeight(100)
+        self.placeholder.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
+        self.placeholder.setStyleSheet(f"QLabel {{ color: {palette.MUTED}; }}")
+        make_plain(self.placeholder)
+        self.plot.setVisible(False)  # nothing to draw yet
         below = QHBoxLayout()
         below.addWidget(self.log_scale_check)
         below.addStretch(1)
@@ -76,6 +93,7 @@ class HistogramView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(below)
         layout.addWidget(self.plot, 1)
+        layout.addWidget(self.placeholder, 1)
 
     @property
     def log_scale(self) -> bool:
@@ -101,7 +119,12 @@ class HistogramView(QWidget):
             self.plot.setLabel("bottom", value_axis)
         if stats is None or not stats.histogram_counts:
             self.histogram.setData([], [])
+            self.placeholder.setText(PLACEHOLDER if stats is None else EMPTY)
+            self.plot.setVisible(False)
+            self.placeholder.setVisible(True)
             return
+        self.placeholder.setVisible(False)
+        self.plot.setVisible(True)
         counts = np.asarray(stats.histogram_counts, dtype=np.float64)
         if self.log_scale:
             counts = np.where(counts > 0, counts, LOG_FLOOR)  # an empty bin: no bar, no log(0)

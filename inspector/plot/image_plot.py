@@ -20,6 +20,8 @@
   ``"BGRA"``): the plane is ``rows x cols x channels`` and each window is turned into uint8 RGBA
   by :func:`core.display.colour_image.to_rgba8`; the levels bar edits the levels of all colour
   channels at once (its histogram is of the colour channels' values, its colormap is hidden).
+  Data shown as it is (``uint8``, ``bool``: :func:`~core.display.colour_image.fixed_levels`)
+  has no levels to edit: the bar is hidden, and comes back with a grey image.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QGraphicsRectItem, QVBoxLayout, QWidget
 
-from core.display.colour_image import colour_levels, to_rgba8
+from core.display.colour_image import colour_levels, fixed_levels, to_rgba8
 from core.display.image_sampling import estimate_levels, image_values, subsample
 from core.display.line_decimation import real_values
 from inspector.plot.index_axis import IndexAxisItem
@@ -252,6 +254,7 @@ class ImagePlot(QWidget):
         self._part = part
         self._colour = None if plane is None else colour
         self.histogram.gradient.setVisible(self._colour is None)
+        self._show_histogram_if_useful()
         self._window = None
         self.mark(None)
         if plane is None or plane.size == 0:
@@ -421,9 +424,19 @@ class ImagePlot(QWidget):
             self.mark(cell, ensure_visible=False)
             self.cellClicked.emit(*cell)
 
+    @property
+    def histogram_shown(self) -> bool:
+        """Whether the histogram / levels bar is offered: the plot is wide enough, and the image
+        has levels to edit (not a colour image shown as it is)."""
+        fixed = self._colour is not None and self._plane is not None and fixed_levels(self._plane.dtype) is not None
+        return self.width() >= HISTOGRAM_MIN_WIDTH and not fixed
+
+    def _show_histogram_if_useful(self) -> None:
+        self.histogram.setVisible(self.histogram_shown)
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        self.histogram.setVisible(self.width() >= HISTOGRAM_MIN_WIDTH)
+        self._show_histogram_if_useful()
 
     def leaveEvent(self, event) -> None:
         self._cross_v.setVisible(False)

@@ -68,9 +68,9 @@ class PlotToolbar(QWidget):
         super().__init__(parent)
         self.mode_combo = QComboBox(objectName="plot.mode")
         self.mode_combo.setToolTip("Plot the displayed plane as an image, or a line along one axis")
-        # Narrow docks: the combo may show fewer characters than its longest entry.
-        self.mode_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.mode_combo.setMinimumContentsLength(8)
+        # As wide as its longest entry: a cut "image (rows ×" says nothing (the window still fits
+        # 1024 px with every dock shown).
+        self.mode_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.part_label = QLabel("complex:")
         self.part_combo = QComboBox(objectName="plot.complexPart")
         self.part_combo.addItems(COMPLEX_PARTS)

@@ -15,7 +15,7 @@ Rules
   of the table and the plot (:data:`UNDOABLE`: plot mode, complex part, colour, square pixels,
   number format, decimals, heat map) is one undoable command; consecutive decimals merge into
   one step. The Statistics dock's choices (the quantity of complex data, the histogram's log
-  scale) change at once, outside the history.
+  scale) and the comparison image's log scale change at once, outside the history.
 - **Fitting** (:meth:`ViewOptionsModel.fit`, :func:`fitted`): when the data shown changes, what
   no longer fits falls back, never raising and never entering the history: a new number of axes
   (or no data) resets the plot to the image of the plane; a complex part that is not offered
@@ -94,6 +94,8 @@ class ViewOptions:
         :data:`core.scan.statistics.COMPLEX_QUANTITIES`.
     histogram_log_scale
         The statistics histogram's counts on a logarithmic axis.
+    compare_log_scale
+        The comparison image draws ``log10 |A - B|`` (:mod:`core.compare.difference_image`).
 
     Raises
     ------
@@ -112,6 +114,7 @@ class ViewOptions:
     square_pixels: bool = False
     statistics_quantity: str = "magnitude"
     histogram_log_scale: bool = False
+    compare_log_scale: bool = False
 
     def __post_init__(self) -> None:
         if self.table_format not in FORMATS:
@@ -128,7 +131,7 @@ class ViewOptions:
             raise ValueError(f"colour mode must be one of {COLOUR_MODES} or None, got {self.colour_mode!r}")
         if self.statistics_quantity not in COMPLEX_QUANTITIES:
             raise ValueError(f"quantity must be one of {COMPLEX_QUANTITIES}, got {self.statistics_quantity!r}")
-        for name in ("heat_map", "square_pixels", "histogram_log_scale", "plot_channel_lines"):
+        for name in ("heat_map", "square_pixels", "histogram_log_scale", "plot_channel_lines", "compare_log_scale"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
 

@@ -74,7 +74,8 @@ class ArrayTableModel(QAbstractTableModel):
       ``dataChanged`` over the page, so scroll position and selection survive. Anything else
       (array shape, row/column axis, page) -> model reset, back to the first page.
     - Special values (NaN, +-inf, subnormal, -0) get a :data:`SPECIAL_COLORS` foreground, a
-      tooltip sentence and :attr:`SpecialRole`; they get no heat-map background.
+      tooltip sentence and :attr:`SpecialRole`; they get no heat-map background. With a value
+      source (a comparison) the background is the source's for every cell, special or not.
     - The number format, decimals and heat map are view options
       (:class:`~inspector.state.view_options.ViewOptionsModel`, shared with the table panel and
       the document); the model reads them and repaints when they change.
@@ -467,10 +468,15 @@ class ArrayTableModel(QAbstractTableModel):
             tip = f"{self._index_text(row, col)} = {text}  ({_dtype_label(dtype)})"
             sentence = describe_special(value, dtype) if special else None
             return f"{tip}\n{sentence}" if sentence else tip
-        if special is not None:
-            return SPECIAL_COLORS[special] if role == _FOREGROUND else None
         if source is not None:
+            # A comparison colours the pair, whatever the cell shows (NaN in A, in |A - B|...).
             background = source.background(self._axes.full_index(row, col))
+            if special is not None:
+                if role == _FOREGROUND:
+                    return SPECIAL_COLORS[special]
+                return background if role == _BACKGROUND else None
+        elif special is not None:
+            return SPECIAL_COLORS[special] if role == _FOREGROUND else None
         else:
             background = self._heat_color(value)
         if background is None:

@@ -20,7 +20,7 @@ __all__ = [
     "MESSAGE_COLORS", "ERROR", "WARNING", "INFO", "NOTE", "ERROR_SHADE", "MUTED", "SPECIAL_VALUES",
     "SPECIAL", "HIGHLIGHT", "PLOT_CURVE", "PLOT_HISTOGRAM", "PLOT_GRID", "PLOT_SELECTION",
     "PLOT_OUTLINE", "PLOT_INF_MARKER", "PLOT_CHANNELS", "BOOKMARK_COLOURS", "MessageColors", "inline_style", "banner_style", "frame_style",
-    "colored_html", "DIFF_ABOVE", "DIFF_BELOW", "DIFF_NONE", "PLOT_SIDE_A", "PLOT_SIDE_B",
+    "colored_html", "DIFF_ABOVE", "DIFF_BELOW", "DIFF_NONE", "DIFF_NOT_FINITE", "PLOT_SIDE_A", "PLOT_SIDE_B",
 ]
 
 
@@ -117,6 +117,11 @@ def colored_html(escaped_text: str, severity: Severity) -> str:
 DIFF_ABOVE = "#d6604d"
 DIFF_BELOW = "#4393c3"
 DIFF_NONE = "#f7f7f7"
+#: A difference that is not a number (NaN, or +-inf: a side is NaN or infinite) of a mismatched
+#: pair (core.compare.difference_image): the table's cell, whatever it shows (A, B, |A - B|...),
+#: and the comparison image's pixel; a grey outside both the diverging map and viridis, never
+#: the top colour of the scale (it is not "the largest error").
+DIFF_NOT_FINITE = "#bdbdbd"
 #: The two sides of a comparison plot.
 PLOT_SIDE_A = PLOT_CURVE
 PLOT_SIDE_B = "#ff8a65"

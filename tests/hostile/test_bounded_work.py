@@ -22,8 +22,8 @@ import core.decode.decode_raw as decode_raw_module
 import core.scan.blocks
 from core import BudgetError, DecodeParams, Pipeline, decode_raw
 from core.export.arrays import export_view
-from core.slicing.expr import parse_slice
 from core.scan.statistics import compute_statistics
+from core.slicing.expr import parse_slice
 
 
 @pytest.fixture

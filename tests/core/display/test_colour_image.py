@@ -106,3 +106,12 @@ def test_bad_modes_and_shapes_say_what_to_choose():
         colour_plane(FRAME, 0, 0, 2, (0, 0, 0))
     with pytest.raises(TypeError, match="real numbers"):
         to_rgba8(FRAME.astype(np.complex64), "RGB")
+
+
+def test_uint8_and_bool_have_fixed_levels_and_other_types_automatic_ones():
+    from core.display.colour_image import fixed_levels
+
+    assert fixed_levels(np.uint8) == (0.0, 255.0)
+    assert fixed_levels(np.bool_) == (0.0, 1.0)
+    for dtype in (np.float32, np.float16, np.uint16, np.int8, np.int32):
+        assert fixed_levels(dtype) is None, dtype

@@ -15,9 +15,9 @@ import pytest
 import core
 import core.cli
 from core.errors import ContainerError
-from core.formats.registry import container_path, detect_format, list_file
-from core.formats.reader import HeaderReader
 from core.files.sources import open_source
+from core.formats.reader import HeaderReader
+from core.formats.registry import container_path, detect_format, list_file
 
 HERE = os.path.join(os.path.dirname(__file__), "fixtures", "tf_checkpoint")
 PREFIXES = {

@@ -355,9 +355,14 @@ class ContainerFormat:
         checks the copy budget (:mod:`core.budget`) before it allocates anything, and raises
         ``ContainerError`` (``field="tensor"``) when the values cannot be had. None for a
         format whose entries are all views.
+    extensions
+        For a format without magic bytes (ONNX: a protobuf message), the file name endings
+        (lower case, ``".onnx"``) it is tried for: ``sniff`` then checks the structure. Empty
+        (every format with a magic): tried for any name.
     """
 
     name: str
     sniff: Callable[[bytes, int], bool]
     list: Callable[[HeaderReader], ContainerListing]
     values: Callable[[Source, TensorEntry], EntryValues] | None = None
+    extensions: tuple[str, ...] = ()

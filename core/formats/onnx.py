@@ -114,8 +114,9 @@ _MODEL_WIRES = {1: 0, 2: 2, 3: 2, 4: 2, 5: 0, 6: 2, 7: 2, 8: 2, 14: 2, 20: 2, 25
 def sniff(head: bytes, size: int) -> bool:
     """An ONNX model has no magic (the registry claims it only for a ``.onnx`` name): its first
     field is ``ir_version`` (field 1, a varint of 1 to 100), then only ModelProto fields with
-    their wire types, up to ``graph`` (field 7) whose length fits in the file, or up to a
-    length-delimited field that reaches past the first bytes but fits in the file."""
+    their wire types, up to ``graph`` (field 7) or up to a length-delimited field that reaches
+    past the first bytes. A length past the end of the file is still claimed, so that a cut
+    model is listed with the message that says so, not shown as raw bytes."""
     if len(head) < 4 or head[0] != 0x08:
         return False
     try:
@@ -131,10 +132,8 @@ def sniff(head: bytes, size: int) -> bool:
                 _, pos = varint(head, pos, len(head))
                 continue
             length, pos = varint(head, pos, len(head))
-            if pos + length > size:
-                return False
             if number == 7 or pos + length > len(head):
-                return True
+                return True  # a graph past the end of the file is claimed: listing says "truncated"
             pos += length
     except WireError:
         return False

@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from core.files.sources import Source
     from core.formats.reader import HeaderReader
 
-__all__ = ["ContainerFormat", "ContainerListing", "EntryValues", "Storage", "TensorEntry", "find_entry"]
+__all__ = ["ContainerFormat", "ContainerListing", "EntryValues", "Storage", "TensorEntry", "entry_file", "find_entry"]
 
 
 class Storage(enum.Enum):
@@ -104,7 +105,7 @@ class TensorEntry:
     file
         The file holding the data when it is not the listed one (a shard, an external-data
         file): a path, never outside the listed file's directory (resolved by
-        :func:`core.formats.values.entry_file`). None: the listed file.
+        :func:`entry_file`). None: the listed file.
     batch
         For an entry of :attr:`elements`: the shape of the batch of strings they form in C
         order (``(records,)``, ``(records, values per record)``, ``(records, frames)``...), as
@@ -304,6 +305,29 @@ def find_entry(listing: ContainerListing, name: str) -> TensorEntry:
         f"the {listing.format} file '{printable_name(listing.path)}' has no tensor named {short_name(name)} ({hint})",
         field="tensor",
     )
+
+
+def entry_file(listed_path: str, entry: TensorEntry) -> str:
+    """The path of the file holding ``entry``'s data (the listed file when ``entry.file`` is
+    None), resolved against the listed file's directory.
+
+    Raises
+    ------
+    ContainerError
+        ``field="tensor"``: the name is absolute or leads out of the listed file's directory
+        (a container names only files beside it or below it).
+    """
+    if entry.file is None:
+        return listed_path
+    name = entry.file
+    folder = os.path.dirname(os.path.abspath(listed_path))
+    resolved = os.path.normpath(os.path.join(folder, name))
+    if os.path.isabs(name) or os.path.commonpath([folder, resolved]) != folder:
+        raise ContainerError(
+            f"tensor '{printable_name(entry.name)}' names its data file '{printable_name(name)}', "
+            "which is not inside the container's folder (a container may name only files beside "
+            "it or below it; copy the file there, or open it directly)", field="tensor")
+    return resolved
 
 
 @dataclass(frozen=True)

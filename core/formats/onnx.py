@@ -64,7 +64,7 @@ import core.budget as budget
 from core.dtypes.table import resolve_dtype, type_row
 from core.errors import ContainerError
 from core.files.sources import Source, open_source
-from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
+from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry, entry_file
 from core.formats.reader import HeaderReader, entry_limit, not_listed
 from core.formats.tfrecord_wire import FileWindow, WireError, decode_varints, fields, varint
 from core.text.names import printable_name
@@ -542,8 +542,6 @@ def list_onnx(reader: HeaderReader) -> ContainerListing:
 def _stored_bytes(source: Source, entry: TensorEntry) -> bytes:
     if entry.file is None:
         return source.read_exact(0, entry.offset, entry.nbytes, f"the data of '{entry.name}'")
-    from core.formats.values import entry_file  # the one resolver of entry files (no cycle at import)
-
     with open_source(entry_file(source.paths[0], entry)) as other:
         return other.read_exact(0, entry.offset, entry.nbytes, f"the data of '{entry.name}'")
 
@@ -571,7 +569,7 @@ def _unpack4(packed: np.ndarray, count: int, signed: bool) -> np.ndarray:
 def _decode(entry: TensorEntry, payload: bytes, field_name: str) -> np.ndarray:
     row = type_row(entry.dtype)
     count = entry.element_count
-    if field_name == "raw_data":  # an odd count of int4/uint4
+    if field_name in ("raw_data", "external data"):  # an odd count of int4/uint4
         return _unpack4(np.frombuffer(payload, np.uint8), count, entry.dtype == "int4")
     if field_name not in _VARINT_FIELDS:
         width = "<f4" if field_name in ("float_data", "f", "floats") else "<f8"
@@ -620,7 +618,7 @@ def onnx_values(source: Source, entry: TensorEntry) -> EntryValues:
                              f"{field_name}, but its dims {entry.shape} need {entry.element_count} (the model is "
                              "damaged)", field="tensor")
     values = values.reshape(entry.shape)
-    if field_name == "raw_data":
+    if field_name in ("raw_data", "external data"):
         what = f"'{entry.name}' is {entry.stored_type} of an odd count: these are its unpacked values"
         return EntryValues.stored_copy(values, "unpacked", what)
     what = f"'{entry.name}' is stored in {field_name} of the model: these are its decoded values"

@@ -318,3 +318,13 @@ def test_a_listing_keeps_at_most_entry_limit_entries(tmp_path, monkeypatch):
     listing = list_file(str(tmp_path / "raw.onnx"))
     assert [e.name for e in listing.entries] == ["c", "f32"]
     assert listing.problems[0].startswith("26 more tensors not listed")
+
+
+def test_an_odd_count_of_int4_in_external_data_is_unpacked_from_the_sibling_file(tmp_path):
+    (tmp_path / "w.bin").write_bytes(bytes([0x00, 0x8F, 0x07]))  # -1, -8 | 7, pad: values 0..2 after byte 0
+    entries = [("location", "w.bin"), ("offset", "1"), ("length", "2")]
+    parts = b"".join(lfield(13, lfield(1, k.encode()) + lfield(2, v.encode())) for k, v in entries)
+    path = write(tmp_path, model(initializer(tensor_proto("q", 22, [3], parts, vfield(14, 1)))))
+    entry = find_entry(list_file(path), "q")
+    assert (entry.storage, entry.file, entry.offset, entry.nbytes) == (Storage.COPY, "w.bin", 1, 2)
+    assert tensor(path, "q").tolist() == [-1, -8, 7]

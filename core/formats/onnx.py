@@ -412,7 +412,7 @@ class _Walker:
         number = _FIELD_NUMBERS.get(field_name, 6)
         if tensor.runs.get(number) or count:
             return self.typed(name, tensor, extras, field_name, dtype, onnx_name, known)
-        extras["stored in"] = "raw_data"
+        extras["stored in"] = "nothing (no values)"
         return self.ranged(name, shape, dtype, onnx_name, extras, tensor.end, 0, 0, None)
 
     def ranged(self, name, shape, dtype, onnx_name, extras, offset: int, nbytes: int, count: int,

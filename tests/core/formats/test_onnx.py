@@ -328,3 +328,33 @@ def test_an_odd_count_of_int4_in_external_data_is_unpacked_from_the_sibling_file
     entry = find_entry(list_file(path), "q")
     assert (entry.storage, entry.file, entry.offset, entry.nbytes) == (Storage.COPY, "w.bin", 1, 2)
     assert tensor(path, "q").tolist() == [-1, -8, 7]
+
+
+def test_a_sparse_initializer_lists_its_values_and_indices(tmp_path):
+    values = tensor_proto("s", 1, [2], lfield(9, struct.pack("<2f", 0.5, -1.0)))
+    indices = tensor_proto("", 7, [2], lfield(9, struct.pack("<2q", 1, 5)))
+    path = write(tmp_path, model(lfield(15, lfield(1, values) + lfield(2, indices) + vfield(3, 8))))
+    listing = list_file(path)
+    assert [(e.name, e.extras["in"]) for e in listing.entries] == [
+        ("s/values", "sparse initializer (values)"), ("s/indices", "sparse initializer (indices)")]
+    assert tensor(path, "s/values").tolist() == [0.5, -1.0] and tensor(path, "s/indices").tolist() == [1, 5]
+
+
+def test_listing_reads_the_structure_never_the_raw_data(tmp_path):
+    from core.files.sources import open_source
+    from core.formats.reader import HeaderReader
+    from core.formats.registry import list_container
+
+    size = 1 << 30  # a 1 GiB raw_data in a sparse file
+    proto_head = vfield(1, size // 4) + vfield(2, 1) + lfield(8, b"big") + varint(9 << 3 | 2) + varint(size)
+    graph_head = varint(5 << 3 | 2) + varint(len(proto_head) + size) + proto_head
+    head = vfield(1, 10) + varint(7 << 3 | 2) + varint(len(graph_head) + size) + graph_head
+    path = tmp_path / "big.onnx"
+    with open(path, "wb") as out:
+        out.write(head)
+        out.truncate(len(head) + size)
+    with open_source(str(path)) as source:
+        reader = HeaderReader(source, 0)
+        (entry,) = list_container(reader).entries
+        assert reader.consumed < 1024  # the keys and lengths, a few hundred bytes
+    assert (entry.offset, entry.nbytes, entry.shape, entry.storage) == (len(head), size, (size // 4,), Storage.VIEW)

@@ -110,6 +110,10 @@ _VARINT_FIELDS = {"int32_data", "int64_data", "uint64_data", "i", "ints"}
 _MODEL_WIRES = {1: 0, 2: 2, 3: 2, 4: 2, 5: 0, 6: 2, 7: 2, 8: 2, 14: 2, 20: 2, 25: 2}
 
 
+class _TooDeepError(WireError):
+    """Subgraphs nested deeper than :data:`MAX_GRAPH_DEPTH`."""
+
+
 # -- sniff ----------------------------------------------------------------------------------------
 def sniff(head: bytes, size: int) -> bool:
     """An ONNX model has no magic (the registry claims it only for a ``.onnx`` name): its first
@@ -286,7 +290,7 @@ class _Walker:
         many = any(number == 11 for number, *_ in found)
         for k, (vs, ve) in enumerate(subgraphs):
             if depth + 1 > MAX_GRAPH_DEPTH:
-                raise WireError(f"subgraphs are nested more than {MAX_GRAPH_DEPTH} deep", base + vs)
+                raise _TooDeepError(f"subgraphs are nested more than {MAX_GRAPH_DEPTH} deep", base + vs)
             inner = f"{prefix}{label}/{name}/" + (f"{k}/" if many else "")
             graphs.append((base + vs, base + ve, inner, depth + 1))
         if constant:
@@ -531,9 +535,11 @@ def list_onnx(reader: HeaderReader) -> ContainerListing:
     try:
         metadata = walker.model()
     except WireError as error:
-        raise reader.error(f"not a well-formed ONNX model: {error}", error.offset,
-                           "the file is truncated or not an ONNX model; open it as raw bytes with "
-                           "an explicit offset and dtype") from None
+        fix = ("the tool lists models nested at most that deep; open a tensor as raw bytes with "
+               "an explicit offset and dtype" if isinstance(error, _TooDeepError) else
+               "the file is truncated or not an ONNX model; open it as raw bytes with an explicit "
+               "offset and dtype")
+        raise reader.error(f"not a well-formed ONNX model: {error}", error.offset, fix) from None
     problems = (not_listed(walker.left_out, "tensors"),) if walker.left_out else ()
     return ContainerListing("onnx", reader.path, tuple(walker.entries), metadata, problems)
 

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -318,7 +319,7 @@ class _Walker:
         tensor.runs[number] = runs
         count = self.count(field_name, runs)
         tensor.dims = [count] if shape is None else []
-        self.add(self.typed(entry_name, tensor, dict(where), field_name, dtype, stored, ONNX_TYPES[tensor.data_type]))
+        self.add(self.typed(entry_name, tensor, dict(where), field_name, dtype, stored))
 
     def count(self, field_name: str, runs) -> int:
         """Values of an attribute's f/floats/i/ints runs (varints are counted: attributes are
@@ -415,7 +416,7 @@ class _Walker:
             return self.ranged(name, shape, dtype, onnx_name, extras, start, end - start, count, None)
         number = _FIELD_NUMBERS.get(field_name, 6)
         if tensor.runs.get(number) or count:
-            return self.typed(name, tensor, extras, field_name, dtype, onnx_name, known)
+            return self.typed(name, tensor, extras, field_name, dtype, onnx_name)
         extras["stored in"] = "nothing (no values)"
         return self.ranged(name, shape, dtype, onnx_name, extras, tensor.end, 0, 0, None)
 
@@ -463,10 +464,13 @@ class _Walker:
         except ValueError:
             return broken("has an external_data offset or length that is not a number")
         try:
-            size = os.stat(resolved).st_size
-        except OSError:
+            info_ = os.stat(resolved)
+        except (OSError, ValueError):  # ValueError: a NUL in the name
             return broken(f"is stored in '{printable_name(location)}', which is missing beside the model "
                           f"(in '{printable_name(self.folder)}')")
+        if not stat.S_ISREG(info_.st_mode):
+            return broken(f"is stored in '{printable_name(location)}', which is not a regular file")
+        size = info_.st_size
         if dtype is None:
             return broken(f"is {onnx_name}, which the tool cannot decode")
         needed = (count * type_row(dtype).stored_bits + 7) // 8
@@ -476,7 +480,7 @@ class _Walker:
                           f"'{printable_name(location)}', past its end ({size} bytes)")
         return self.ranged(name, shape, dtype, onnx_name, extras, offset, length, count, location)
 
-    def typed(self, name, tensor: _Tensor, extras, field_name: str, dtype, onnx_name, known) -> TensorEntry:
+    def typed(self, name, tensor: _Tensor, extras, field_name: str, dtype, onnx_name) -> TensorEntry:
         """A tensor stored in its typed field: a view for one packed run of fixed-width
         values, else a copy; a problem when the type cannot be shown."""
         shape = tuple(tensor.dims)
@@ -552,14 +556,13 @@ def _stored_bytes(source: Source, entry: TensorEntry) -> bytes:
         return other.read_exact(0, entry.offset, entry.nbytes, f"the data of '{entry.name}'")
 
 
-def _field_values(data: bytes, base: int, field_name: str, runs: bool) -> tuple[bytes, int]:
-    """The concatenated payload of ``field_name`` in ``data`` (one packed run, or a span of
-    whole fields when ``runs``), and the count of values of a fixed-width field."""
+def _field_values(data: bytes, base: int, field_name: str, runs: bool) -> bytes:
+    """The concatenated payload of ``field_name`` in ``data``: ``data`` itself (one packed run,
+    or one value), or when ``runs`` the values of its fields in a span of whole fields."""
     if not runs:
-        return data, 0
+        return data
     number = _FIELD_NUMBERS[field_name]
-    parts = [data[vs:ve] for n, _, vs, ve in fields(data, 0, len(data), base) if n == number]
-    return b"".join(parts), 0
+    return b"".join(data[vs:ve] for n, _, vs, ve in fields(data, 0, len(data), base) if n == number)
 
 
 def _unpack4(packed: np.ndarray, count: int, signed: bool) -> np.ndarray:
@@ -614,7 +617,7 @@ def onnx_values(source: Source, entry: TensorEntry) -> EntryValues:
     where = f"the onnx file '{printable_name(source.paths[0])}'"
     data = _stored_bytes(source, entry)
     try:
-        payload, _ = _field_values(data, entry.offset, field_name, "fields" in entry.extras)
+        payload = _field_values(data, entry.offset, field_name, "fields" in entry.extras)
         values = _decode(entry, payload, field_name)
     except (WireError, ValueError) as error:
         raise ContainerError(f"{where}: tensor '{printable_name(entry.name)}': {error} (the file changed: "

@@ -358,3 +358,13 @@ def test_listing_reads_the_structure_never_the_raw_data(tmp_path):
         (entry,) = list_container(reader).entries
         assert reader.consumed < 1024  # the keys and lengths, a few hundred bytes
     assert (entry.offset, entry.nbytes, entry.shape, entry.storage) == (len(head), size, (size // 4,), Storage.VIEW)
+
+
+@pytest.mark.parametrize("location, problem", [
+    ("sub", "is stored in 'sub', which is not a regular file"),
+    ("a\x00b", "is stored in 'a\\x00b', which is missing beside the model"),
+])
+def test_external_data_that_is_a_folder_or_no_file_name_is_refused(tmp_path, location, problem):
+    (tmp_path / "sub").mkdir()
+    entry = find_entry(list_file(write(tmp_path, _external(location))), "w")
+    assert problem in entry.problem and not entry.readable

@@ -176,6 +176,7 @@ class _Walker:
         self.limit = entry_limit()
         self.left_out = 0
         self.folder = os.path.dirname(os.path.abspath(reader.path))
+        self.files: dict[str, int | str] = {}  # external data files: size or problem, once each
 
     # -- reading --------------------------------------------------------------------------------------
     def message(self, start: int, end: int) -> tuple[object, int]:
@@ -440,6 +441,22 @@ class _Walker:
         return TensorEntry(name, dtype, True, shape, offset, nbytes, onnx_name, extras, file=file,
                            storage=Storage.COPY if odd else Storage.VIEW)
 
+    def data_file(self, location: str) -> int | str:
+        """The size of the external data file ``location``, or why it cannot be used (the
+        words after the tensor's name in its problem)."""
+        shown = printable_name(location)
+        resolved = os.path.normpath(os.path.join(self.folder, location))
+        if os.path.isabs(location) or os.path.commonpath([self.folder, resolved]) != self.folder:
+            return (f"names its external data file '{shown}', which is not inside the model's folder (an "
+                    "ONNX model may name only files beside it or below it; copy the file there)")
+        try:
+            info = os.stat(resolved)
+        except (OSError, ValueError):  # ValueError: a NUL in the name
+            return f"is stored in '{shown}', which is missing beside the model (in '{printable_name(self.folder)}')"
+        if not stat.S_ISREG(info.st_mode):
+            return f"is stored in '{shown}', which is not a regular file"
+        return info.st_size
+
     def external(self, name, tensor: _Tensor, extras, dtype, onnx_name, count) -> TensorEntry:
         info = tensor.external
         location = info.get("location", "")
@@ -453,24 +470,17 @@ class _Walker:
 
         if not location:
             return broken("is stored as external data but names no location")
-        resolved = os.path.normpath(os.path.join(self.folder, location))
-        if os.path.isabs(location) or os.path.commonpath([self.folder, resolved]) != self.folder:
-            return broken(f"names its external data file '{printable_name(location)}', which is not inside "
-                          "the model's folder (an ONNX model may name only files beside it or below it; "
-                          "copy the file there)")
         try:
             offset = int(info.get("offset", "0"))
             length = int(info["length"]) if "length" in info else None
         except ValueError:
             return broken("has an external_data offset or length that is not a number")
-        try:
-            info_ = os.stat(resolved)
-        except (OSError, ValueError):  # ValueError: a NUL in the name
-            return broken(f"is stored in '{printable_name(location)}', which is missing beside the model "
-                          f"(in '{printable_name(self.folder)}')")
-        if not stat.S_ISREG(info_.st_mode):
-            return broken(f"is stored in '{printable_name(location)}', which is not a regular file")
-        size = info_.st_size
+        found = self.files.get(location)
+        if found is None:
+            found = self.files[location] = self.data_file(location)
+        if isinstance(found, str):
+            return broken(found)
+        size = found
         if dtype is None:
             return broken(f"is {onnx_name}, which the tool cannot decode")
         needed = (count * type_row(dtype).stored_bits + 7) // 8

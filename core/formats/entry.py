@@ -266,7 +266,7 @@ class ContainerListing:
     ----------
     format
         Format name (``"safetensors"``, ``"npz"``, ``"tflite"``, ``"gguf"``, ``"tfrecord"``,
-        ``"wav"``, ``"aiff"``, ``"hdf5"``, ``"idx"``, ``"npy"``).
+        ``"wav"``, ``"aiff"``, ``"hdf5"``, ``"idx"``, ``"npy"``, ``"onnx"``).
     path
         The file listed.
     entries

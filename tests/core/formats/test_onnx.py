@@ -368,3 +368,17 @@ def test_external_data_that_is_a_folder_or_no_file_name_is_refused(tmp_path, loc
     (tmp_path / "sub").mkdir()
     entry = find_entry(list_file(write(tmp_path, _external(location))), "w")
     assert problem in entry.problem and not entry.readable
+
+
+def test_huge_dims_are_refused_before_anything_is_allocated(tmp_path):
+    from core.errors import BudgetError
+
+    path = write(tmp_path, model(initializer(tensor_proto("huge", 7, [2**62], lfield(7, varint(5)))),
+                                 initializer(tensor_proto("raw", 1, [2**61, 2**61], lfield(9, b"\x00" * 4)))))
+    listing = list_file(path)
+    huge, raw = listing.entries
+    assert huge.storage is Storage.COPY and huge.extras["decoded bytes"] == 2**65
+    with pytest.raises(BudgetError, match="decoding 'huge' would copy"):
+        tensor(path, "huge")
+    assert raw.problem == (f"tensor 'raw' holds 4 bytes of data, but FLOAT dims ({2**61}, {2**61}) need {2**124} "
+                           "(the model is damaged; --dtype uint8 shows the bytes)")

@@ -78,7 +78,7 @@ class FileWindow:
         self._read = read
         self.size = size
         self._first, self._most = first, most
-        self._start, self._data, self._block = 0, b"", first
+        self._start, self._data, self._block = -1, b"", first  # -1: the first read is a jump
 
     def __len__(self) -> int:
         return self.size

@@ -382,3 +382,15 @@ def test_huge_dims_are_refused_before_anything_is_allocated(tmp_path):
         tensor(path, "huge")
     assert raw.problem == (f"tensor 'raw' holds 4 bytes of data, but FLOAT dims ({2**61}, {2**61}) need {2**124} "
                            "(the model is damaged; --dtype uint8 shows the bytes)")
+
+
+def test_the_file_window_reads_small_blocks_after_a_jump_and_doubles_while_sequential():
+    from core.formats.tfrecord_wire import FileWindow
+
+    data = bytes(range(256)) * 64
+    reads = []
+    window = FileWindow(lambda offset, n: (reads.append((offset, n)), data[offset:offset + n])[1], len(data))
+    assert (window[0], window[255], window[256], window[768], window[1000]) == (0, 255, 0, 0, 1000 % 256)
+    assert window[5000:5004] == data[5000:5004]  # outside the block: read as is, not cached
+    assert window[16383] == 255
+    assert reads == [(0, 256), (256, 512), (768, 1024), (5000, 4), (16383, 1)]

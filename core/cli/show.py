@@ -240,7 +240,8 @@ def _listing_of(source: FileSource) -> ContainerListing:
         names = ", ".join(sorted({f.name for f in FORMATS}))
         raise ContainerError(
             f"'{printable_name(path)}' is not a container this tool lists (known: {names}; "
-            "recognised from the content, not the name) (open it as a raw file without --list "
+            "recognised from the content; only ONNX, which has no magic, also by its .onnx name) "
+            "(open it as a raw file without --list "
             "and --tensor)", field="files")
     return listing
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from core.formats.reader import HeaderReader
 
 __all__ = ["MAX_CHANNEL_LINES", "ContainerFormat", "ContainerListing", "EntryValues", "Storage", "TensorEntry",
-           "find_entry", "shows_channel_lines"]
+           "entry_file", "find_entry", "shows_channel_lines"]
 
 #: The most channels of a signal drawn as lines (one curve each); more are shown as an image.
 MAX_CHANNEL_LINES = 16
@@ -111,7 +112,7 @@ class TensorEntry:
     file
         The file holding the data when it is not the listed one (a shard, an external-data
         file): a path, never outside the listed file's directory (resolved by
-        :func:`core.formats.values.entry_file`). None: the listed file.
+        :func:`entry_file`). None: the listed file.
     batch
         For an entry of :attr:`elements`: the shape of the batch of strings they form in C
         order (``(records,)``, ``(records, values per record)``, ``(records, frames)``...), as
@@ -276,7 +277,7 @@ class ContainerListing:
     ----------
     format
         Format name (``"safetensors"``, ``"npz"``, ``"tflite"``, ``"gguf"``, ``"tfrecord"``,
-        ``"wav"``, ``"aiff"``, ``"hdf5"``, ``"idx"``, ``"npy"``).
+        ``"wav"``, ``"aiff"``, ``"hdf5"``, ``"idx"``, ``"npy"``, ``"onnx"``).
     path
         The file listed.
     entries
@@ -328,6 +329,29 @@ def find_entry(listing: ContainerListing, name: str) -> TensorEntry:
     )
 
 
+def entry_file(listed_path: str, entry: TensorEntry) -> str:
+    """The path of the file holding ``entry``'s data (the listed file when ``entry.file`` is
+    None), resolved against the listed file's directory.
+
+    Raises
+    ------
+    ContainerError
+        ``field="tensor"``: the name is absolute or leads out of the listed file's directory
+        (a container names only files beside it or below it).
+    """
+    if entry.file is None:
+        return listed_path
+    name = entry.file
+    folder = os.path.dirname(os.path.abspath(listed_path))
+    resolved = os.path.normpath(os.path.join(folder, name))
+    if os.path.isabs(name) or os.path.commonpath([folder, resolved]) != folder:
+        raise ContainerError(
+            f"tensor '{printable_name(entry.name)}' names its data file '{printable_name(name)}', "
+            "which is not inside the container's folder (a container may name only files beside "
+            "it or below it; copy the file there, or open it directly)", field="tensor")
+    return resolved
+
+
 @dataclass(frozen=True)
 class EntryValues:
     """The values of a copy or computed entry, as its format's ``values`` hook gives them.
@@ -377,9 +401,14 @@ class ContainerFormat:
         checks the copy budget (:mod:`core.budget`) before it allocates anything, and raises
         ``ContainerError`` (``field="tensor"``) when the values cannot be had. None for a
         format whose entries are all views.
+    extensions
+        For a format without magic bytes (ONNX: a protobuf message), the file name endings
+        (lower case, ``".onnx"``) it is tried for: ``sniff`` then checks the structure. Empty
+        (every format with a magic): tried for any name.
     """
 
     name: str
     sniff: Callable[[bytes, int], bool]
     list: Callable[[HeaderReader], ContainerListing]
     values: Callable[[Source, TensorEntry], EntryValues] | None = None
+    extensions: tuple[str, ...] = ()

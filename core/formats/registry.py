@@ -1,17 +1,23 @@
 """Which container a file is, from its content, and the one entry point to list it.
 
 Rule: formats are tried in the order of :data:`FORMATS`; each one's ``sniff`` looks only at the
-first :data:`SNIFF_BYTES` bytes and the file size (magic bytes and structure, never the name);
-the first that claims the file lists it. A file no format claims is a raw file (None).
+first :data:`SNIFF_BYTES` bytes and the file size (magic bytes and structure); the first that
+claims the file lists it. A file no format claims is a raw file (None). The name matters only for
+a format without magic bytes, which declares the name endings it is tried for
+(:attr:`ContainerFormat.extensions`: ONNX's ``.onnx``), so that no raw file of another name is
+ever taken for a protobuf message.
 """
 
 from __future__ import annotations
+
+import os
 
 from core.errors import ContainerError
 from core.files.sources import open_source
 from core.formats import hdf5, idx, npz, safetensors, shard_index, wav
 from core.formats.entry import ContainerFormat, ContainerListing
 from core.formats.gguf import FORMAT as GGUF
+from core.formats.onnx import FORMAT as ONNX
 from core.formats.reader import HeaderReader
 from core.formats.tf_checkpoint import FORMAT as TF_CHECKPOINT
 from core.formats.tf_checkpoint import checkpoint_index
@@ -37,6 +43,7 @@ FORMATS: tuple[ContainerFormat, ...] = (
     TFLITE,              # "TFL3" at byte 4
     TFRECORD,            # no magic: a length whose masked CRC-32C matches (1 in 2**32 by chance)
     TF_CHECKPOINT,       # two zero bytes, then a BundleHeaderProto (and the table magic at the end)
+    ONNX,                # no magic: only a .onnx name, ir_version first, then ModelProto fields up to the graph
     idx.FORMAT,          # two zero bytes, a type byte, a dimension count: the weakest magic (keep it last)
 )
 
@@ -59,7 +66,10 @@ def format_named(name: str) -> ContainerFormat:
 def detect_format(reader: HeaderReader) -> ContainerFormat | None:
     """The format that claims the file, or None (a raw file)."""
     head = reader.head(SNIFF_BYTES)
+    name = os.path.basename(reader.path).lower()
     for candidate in FORMATS:
+        if candidate.extensions and not name.endswith(candidate.extensions):
+            continue
         if candidate.sniff(head, reader.size):
             return candidate
     return None

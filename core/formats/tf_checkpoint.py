@@ -38,7 +38,7 @@ import struct
 from core.formats import listing_control
 from core.formats.entry import ContainerFormat, ContainerListing, TensorEntry
 from core.formats.reader import HeaderReader, entry_limit, not_listed
-from core.formats.tfrecord_wire import WireError, _fields, _varint
+from core.formats.tfrecord_wire import WireError, fields, varint
 from core.text.names import printable_name
 
 __all__ = ["FORMAT", "checkpoint_index", "list_bundle", "sniff"]
@@ -82,10 +82,10 @@ def sniff(head: bytes, size: int) -> bool:
     if len(head) >= size and struct.unpack_from("<Q", head, size - 8)[0] != TABLE_MAGIC:
         return False
     try:
-        length, start = _varint(head, 2, min(len(head), 7), 0)
+        length, start = varint(head, 2, min(len(head), 7), 0)
         if not 2 <= length <= 256 or start + length > len(head):
             return False
-        numbers = [(number, wire) for number, wire, _, _ in _fields(head, start, start + length, 0)]
+        numbers = [(number, wire) for number, wire, _, _ in fields(head, start, start + length, 0)]
     except WireError:
         return False
     allowed = {(1, 0), (2, 0), (3, 2)}
@@ -149,10 +149,10 @@ class _Table:
         if struct.unpack_from("<Q", footer, 40)[0] != TABLE_MAGIC:
             raise _TableError("the table footer's magic is not 0xdb4775248b80fb57", self.size - 8)
         try:
-            _meta_offset, pos = _varint(footer, 0, 40, start)
-            _meta_size, pos = _varint(footer, pos, 40, start)
-            offset, pos = _varint(footer, pos, 40, start)
-            size, _ = _varint(footer, pos, 40, start)
+            _meta_offset, pos = varint(footer, 0, 40, start)
+            _meta_size, pos = varint(footer, pos, 40, start)
+            offset, pos = varint(footer, pos, 40, start)
+            size, _ = varint(footer, pos, 40, start)
         except WireError as error:
             raise _TableError(f"the table footer's block handles are damaged ({error})", error.offset) from None
         return offset, size
@@ -180,9 +180,9 @@ class _Table:
         pos, key = 0, b""
         while pos < end:
             try:
-                shared, pos = _varint(block, pos, end, base)
-                unshared, pos = _varint(block, pos, end, base)
-                length, pos = _varint(block, pos, end, base)
+                shared, pos = varint(block, pos, end, base)
+                unshared, pos = varint(block, pos, end, base)
+                length, pos = varint(block, pos, end, base)
             except WireError as error:
                 raise _TableError(f"an entry of the {what} is damaged ({error})", error.offset) from None
             if shared > len(key) or pos + unshared + length > end:
@@ -198,34 +198,34 @@ class _Table:
 def _header(value: bytes, base: int) -> tuple[int, bool]:
     """(number of shards, little-endian) of a ``BundleHeaderProto``."""
     shards, little = 1, True
-    for number, wire, start, _end in _fields(value, 0, len(value), base):
+    for number, wire, start, _end in fields(value, 0, len(value), base):
         if number == 1 and wire == 0:
-            shards = _varint(value, start, len(value), base)[0]
+            shards = varint(value, start, len(value), base)[0]
         elif number == 2 and wire == 0:
-            little = _varint(value, start, len(value), base)[0] == 0
+            little = varint(value, start, len(value), base)[0] == 0
     return shards, little
 
 
 def _shape(value: bytes, start: int, end: int, base: int) -> tuple[tuple[int, ...], bool]:
     """(dimensions, unknown rank) of a ``TensorShapeProto``; a negative (unknown) size is -1."""
     dims, unknown = [], False
-    for number, wire, s, e in _fields(value, start, end, base):
+    for number, wire, s, e in fields(value, start, end, base):
         if number == 2 and wire == 2:
             size = 0
-            for inner, inner_wire, si, _ei in _fields(value, s, e, base):
+            for inner, inner_wire, si, _ei in fields(value, s, e, base):
                 if inner == 1 and inner_wire == 0:
-                    size = _varint(value, si, e, base)[0]
+                    size = varint(value, si, e, base)[0]
             dims.append(size - (1 << 64) if size >= 1 << 63 else size)
         elif number == 3 and wire == 0:
-            unknown = _varint(value, s, end, base)[0] != 0
+            unknown = varint(value, s, end, base)[0] != 0
     return tuple(dims), unknown
 
 
 def _entry_fields(value: bytes, base: int) -> dict[str, object]:
     found: dict[str, object] = {"dtype": 0, "shape": ((), False), "shard": 0, "offset": 0, "size": 0, "slices": 0}
-    for number, wire, start, end in _fields(value, 0, len(value), base):
+    for number, wire, start, end in fields(value, 0, len(value), base):
         if wire == 0 and number in (1, 3, 4, 5):
-            found[{1: "dtype", 3: "shard", 4: "offset", 5: "size"}[number]] = _varint(value, start, end, base)[0]
+            found[{1: "dtype", 3: "shard", 4: "offset", 5: "size"}[number]] = varint(value, start, end, base)[0]
         elif number == 2 and wire == 2:
             found["shape"] = _shape(value, start, end, base)
         elif number == 7 and wire == 2:
@@ -253,8 +253,8 @@ def list_bundle(reader: HeaderReader) -> ContainerListing:
         index = table.block(index_offset, index_size, "index block")
         handles = []
         for _key, start, end in table.entries(index, index_offset, "index block"):
-            offset, pos = _varint(index, start, end, index_offset)
-            size, _ = _varint(index, pos, end, index_offset)
+            offset, pos = varint(index, start, end, index_offset)
+            size, _ = varint(index, pos, end, index_offset)
             handles.append((offset, size))
     except _TableError as bad:
         raise reader.error(str(bad), bad.offset, fix) from None

@@ -1,6 +1,11 @@
-"""The protobuf wire format of ``tf.train.Example`` and ``tf.train.SequenceExample`` records.
+"""The protobuf wire format of ``tf.train.Example`` and ``tf.train.SequenceExample`` records,
+and the one field walker every protobuf reader of the project shares (:func:`fields`: also the
+ONNX reader, :mod:`core.formats.onnx`).
 
-Our own reader, because the ``protobuf`` library gives no byte offsets of fields. Nesting is
+Our own reader, because the ``protobuf`` library gives no byte offsets of fields. The walker reads
+a message from any object indexed by byte position: ``bytes`` of a record in memory, or a
+:class:`FileWindow` over a whole file, which reads only the bytes the walker looks at (keys and
+lengths; a length-delimited value is skipped unread), in small ``pread`` blocks. Nesting is
 fixed by the schema, so the parser has a bounded depth and never recurses on the data; unknown
 fields are skipped::
 
@@ -23,7 +28,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Feature", "WireError", "count_varints", "decode_varints", "parse_record"]
+__all__ = ["Feature", "FileWindow", "WireError", "count_varints", "decode_varints", "fields",
+           "parse_record", "varint"]
 
 _HIGH_BYTES = bytes(range(128, 256))
 
@@ -46,6 +52,85 @@ def _varint(data, pos: int, end: int, base: int) -> tuple[int, int]:
             return value, i + 1
         shift += 7
     raise WireError("a varint runs past its message or over 10 bytes", base + pos)
+
+
+class FileWindow:
+    """A file's bytes indexed by file offset, read on demand (for :func:`fields`).
+
+    ``window[i]`` is byte ``i`` (an int), ``window[a:b]`` bytes ``a`` to ``b``. A byte outside
+    the block held is read with ``read(offset, nbytes)`` (a bounded ``pread``, e.g.
+    :meth:`core.formats.reader.HeaderReader.read`) in a block that starts at ``first`` bytes
+    after a jump and doubles, up to ``most``, while the reads go on where the last block ended:
+    walking the fields of a message whose large values are skipped reads a few hundred bytes
+    per field, a run of small messages is read in large blocks.
+
+    Parameters
+    ----------
+    read
+        ``read(offset, nbytes) -> bytes``, exactly ``nbytes`` bytes (it raises past the end).
+    size
+        The file's size: no block reaches past it.
+    """
+
+    __slots__ = ("_block", "_data", "_first", "_most", "_read", "_start", "size")
+
+    def __init__(self, read, size: int, first: int = 256, most: int = 65536) -> None:
+        self._read = read
+        self.size = size
+        self._first, self._most = first, most
+        self._start, self._data, self._block = -1, b"", first  # -1: the first read is a jump
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _load(self, pos: int) -> None:
+        if pos != self._start + len(self._data):
+            self._block = self._first
+        else:
+            self._block = min(self._most, 2 * self._block)
+        nbytes = min(self._block, self.size - pos)
+        if nbytes <= 0 or pos < 0:
+            raise IndexError(pos)
+        self._data = self._read(pos, nbytes)
+        self._start = pos
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            start, stop = key.start, key.stop
+            if self._start <= start and stop <= self._start + len(self._data):
+                return self._data[start - self._start:stop - self._start]
+            return self._read(start, stop - start) if stop > start else b""
+        i = key - self._start
+        if not 0 <= i < len(self._data):
+            self._load(key)
+            i = 0
+        return self._data[i]
+
+
+def varint(data, pos: int, end: int, base: int = 0) -> tuple[int, int]:
+    """``(value, next position)`` of the varint at ``pos`` of ``data`` (at most 10 bytes, before
+    ``end``; the value is unsigned, up to 70 bits: a caller checks its range).
+
+    Raises
+    ------
+    WireError
+        The varint runs past ``end`` or over 10 bytes (``offset``: ``base + pos``).
+    """
+    return _varint(data, pos, end, base)
+
+
+def fields(data, start: int, end: int, base: int = 0):
+    """Yield ``(number, wire_type, value_start, value_end)`` for each field of the message
+    ``data[start:end]``, positions in ``data`` (a varint's value is read with :func:`varint`
+    from ``value_start``); ``base`` is the file offset of ``data[0]``, for the messages.
+
+    Raises
+    ------
+    WireError
+        A field runs past ``end`` (a lying length), a varint has more than 10 bytes, the field
+        number is 0, or the wire type is a group (3, 4) or unknown (6, 7).
+    """
+    return _fields(data, start, end, base)
 
 
 def _fields(data, start: int, end: int, base: int):
@@ -84,7 +169,8 @@ def _fields(data, start: int, end: int, base: int):
             yield number, wire, pos, pos + width
             pos += width
         else:
-            raise WireError(f"wire type {wire} is not used by tf.train.Example", base + pos)
+            raise WireError(f"wire type {wire} is not used by tf.train.Example or ONNX (a group, "
+                            "or not protobuf)", base + pos)
 
 
 def count_varints(run: bytes, offset: int) -> int:

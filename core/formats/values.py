@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from core.errors import ContainerError
 from core.files.memory import open_memory
 from core.files.sources import Source, open_source
-from core.formats.entry import ContainerListing, EntryValues, Storage, TensorEntry
+from core.formats.entry import ContainerListing, EntryValues, Storage, TensorEntry, entry_file
 from core.formats.registry import format_named
 from core.pipeline.params import DecodeParams
 from core.text.names import printable_name
@@ -76,29 +76,6 @@ class OpenedEntry:
     note: str | None = None
     owned: bool = False
     values: EntryValues | None = None
-
-
-def entry_file(listed_path: str, entry: TensorEntry) -> str:
-    """The path of the file holding ``entry``'s data (the listed file when ``entry.file`` is
-    None), resolved against the listed file's directory.
-
-    Raises
-    ------
-    ContainerError
-        ``field="tensor"``: the name is absolute or leads out of the listed file's directory
-        (a container names only files beside it or below it).
-    """
-    if entry.file is None:
-        return listed_path
-    name = entry.file
-    folder = os.path.dirname(os.path.abspath(listed_path))
-    resolved = os.path.normpath(os.path.join(folder, name))
-    if os.path.isabs(name) or os.path.commonpath([folder, resolved]) != folder:
-        raise ContainerError(
-            f"tensor '{printable_name(entry.name)}' names its data file '{printable_name(name)}', "
-            "which is not inside the container's folder (a container may name only files beside "
-            "it or below it; copy the file there, or open it directly)", field="tensor")
-    return resolved
 
 
 def entry_values(source: Source, listing: ContainerListing, entry: TensorEntry) -> EntryValues:

@@ -167,6 +167,44 @@ def check_tf_checkpoint_compressed_block(tmp: Path) -> None:
     assert listing.entries == () and "is compressed (type 1)" in listing.problems[0]
 
 
+ONNX = Path(__file__).resolve().parents[1] / "core" / "formats" / "fixtures" / "onnx"  # written by onnx
+
+
+def check_onnx_unshown_types(tmp: Path) -> None:
+    for model in ("raw.onnx", "typed.onnx"):
+        listing = list_file(str(ONNX / model))
+        for name, kind in (("f4", "FLOAT4E2M1"), ("words", "STRING")):
+            entry = find_entry(listing, name)
+            assert entry.dtype is None and entry.stored_type == kind and not entry.readable
+        assert main([str(ONNX / model), "--tensor", "f4", "--dtype", "uint8", "--json"]) == 0
+    from core.formats.onnx import ONNX_TYPES
+    assert {ONNX_TYPES[n][0] for n in (23, 25, 26, 27, 28) if ONNX_TYPES[n][1] is None} == {
+        "FLOAT4E2M1", "UINT2", "INT2", "FLOAT6E2M3", "FLOAT6E3M2"}
+
+
+def check_onnx_float8_int4(tmp: Path) -> None:
+    from core.api import tensor
+
+    for model in ("raw.onnx", "typed.onnx"):
+        saved = np.load(ONNX / model.replace(".onnx", ".npz"))
+        for i, (name, kind) in enumerate(zip(saved["names"], saved["kinds"])):
+            if kind.startswith("FLOAT8") or kind in ("FLOAT16", "BFLOAT16", "INT4", "UINT4"):
+                got = tensor(str(ONNX / model), str(name))
+                bits = (got.astype(saved[f"v{i}"].dtype) if kind.endswith("INT4")
+                        else got.view(saved[f"v{i}"].dtype))
+                assert bits.tobytes() == saved[f"v{i}"].tobytes(), (model, name)
+
+
+def check_onnx_external_outside(tmp: Path) -> None:
+    folder = tmp / "model"
+    folder.mkdir()
+    (tmp / "eights.b").write_bytes(bytes(100))
+    for location in (b"../eights.b", b"/etc/passwd"):  # as long as b"weights.bin": no length changes
+        data = (ONNX / "external" / "model.onnx").read_bytes().replace(b"weights.bin", location)
+        (folder / "model.onnx").write_bytes(data)
+        assert "which is not inside the model's folder" in problem_of(folder / "model.onnx", "w")
+
+
 CHECKS = {
     "safetensors-f6-f4": ("refused", check_safetensors_f6_f4),
     "safetensors-f8": ("works", check_safetensors_f8),
@@ -181,6 +219,9 @@ CHECKS = {
     "npy-structured": ("refused", check_npy_structured),
     "tf-checkpoint-string": ("refused", check_tf_checkpoint_string),
     "tf-checkpoint-compressed-block": ("refused", check_tf_checkpoint_compressed_block),
+    "onnx-unshown-types": ("refused", check_onnx_unshown_types),
+    "onnx-float8-int4": ("works", check_onnx_float8_int4),
+    "onnx-external-outside": ("refused", check_onnx_external_outside),
 }
 
 

@@ -92,6 +92,8 @@ def _fixture(kind: str, folder: Path) -> Path:
         return Path(containers.tflite_file(folder).path)
     if kind == "gguf":
         return Path(containers.gguf_file(folder).path)
+    if kind == "onnx":
+        return Path(containers.onnx_file(folder).path)
     from safetensors.numpy import save_file
 
     path = folder / "big.safetensors"  # a header of several pages, data after it
@@ -111,7 +113,7 @@ def _run(tmp_path, mode, kind, how, trials=1):
 
 
 @pytest.mark.parametrize("mode", ["cli", "window"])
-@pytest.mark.parametrize("kind", ["tflite", "gguf", "safetensors"])
+@pytest.mark.parametrize("kind", ["tflite", "gguf", "safetensors", "onnx"])
 def test_a_file_cut_to_zero_between_sniff_and_parse_is_changed_on_disk(tmp_path, mode, kind):
     assert _run(tmp_path, mode, kind, "hook-zero") == ["changed"]
 

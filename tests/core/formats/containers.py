@@ -1,6 +1,6 @@
 """Every container the format tests write, built with each format's own writer, with the values
 the format's own reader gives (numpy, safetensors, h5py, gguf, protobuf, scipy, soundfile,
-idx2numpy): ``build_all(folder) -> [Container]``.
+idx2numpy, onnx: committed files it wrote): ``build_all(folder) -> [Container]``.
 
 Shared by ``tests/core/formats/test_every_entry.py`` (the command's ``--tensor``) and
 ``tests/inspector/panels/test_every_entry_in_the_dock.py`` (the Tensors dock); both load it by
@@ -162,8 +162,32 @@ def idx_file(folder: Path) -> Container:
     return Container(str(path), "idx", {"data": idx2numpy.convert_from_file(str(path))})
 
 
+def _onnx_fixture(folder: Path, *names: str) -> Container:
+    """Committed models written by onnx (fixtures/onnx/make_fixtures.py), copied into ``folder``
+    with their expectations (``onnx.numpy_helper.to_array``); the first name is the model."""
+    import shutil
+
+    source = HERE / "fixtures" / "onnx"
+    for name in names:
+        shutil.copyfile(source / name, folder / Path(name).name)
+    model = source / names[0]
+    with np.load(model.with_suffix(".npz")) as saved:
+        expected = {str(n): saved[f"v{i}"] for i, n in enumerate(saved["names"])}
+    return Container(str(folder / model.name), "onnx", expected)
+
+
+def onnx_file(folder: Path) -> Container:
+    """An If node's subgraphs: an int32_data copy, raw_data views, a BOOL copy."""
+    return _onnx_fixture(folder, "subgraph.onnx")
+
+
+def onnx_external_file(folder: Path) -> Container:
+    """A model whose tensors are views of its sibling weights.bin (external data)."""
+    return _onnx_fixture(folder, "external/model.onnx", "external/weights.bin")
+
+
 BUILDERS = (safetensors_file, npz_file, compressed_npz_file, tflite_file, gguf_file, tfrecord_file,
-            wav_file, aiff_file, hdf5_file, idx_file)
+            wav_file, aiff_file, hdf5_file, idx_file, onnx_file, onnx_external_file)
 
 
 def build_all(folder: Path) -> list[Container]:

@@ -71,6 +71,10 @@ def test_every_entry_opens_from_the_dock_with_the_readers_values(window, qtbot, 
 
 
 def _how(entry) -> str:
+    if entry.storage is Storage.VIEW and entry.file is not None:  # ONNX external data
+        return f"in {entry.file}"
+    if "stored in" in entry.extras:  # ONNX typed fields
+        return f"{entry.extras['stored in']} decoded"
     if entry.storage is Storage.COMPUTED:
         return f"{entry.extras['quantization']}, dequantized"
     if "compressed" in entry.extras:

@@ -11,6 +11,10 @@ Rules:
 - GGUF lists dims innermost first (``ne[0]`` varies fastest); the entry's shape is reversed
   into C order, so ``shape[-1] == ne[0]``;
 - F32, F16, BF16, F64, I8, I16, I32 and I64 tensors are mappable as they are;
+- a split model (``NAME-00001-of-0000n.gguf`` ..., as ``gguf-split`` and ``GGUFWriter``'s
+  ``split_max_tensors`` write it, with ``split.count`` = n) lists as one set from any of its
+  splits: each sibling split's header is listed too and its entries name their file; a missing
+  or damaged split is a problem of the listing;
 - a quantized tensor (Q4_0, Q8_0, Q4_K, ...) stores blocks of ``block size`` values in
   ``type size`` bytes: it is listed as a :attr:`~core.formats.entry.Storage.COMPUTED` float32
   entry of the values' shape (C order), whose offset and length are those of its raw blocks,
@@ -32,14 +36,17 @@ outside our one read-only source), decodes every key/value array into numpy obje
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
+import re
 import struct
 
 import numpy as np
 
 from core.budget import check_copy_budget
-from core.errors import ContainerError
-from core.files.sources import FileSource
+from core.errors import ContainerError, CoreError
+from core.files.sources import FileSource, open_source
 from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
 from core.formats.reader import HeaderReader, entry_limit, not_listed
 from core.text.names import printable_name
@@ -191,8 +198,9 @@ def _value(cursor: _Cursor, kind: int, what: str, depth: int = 0) -> object:
     return f"[{count} x {type_name}: {', '.join(shown)}, ...]"
 
 
-def list_gguf(reader: HeaderReader) -> ContainerListing:
-    """List a GGUF file's tensors (see the module docstring for the rules).
+def list_gguf(reader: HeaderReader, split_set: bool = True) -> ContainerListing:
+    """List a GGUF file's tensors (see the module docstring for the rules); with ``split_set``,
+    a split of a split model lists every split's tensors.
 
     Raises
     ------
@@ -251,7 +259,50 @@ def list_gguf(reader: HeaderReader) -> ContainerListing:
     metadata["data section"] = f"from byte {data_start} (alignment {alignment})"
     entries = tuple(_entry(reader, order, data_start, *info) for info in infos)
     problems = (not_listed(tensor_count - len(infos), "tensors"),) if tensor_count > len(infos) else ()
-    return ContainerListing("gguf", reader.path, entries, metadata, problems)
+    listing = ContainerListing("gguf", reader.path, entries, metadata, problems)
+    return _with_split_set(listing) if split_set else listing
+
+
+_SPLIT_NAME = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$")
+
+
+def _with_split_set(listing: ContainerListing) -> ContainerListing:
+    """The listing of one split of a split model (``NAME-0000k-of-0000n.gguf`` whose
+    ``split.count`` is n > 1) joined with its sibling splits' tensors, in split order; each
+    sibling's entries name their file. A missing or damaged sibling is a problem."""
+    name = os.path.basename(listing.path)
+    match = _SPLIT_NAME.search(name)
+    count = listing.metadata.get("split.count", "")
+    if match is None or not count.isdigit() or int(count) != int(match[2]) or int(count) < 2:
+        return listing
+    total = int(count)
+    prefix, folder = name[:match.start()], os.path.dirname(listing.path)
+    entries: list[TensorEntry] = []
+    problems = list(listing.problems)
+    for number in range(1, min(total, MAX_SPLITS) + 1):
+        split = f"{prefix}-{number:05d}-of-{total:05d}.gguf"
+        if split == name:
+            entries.extend(listing.entries)
+            continue
+        path = os.path.join(folder, split)
+        try:
+            with open_source(path) as source:
+                part = list_gguf(HeaderReader(source, 0, "gguf"), split_set=False)
+        except CoreError as error:
+            problems.append(f"split {number} of {total} ('{printable_name(split)}') is not listed: "
+                            f"{error.message}")
+            continue
+        entries.extend(dataclasses.replace(entry, file=split) for entry in part.entries)
+        problems.extend(part.problems)
+    if total > MAX_SPLITS:
+        problems.append(f"only the first {MAX_SPLITS} of {total} splits are listed")
+    metadata = dict(listing.metadata, **{"split set": f"{total} files, {prefix}-0000k-of-{total:05d}.gguf: "
+                                                      "every split's tensors are listed"})
+    return ContainerListing("gguf", listing.path, tuple(entries), metadata, tuple(problems))
+
+
+#: Most splits of one split model listed together.
+MAX_SPLITS = 1000
 
 
 def _entry(reader: HeaderReader, order: str, data_start: int, name: str, dims: tuple[int, ...],

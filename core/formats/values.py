@@ -97,6 +97,9 @@ def entry_values(source: Source, listing: ContainerListing, entry: TensorEntry) 
     if hook is None:
         raise ContainerError(f"the {listing.format} format lists '{printable_name(entry.name)}' as "
                              f"{entry.storage.value} values but gives no values() for it", field="tensor")
+    if entry.file is not None:  # the hook reads the file the entry lives in (a shard, a split)
+        with open_source(entry_file(source.paths[0], entry)) as other:
+            return hook(other, entry)
     return hook(source, entry)
 
 

@@ -6,6 +6,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import core
 from core.errors import ContainerError
 from core.files.sources import open_source
 from core.formats import gguf as gguf_format
@@ -225,3 +226,45 @@ def test_hostile_random_corruption_never_crashes(tmp_path):
             assert "gguf file" in error.message and "at byte" in error.message
             outcomes.add("refused")
     assert outcomes == {"listed", "refused"}
+
+
+# ------------------------------------------------------------------ split models (issue 32 item 6)
+def _split_model(folder):
+    rows = np.linspace(-2, 2, 64, dtype=np.float32).reshape(2, 32)
+    writer = gguf.GGUFWriter(str(folder / "model.gguf"), "llama", split_max_tensors=2)
+    writer.add_tensor("a", np.arange(6, dtype=np.float32).reshape(2, 3))
+    writer.add_tensor("b", np.arange(4, dtype=np.int16))
+    writer.add_tensor("c", np.full((3,), 7, dtype=np.float16))
+    writer.add_tensor("q", gguf.quants.quantize(rows, Q.Q8_0), raw_dtype=Q.Q8_0)
+    writer.add_tensor("d", np.array([1.5, -1.5], dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return rows
+
+
+def test_any_split_of_a_split_model_lists_every_split_and_each_tensor_reads_from_its_file(tmp_path):
+    rows = _split_model(tmp_path)
+    names = ["model-00001-of-00003.gguf", "model-00002-of-00003.gguf", "model-00003-of-00003.gguf"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
+    for opened in names:
+        listing = list_file(str(tmp_path / opened))
+        assert [e.name for e in listing.entries] == ["a", "b", "c", "q", "d"]
+        assert listing.metadata["split set"] == ("3 files, model-0000k-of-00003.gguf: every split's "
+                                                 "tensors are listed")
+        files = [e.file for e in listing.entries]
+        assert files == [None if names[i // 2] == opened else names[i // 2] for i in range(5)]
+        assert core.tensor(str(tmp_path / opened), "a").tolist() == [[0, 1, 2], [3, 4, 5]]
+        assert core.tensor(str(tmp_path / opened), "d").tolist() == [1.5, -1.5]
+        # a computed (dequantized) tensor of another split is read from that split
+        expected = gguf.quants.dequantize(gguf.quants.quantize(rows, Q.Q8_0), Q.Q8_0)
+        assert np.array_equal(core.tensor(str(tmp_path / opened), "q"), expected)
+
+
+def test_a_missing_split_is_a_problem_and_the_others_still_list(tmp_path):
+    _split_model(tmp_path)
+    (tmp_path / "model-00002-of-00003.gguf").unlink()
+    listing = list_file(str(tmp_path / "model-00001-of-00003.gguf"))
+    assert [e.name for e in listing.entries] == ["a", "b", "d"]
+    assert listing.problems[0].startswith("split 2 of 3 ('model-00002-of-00003.gguf') is not listed:")

@@ -400,7 +400,7 @@ def tflite_values(source: FileSource, entry: TensorEntry) -> EntryValues:
     q = np.frombuffer(source.read_exact(0, entry.offset, entry.nbytes, f"the integers of '{entry.name}'"),
                       dtype=stored.newbyteorder("<")).reshape(entry.shape)
     values = dequantize_affine(q, scale, zero, axis, f"'{entry.name}'")
-    return EntryValues(values, "dequantized",
+    return EntryValues(values, f"from {entry.stored_type.split(',')[0]}",
                        f"'{entry.name}': scale * (q - zero point) of its {entry.stored_type.split(',')[0]} "
                        f"values, float32, a copy of {values.nbytes} bytes; its values are computed, not "
                        "stored at a file offset")

@@ -79,7 +79,16 @@ def tflite_file(folder: Path) -> Container:
         tensor = graph.Tensors(i)
         data = model.Buffers(tensor.Buffer()).DataAsNumpy()
         if isinstance(data, np.ndarray) and data.size:
-            expected[tensor.Name().decode()] = data.view(dtypes[tensor.Type()]).reshape(tensor.ShapeAsNumpy())
+            q = data.view(dtypes[tensor.Type()]).reshape(tensor.ShapeAsNumpy())
+            expected[tensor.Name().decode()] = q
+            quant = tensor.Quantization()
+            if quant is not None and quant.ScaleLength():  # its dequantized entry, from the schema's values
+                shape = [1] * q.ndim
+                if quant.ScaleLength() > 1:
+                    shape[quant.QuantizedDimension()] = quant.ScaleLength()
+                scale = quant.ScaleAsNumpy().astype(np.float64).reshape(shape)
+                zero = quant.ZeroPointAsNumpy().astype(np.float64).reshape(shape)
+                expected[tensor.Name().decode() + " (dequantized)"] = (scale * (q - zero)).astype(np.float32)
     return Container(str(path), "tflite", expected)
 
 

@@ -75,6 +75,8 @@ def _how(entry) -> str:
         return f"in {entry.file}"
     if "stored in" in entry.extras:  # ONNX typed fields
         return f"{entry.extras['stored in']} decoded"
+    if entry.storage is Storage.COMPUTED and entry.stored_type.endswith(", dequantized"):  # TFLite
+        return f"from {entry.stored_type.split(',')[0]}"
     if entry.storage is Storage.COMPUTED:
         return f"{entry.extras['quantization']}, dequantized"
     if "compressed" in entry.extras:

@@ -112,6 +112,10 @@ class TensorEntry:
         = the entry's own shape while the elements decode as listed (the stored item size, no
         ``fixed_length``), else ``batch + (-1,)``: the decoded values of each string on the last
         axis. None: the decode shape (one axis of elements).
+    shares
+        The names of the other entries of the listing whose stored bytes overlap this one's
+        (tied weights, a view saved with its base: PyTorch storages), at most 16; None when it
+        shares its bytes with no other entry. Informative only: each entry shows its own view.
     """
 
     name: str
@@ -128,6 +132,7 @@ class TensorEntry:
     strides: tuple[int, ...] | None = None
     file: str | None = None
     batch: tuple[int, ...] | None = None
+    shares: tuple[str, ...] | None = None
 
     @property
     def mappable(self) -> bool:
@@ -265,7 +270,7 @@ class ContainerListing:
     ----------
     format
         Format name (``"safetensors"``, ``"npz"``, ``"tflite"``, ``"gguf"``, ``"tfrecord"``,
-        ``"wav"``, ``"aiff"``, ``"hdf5"``, ``"idx"``, ``"npy"``).
+        ``"wav"``, ``"aiff"``, ``"hdf5"``, ``"idx"``, ``"npy"``, ``"pytorch"``).
     path
         The file listed.
     entries

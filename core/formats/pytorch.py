@@ -78,7 +78,7 @@ STORAGE_TYPES: dict[str, tuple[str | None, int, str]] = {
     "ShortStorage": ("int16", 2, "int16"), "CharStorage": ("int8", 1, "int8"),
     "ByteStorage": ("uint8", 1, "uint8"), "BoolStorage": ("bool", 1, "bool"),
     "ComplexFloatStorage": ("complex64", 8, "complex64"),
-    "ComplexDoubleStorage": ("complex128", 8, "complex128"),
+    "ComplexDoubleStorage": ("complex128", 16, "complex128"),
     "QInt8Storage": ("int8", 1, "qint8"), "QUInt8Storage": ("uint8", 1, "quint8"),
     "QInt32Storage": ("int32", 4, "qint32"),
     "QUInt4x2Storage": (None, 1, "quint4x2"), "QUInt2x4Storage": (None, 1, "quint2x4"),
@@ -92,7 +92,7 @@ TORCH_DTYPES: dict[str, tuple[str | None, int]] = {
     "int32": ("int32", 4), "int": ("int32", 4), "int16": ("int16", 2), "short": ("int16", 2),
     "int8": ("int8", 1), "uint8": ("uint8", 1), "uint16": ("uint16", 2), "uint32": ("uint32", 4),
     "uint64": ("uint64", 8), "bool": ("bool", 1), "complex64": ("complex64", 8),
-    "cfloat": ("complex64", 8), "complex128": ("complex128", 8), "cdouble": ("complex128", 8),
+    "cfloat": ("complex64", 8), "complex128": ("complex128", 16), "cdouble": ("complex128", 16),
     "float8_e4m3fn": ("float8_e4m3fn", 1), "float8_e5m2": ("float8_e5m2", 1),
     "float8_e4m3fnuz": ("float8_e4m3fnuz", 1), "float8_e5m2fnuz": ("float8_e5m2fnuz", 1),
     "float8_e8m0fnu": ("float8_e8m0fnu", 1),
@@ -204,7 +204,6 @@ class _Lister:
                                for index, entry in enumerate(self.entries)]
         if self.dropped:
             self.problems.append(not_listed(self.dropped, "tensors"))
-        self.metadata["tensors"] = str(sum(1 for e in self.entries if e.stored_type.startswith("torch.")))
         return ContainerListing("pytorch", self.reader.path, tuple(self.entries), self.metadata,
                                 tuple(self.problems))
 
@@ -280,6 +279,8 @@ class _Lister:
         if isinstance(value, Tensor):
             self._walk(value, "tensor", 0)
         elif isinstance(value, (Dict, list, tuple, Opaque, SetData)):
+            if isinstance(value, Opaque) and value.state is not None:
+                self.metadata["object"] = value.type_name
             self._walk(value, "", 0)
         else:
             self.metadata["value"] = _short(value)

@@ -406,6 +406,13 @@ class _Lister:
             return self._broken(name, stored, extras, f"its storage member {member_name!r}: {span}",
                                 shape=shape)
         start, end = span
+        storage_bytes = storage.numel * (1 if kind.name == "UntypedStorage" else known[1])
+        if not 0 <= storage.numel < _BIG or storage_bytes > end - start:
+            return self._broken(name, stored, extras,
+                                f"its storage record says {storage.numel} elements of "
+                                f"{1 if kind.name == 'UntypedStorage' else known[1]} bytes, but its "
+                                f"member {member_name!r} holds {end - start} bytes (the file is "
+                                "truncated or corrupt)", start, end - start, shape)
         member_elements = (end - start) // itemsize
         if reach > member_elements or (end - start) % itemsize and dtype is not None:
             return self._broken(name, stored, extras,

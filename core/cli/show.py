@@ -73,8 +73,9 @@ container whose listing could not read everything (a partial listing, a corrupt 
 
 --list prints a container's tensors (name, dtype, shape, kind, offset, bytes, notes); --list
 --json prints {{"format", "path", "metadata", "problems", "tensors": [{{"name", "dtype",
-"stored_type", "byte_order", "shape", "storage", "strides", "file", "offset", "nbytes",
-"mappable", "problem", "extras"}}]}}. The kind says how its values are had: "view" (of the
+"stored_type", "byte_order", "shape", "storage", "strides", "file", "shares", "offset",
+"nbytes", "mappable", "problem", "extras"}}]}} ("shares": the other tensors on the same bytes,
+such as tied weights of a PyTorch checkpoint, or null). The kind says how its values are had: "view" (of the
 file's bytes), "copy" (stored, but compressed, chunked or as varints: decoded into memory) or
 "computed" (a quantized GGUF tensor's float32 values, as llama.cpp's reference dequantizer
 gives them).

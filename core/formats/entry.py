@@ -123,6 +123,10 @@ class TensorEntry:
     signal
         The tensor is a signal of shape ``(frames, channels)`` (audio samples): shown as one
         line per channel (:func:`shows_channel_lines`).
+    shares
+        The names of the other entries of the listing whose stored bytes overlap this one's
+        (tied weights, a view saved with its base: PyTorch storages), at most 16; None when it
+        shares its bytes with no other entry. Informative only: each entry shows its own view.
     """
 
     name: str
@@ -140,6 +144,7 @@ class TensorEntry:
     file: str | None = None
     batch: tuple[int, ...] | None = None
     signal: bool = False
+    shares: tuple[str, ...] | None = None
 
     @property
     def mappable(self) -> bool:
@@ -277,7 +282,7 @@ class ContainerListing:
     ----------
     format
         Format name (``"safetensors"``, ``"npz"``, ``"tflite"``, ``"gguf"``, ``"tfrecord"``,
-        ``"wav"``, ``"aiff"``, ``"hdf5"``, ``"idx"``, ``"npy"``, ``"onnx"``).
+        ``"wav"``, ``"aiff"``, ``"hdf5"``, ``"idx"``, ``"npy"``, ``"onnx"``, ``"pytorch"``).
     path
         The file listed.
     entries

@@ -14,7 +14,7 @@ import os
 
 from core.errors import ContainerError
 from core.files.sources import open_source
-from core.formats import hdf5, idx, npz, safetensors, shard_index, wav
+from core.formats import hdf5, idx, npz, pytorch, safetensors, shard_index, wav
 from core.formats.entry import ContainerFormat, ContainerListing
 from core.formats.gguf import FORMAT as GGUF
 from core.formats.onnx import FORMAT as ONNX
@@ -35,6 +35,7 @@ SNIFF_BYTES = 4096
 FORMATS: tuple[ContainerFormat, ...] = (
     hdf5.FORMAT,         # 8-byte signature (at 0, 512, 1024 or 2048)
     npz.FORMAT,          # zip local header whose first member is a .npy
+    pytorch.FORMAT,      # zip whose first member is torch's (X/data.pkl...), or the legacy magic
     wav.FORMAT,          # RIFF/RIFX/RF64/BW64 .... WAVE
     wav.AIFF_FORMAT,     # FORM .... AIFF/AIFC
     safetensors.FORMAT,  # uint64 header length, then '{'

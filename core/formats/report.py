@@ -4,7 +4,7 @@ Rule: one row per entry, in the container's order: name, dtype (the engine type,
 it cannot be decoded, with the stored type in the notes), shape in C order, kind (``view``,
 ``copy`` or ``computed``: :class:`~core.formats.entry.Storage`), file offset of the first data
 byte, bytes of data, and notes (the strides of a view not in C order, the file of an entry
-stored in another one, (the stored type when it differs from the engine's,
+stored in another one, the other entries sharing its bytes, the stored type when it differs from the engine's,
 the format's extras, and the problem of an entry that cannot be shown). Names and notes come
 from the file, so they are written with control characters escaped
 (:func:`core.text.names.printable_name`); the JSON keeps them as strings (JSON escapes them).
@@ -34,6 +34,8 @@ def _notes(entry: TensorEntry) -> str:
         parts.append(f"strides {entry.strides}")
     if entry.file is not None:
         parts.append(f"in file {entry.file}")
+    if entry.shares:
+        parts.append("shares bytes with " + ", ".join(entry.shares))
     if entry.stored_type and entry.stored_type != entry.dtype:
         parts.append(f"stored as {entry.stored_type}")
     if not entry.little_endian:
@@ -93,7 +95,7 @@ def listing_json(listing: ContainerListing) -> dict:
                 "byte_order": "little" if e.little_endian else "big", "shape": list(e.shape),
                 "storage": e.storage.value,
                 "strides": list(e.strides) if e.strides is not None else None,
-                "file": e.file, "offset": e.offset, "nbytes": e.nbytes, "mappable": e.mappable,
+                "file": e.file, "shares": list(e.shares) if e.shares else None, "offset": e.offset, "nbytes": e.nbytes, "mappable": e.mappable,
                 "problem": e.problem,
                 "extras": {k: _json_scalar(v) for k, v in e.extras.items()},
             }

@@ -42,7 +42,7 @@ def test_list_json(model, capsys):
     assert document["tensors"][0] == {  # the header's order (the writer aligns and sorts)
         "name": "layer.0.weight", "dtype": "float32", "stored_type": "F32",
         "byte_order": "little", "shape": [2, 3], "storage": "view", "strides": None, "file": None,
-        "offset": 176, "nbytes": 24,
+        "shares": None, "offset": 176, "nbytes": 24,
         "mappable": True, "problem": None, "extras": {}}
 
 

@@ -1,6 +1,6 @@
 """Every container the format tests write, built with each format's own writer, with the values
 the format's own reader gives (numpy, safetensors, h5py, gguf, protobuf, scipy, soundfile,
-idx2numpy, onnx: committed files it wrote): ``build_all(folder) -> [Container]``.
+idx2numpy, onnx: committed files it wrote; torch's, saved beside its fixtures): ``build_all(folder) -> [Container]``.
 
 Shared by ``tests/core/formats/test_every_entry.py`` (the command's ``--tensor``) and
 ``tests/inspector/panels/test_every_entry_in_the_dock.py`` (the Tensors dock); both load it by
@@ -195,8 +195,20 @@ def onnx_external_file(folder: Path) -> Container:
     return _onnx_fixture(folder, "external/model.onnx", "external/weights.bin")
 
 
+def pytorch_file(folder: Path) -> Container:
+    """The strided views written by torch.save (fixtures/pytorch, PyTorch 2.13.0: the suite never
+    imports torch), with the values torch.load gave, saved beside them."""
+    import shutil
+
+    path = folder / "views.pt"
+    shutil.copyfile(HERE / "fixtures" / "pytorch" / "views.pt", path)
+    with np.load(HERE / "fixtures" / "pytorch" / "views.expected.npz") as saved:
+        expected = {str(name): saved[f"v{i}"] for i, name in enumerate(saved["names"])}
+    return Container(str(path), "pytorch", expected)
+
+
 BUILDERS = (safetensors_file, npz_file, compressed_npz_file, tflite_file, gguf_file, tfrecord_file,
-            wav_file, aiff_file, hdf5_file, idx_file, onnx_file, onnx_external_file)
+            wav_file, aiff_file, hdf5_file, idx_file, onnx_file, onnx_external_file, pytorch_file)
 
 
 def build_all(folder: Path) -> list[Container]:

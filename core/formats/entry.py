@@ -410,6 +410,9 @@ class ContainerFormat:
         For a format without magic bytes (ONNX: a protobuf message), the file name endings
         (lower case, ``".onnx"``) it is tried for: ``sniff`` then checks the structure. Empty
         (every format with a magic): tried for any name.
+    also_names
+        Other names its listings may say (a sharded-model index says the format of its shards:
+        ``pytorch-index``); :func:`core.formats.registry.format_named` finds it by any of them.
     """
 
     name: str
@@ -417,3 +420,4 @@ class ContainerFormat:
     list: Callable[[HeaderReader], ContainerListing]
     values: Callable[[Source, TensorEntry], EntryValues] | None = None
     extensions: tuple[str, ...] = ()
+    also_names: tuple[str, ...] = ()

@@ -62,6 +62,7 @@ from core.formats.pytorch_pickle import (
     walk_pickle,
 )
 from core.formats.reader import HeaderReader, entry_limit, not_listed
+from core.formats.shard_names import shard_set_note
 from core.text.names import printable_name
 
 __all__ = ["FORMAT", "LEGACY_MAGIC", "list_pytorch", "sniff_pytorch"]
@@ -203,6 +204,7 @@ class _Lister:
             raise self.reader.error(f"its {pkl[0]} cannot be read: {error}", None,
                                     "the file is corrupt or hand-made; nothing of it was run") from None
         self.metadata["pickle opcodes"] = str(opcodes)
+        self.metadata.update(shard_set_note(self.reader.path))
         self.visit_limit = 2 * opcodes + 1000
         self._walk_top(value)
         shares = self._shares()

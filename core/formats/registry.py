@@ -39,7 +39,7 @@ FORMATS: tuple[ContainerFormat, ...] = (
     wav.FORMAT,          # RIFF/RIFX/RF64/BW64 .... WAVE
     wav.AIFF_FORMAT,     # FORM .... AIFF/AIFC
     safetensors.FORMAT,  # uint64 header length, then '{'
-    shard_index.FORMAT,  # a JSON object with a "weight_map" (model.safetensors.index.json)
+    shard_index.FORMAT,  # a JSON object with a "weight_map" (model.safetensors.index.json, pytorch_model.bin.index.json)
     GGUF,                # "GGUF"
     TFLITE,              # "TFL3" at byte 4
     TFRECORD,            # no magic: a length whose masked CRC-32C matches (1 in 2**32 by chance)
@@ -58,7 +58,7 @@ def format_named(name: str) -> ContainerFormat:
         No known format has that name.
     """
     for candidate in FORMATS:
-        if candidate.name == name:
+        if name == candidate.name or name in candidate.also_names:
             return candidate
     raise ContainerError(f"no container format is named {name!r} (known: "
                          f"{', '.join(f.name for f in FORMATS)})", field="files")

@@ -27,8 +27,6 @@ import gc
 import itertools
 import json
 import math
-import os
-import re
 import struct
 
 try:  # optional: a faster parse of the same JSON (see _parse)
@@ -39,6 +37,7 @@ except ImportError:  # pragma: no cover - depends on the environment
 from core.budget import check_copy_budget
 from core.formats.entry import ContainerFormat, ContainerListing, TensorEntry
 from core.formats.reader import HeaderReader, entry_limit, not_listed
+from core.formats.shard_names import shard_set_note
 
 #: The largest header accepted: safetensors' own ``MAX_HEADER_SIZE`` (100,000,000 bytes).
 HEADER_LIMIT = 100_000_000
@@ -137,10 +136,7 @@ def _listing(reader: HeaderReader, text: bytes, length: int) -> ContainerListing
         header = dict(itertools.islice(header.items(), limit))
     entries = _entries(header, data_start, data_size)
     del header
-    index = shard_set_index(reader.path)
-    if index is not None:
-        metadata["sharded model"] = (f"one shard of {os.path.basename(index)}: open the index to "
-                                     "list every tensor of every shard")
+    metadata.update(shard_set_note(reader.path))
     return ContainerListing("safetensors", reader.path, tuple(entries), metadata,
                             tuple(_overlaps(entries, data_start)) + tuple(problems))
 
@@ -173,20 +169,6 @@ def _entries(header: dict, data_start: int, data_size: int) -> list[TensorEntry]
         append(checked(name, info, data_start, data_size))
     entries.reverse()  # the header's order
     return entries
-
-
-_SHARD_NAME = re.compile(r"-\d{5}-of-\d{5}\.safetensors$")
-
-
-def shard_set_index(path: str) -> str | None:
-    """The ``PREFIX.safetensors.index.json`` beside a shard named ``PREFIX-0000k-of-0000n.safetensors``
-    (how ``save_pretrained`` names them), when it exists; else None."""
-    match = _SHARD_NAME.search(os.path.basename(path))
-    if match is None:
-        return None
-    name = os.path.basename(path)[:match.start()] + ".safetensors.index.json"
-    index = os.path.join(os.path.dirname(path), name)
-    return index if os.path.isfile(index) else None
 
 
 def _parse(text: bytes) -> object:

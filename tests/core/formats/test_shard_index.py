@@ -4,6 +4,8 @@ safetensors package) list as one container, each tensor a view of its shard (iss
 from __future__ import annotations
 
 import json
+import os
+import shutil
 
 import numpy as np
 import pytest
@@ -99,3 +101,67 @@ def test_a_shard_opened_by_itself_points_to_its_index(tmp_path):
         "one shard of model.safetensors.index.json: open the index to list every tensor of every shard")
     (tmp_path / "model.safetensors.index.json").unlink()
     assert "sharded model" not in list_file(str(tmp_path / "model-00002-of-00002.safetensors")).metadata
+
+
+# -- pytorch_model.bin.index.json: shards written by torch.save through transformers' save_pretrained
+
+PT_FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "pytorch_sharded")
+PT_INDEX = os.path.join(PT_FIXTURES, "pytorch_model.bin.index.json")
+
+
+def _pt_expected():
+    with np.load(os.path.join(PT_FIXTURES, "expected.npz")) as saved:
+        return [str(n) for n in saved["names"]], {k: saved[k] for k in saved.files if k != "names"}
+
+
+def test_a_pytorch_index_lists_every_tensor_of_its_torch_save_shards_and_reads_them_as_torch_load(tmp_path):
+    names, expected = _pt_expected()
+    with open(PT_INDEX, encoding="utf-8") as file:
+        weight_map = json.load(file)["weight_map"]
+    listing = list_file(PT_INDEX)
+    assert listing.format == "pytorch-index"
+    assert listing.metadata["shards"] == "2" and listing.metadata["total_size"] == "7328"
+    assert [e.name for e in listing.entries] == names and len(names) == 39
+    for entry in listing.entries:
+        assert entry.problem is None and entry.file == weight_map[entry.name]
+        assert entry.file in ("pytorch_model-00001-of-00002.bin", "pytorch_model-00002-of-00002.bin")
+        got = core.tensor(PT_INDEX, entry.name)
+        want = expected[entry.name]
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert np.array_equal(got.view(np.uint8), want.view(np.uint8))  # bit-exact
+
+
+def test_the_command_lists_and_shows_a_pytorch_index(capsys):
+    _, expected = _pt_expected()
+    assert core.cli.main([PT_INDEX, "--list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed["format"] == "pytorch-index"
+    first = listed["tensors"][0]
+    assert (first["name"], first["file"], first["shape"], first["dtype"]) == (
+        "embeddings.LayerNorm.bias", "pytorch_model-00001-of-00002.bin", [8], "float32")
+    assert core.cli.main([PT_INDEX, "--tensor", "pooler.dense.bias", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["shape"] == [8]
+    assert np.array_equal(np.array(shown["values"], np.float32), expected["pooler.dense.bias"])
+
+
+def test_a_pytorch_shard_opened_by_itself_points_to_its_index(tmp_path):
+    for name in os.listdir(PT_FIXTURES):
+        if name.startswith("pytorch_model"):
+            shutil.copy(os.path.join(PT_FIXTURES, name), tmp_path / name)
+    shard = list_file(str(tmp_path / "pytorch_model-00002-of-00002.bin"))
+    assert shard.format == "pytorch"
+    assert shard.metadata["sharded model"] == (
+        "one shard of pytorch_model.bin.index.json: open the index to list every tensor of every shard")
+    (tmp_path / "pytorch_model.bin.index.json").unlink()
+    assert "sharded model" not in list_file(str(tmp_path / "pytorch_model-00002-of-00002.bin")).metadata
+
+
+def test_a_shard_of_neither_format_is_the_problem_of_its_tensors(tmp_path):
+    (tmp_path / "pytorch_model-00001-of-00001.bin").write_bytes(b"\x00" * 64)
+    (tmp_path / "pytorch_model.bin.index.json").write_text(
+        json.dumps({"weight_map": {"w": "pytorch_model-00001-of-00001.bin"}}))
+    listing = list_file(str(tmp_path / "pytorch_model.bin.index.json"))
+    assert listing.format == "pytorch-index"  # no shard listed: told by the index's name
+    assert listing.entries[0].problem == ("its shard 'pytorch_model-00001-of-00001.bin' is neither a "
+                                          "safetensors file nor a PyTorch checkpoint")

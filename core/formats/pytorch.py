@@ -51,6 +51,7 @@ from core.errors import CoreError
 from core.formats import listing_control
 from core.formats.entry import ContainerFormat, ContainerListing, TensorEntry
 from core.formats.npz import _ReaderFile  # the zip directory through bounded reads
+from core.formats.pt2_archive import CONSTANTS_SUFFIX, WEIGHTS_SUFFIX, ConfigRefusedError, pt2_records
 from core.formats.pytorch_pickle import (
     Dict,
     Global,
@@ -115,7 +116,9 @@ _STORAGE_MODULES = ("torch", "torch.storage", "torch.cuda")
 
 def sniff_pytorch(head: bytes, size: int) -> bool:
     """A zip whose first member lies in one folder and is torch's (``X/data.pkl``, ``X/data/0``,
-    ``X/byteorder``, ``X/.format_version``, ``X/version``), or the legacy format's magic."""
+    ``X/byteorder``, ``X/.format_version``, ``X/version``; a ``.pt2`` archive's
+    ``X/archive_format``, ``X/data/weights/...``, ``X/data/constants/...``), or the legacy
+    format's magic."""
     if head.startswith(LEGACY_MAGIC):
         return True
     if len(head) < 30 or head[:4] != _LOCAL_HEADER:
@@ -125,8 +128,8 @@ def sniff_pytorch(head: bytes, size: int) -> bool:
     folder, slash, rest = name.partition(b"/")
     if not slash or not folder:
         return False
-    return rest in (b"data.pkl", b"byteorder", b".format_version", b"version") or (
-        rest.startswith(b"data/") and rest[5:].isdigit())
+    return rest in (b"data.pkl", b"byteorder", b".format_version", b"version", b"archive_format") or (
+        rest.startswith(b"data/") and rest[5:].isdigit()) or rest.startswith((b"data/weights/", b"data/constants/"))
 
 
 def list_pytorch(reader: HeaderReader) -> ContainerListing:
@@ -181,6 +184,9 @@ class _Lister:
     # ------------------------------------------------------------------ members
     def listing(self) -> ContainerListing:
         pkl = [name for name in self.members if name.endswith("/data.pkl") and name.count("/") == 1]
+        pt2 = [name for name in self.members if name.endswith("/archive_format") and name.count("/") == 1]
+        if not pkl and pt2:
+            return self._pt2_listing(pt2[0][:-len("/archive_format")])
         if not pkl:
             raise self.reader.error(
                 "it is a zip without a '<folder>/data.pkl' member, so not a torch.save checkpoint "
@@ -207,6 +213,9 @@ class _Lister:
         self.metadata.update(shard_set_note(self.reader.path))
         self.visit_limit = 2 * opcodes + 1000
         self._walk_top(value)
+        return self._finished()
+
+    def _finished(self) -> ContainerListing:
         shares = self._shares()
         if shares:
             self.entries[:] = [self._with_shares(entry, shares.get(index))
@@ -215,6 +224,32 @@ class _Lister:
             self.problems.append(not_listed(self.dropped, "tensors"))
         return ContainerListing("pytorch", self.reader.path, tuple(self.entries), self.metadata,
                                 tuple(self.problems))
+
+    def _pt2_listing(self, prefix: str) -> ContainerListing:
+        """A ``torch.export`` archive: its weights and constants (:mod:`core.formats.pt2_archive`)."""
+        self.prefix = prefix
+        kind = self._small_member("archive_format")
+        if kind != "pt2":
+            raise self.reader.error(f"it is a zip with an archive_format of {str(kind)[:20]!r}, not "
+                                    "a torch.save checkpoint or a torch.export (pt2) archive", None,
+                                    "open it as raw bytes, or list its members with a zip tool")
+        self.metadata["archive"] = prefix
+        self.metadata["format"] = ("torch.export archive (.pt2): its weights and constants are "
+                                   "listed; its program is not run")
+        self.little = self._byte_order()
+        configs = []
+        for name in self.members:
+            for suffix, what in ((WEIGHTS_SUFFIX, "weights"), (CONSTANTS_SUFFIX, "constants")):
+                folder, _, leaf = name.rpartition("/")
+                if leaf.endswith(suffix) and folder == f"{prefix}/data/{what}":
+                    configs.append((leaf[:-len(suffix)], what, folder, self._pickle_bytes(name)))
+        try:
+            records = pt2_records(configs, {n: i.file_size for n, i in self.members.items()})
+        except ConfigRefusedError as error:
+            raise self.reader.error(str(error), None, "the file is corrupt or hand-made") from None
+        self.visit_limit = 4 * len(records.items) + 1000
+        self._walk_top(records)
+        return self._finished()
 
     def _byte_order(self) -> bool:
         order = self._small_member("byteorder")

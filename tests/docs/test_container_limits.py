@@ -205,6 +205,29 @@ def check_onnx_external_outside(tmp: Path) -> None:
         assert "which is not inside the model's folder" in problem_of(folder / "model.onnx", "w")
 
 
+PYTORCH = Path(__file__).resolve().parents[1] / "core" / "formats" / "fixtures"
+
+
+def check_pytorch_legacy(tmp: Path) -> None:
+    with pytest.raises(ContainerError, match="legacy format \\(before PyTorch 1.6"):
+        list_file(str(PYTORCH / "pytorch" / "legacy.pt"))  # torch.save(..., _use_new_zipfile_serialization=False)
+
+
+def check_pytorch_pt2_pickled(tmp: Path) -> None:
+    config_name = "module/data/weights/model_weights_config.json"
+    path = tmp / "subclass.pt2"
+    with zipfile.ZipFile(PYTORCH / "pytorch_export" / "module.pt2") as source, \
+            zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename == config_name:  # what torch.export.save writes for a tensor subclass
+                data = data.replace(b'"path_name": "weight_2", "is_param": true, "use_pickle": false',
+                                    b'"path_name": "weight_2", "is_param": true, "use_pickle": true')
+            target.writestr(info.filename, data)
+    assert "torch.export pickled it (a tensor subclass)" in problem_of(path, "lin.bias")
+    assert values_of(path, "constants/offsets").tolist() == [7, -8]
+
+
 CHECKS = {
     "safetensors-f6-f4": ("refused", check_safetensors_f6_f4),
     "safetensors-f8": ("works", check_safetensors_f8),
@@ -217,6 +240,8 @@ CHECKS = {
     "hdf5-not-numeric": ("refused", check_hdf5_not_numeric),
     "idx-zero-dimension": ("refused", check_idx_zero_dimension),
     "npy-structured": ("refused", check_npy_structured),
+    "pytorch-legacy": ("refused", check_pytorch_legacy),
+    "pytorch-pt2-pickled": ("refused", check_pytorch_pt2_pickled),
     "tf-checkpoint-string": ("refused", check_tf_checkpoint_string),
     "tf-checkpoint-compressed-block": ("refused", check_tf_checkpoint_compressed_block),
     "onnx-unshown-types": ("refused", check_onnx_unshown_types),

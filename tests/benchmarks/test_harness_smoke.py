@@ -32,6 +32,8 @@ def test_benchmarks_tiny_run_prints_the_table(tmp_path):
         "list a safetensors file with",
         "open one tensor of a",
         "while comparing two",
+        "list a PyTorch checkpoint of 50 tensors",
+        "open one tensor of a PyTorch checkpoint",
     ):
         assert figure in out.stdout, figure
     assert "Machine:" in out.stdout and "numpy" in out.stdout

@@ -60,6 +60,15 @@ def checkpoint(path: Path) -> None:
 checkpoint.suffix = ".safetensors"  # type: ignore[attr-defined]
 
 
+def torch_checkpoint(path: Path) -> None:
+    """Containers: a PyTorch Lightning checkpoint written by torch.save (committed: PyTorch is
+    not needed here; docs/screenshot_inputs/make_checkpoint.py wrote it)."""
+    path.write_bytes((ROOT / "docs" / "screenshot_inputs" / "lightning.ckpt").read_bytes())
+
+
+torch_checkpoint.suffix = ".ckpt"  # type: ignore[attr-defined]
+
+
 def rgb_frame(path: Path) -> None:
     """Colour: one 180 x 240 RGB frame, HWC uint8 (a camera dump: colour bars over a gradient, a disc)."""
     y, x = np.mgrid[0:180, 0:240].astype(np.float32)
@@ -137,6 +146,7 @@ SHOTS = [
     ("four_d.png", batch_4d, ["--dtype", "float32", "--shape", "2,3,32,48"]),
     ("slice_editor.png", batch_4d, ["--dtype", "float32", "--shape", "2,3,32,48", "--slice", "[-1, 1:, ..., ::-2]"]),
     ("containers.png", checkpoint, []),
+    ("pytorch.png", torch_checkpoint, ["--tensor", "state_dict/encoder.layers.0.mlp.down.weight"]),
     ("rgb_frame.png", rgb_frame, ["--dtype", "uint8", "--shape", "180,240,3", "--colour", "RGB"]),
     ("chw_batch.png", chw_batch, ["--dtype", "float32", "--shape", "4,3,96,128", "--colour", "RGB"]),
     ("iq_constellation.png", iq_capture, ["--dtype", "complex64", "--complex-part", "constellation"]),

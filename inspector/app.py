@@ -36,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="plot the image in colour, channels along the last (HWC) or third from last (CHW) axis")
     parser.add_argument("--complex-part", choices=("abs", "re", "im", "phase", "dB", "I and Q", "constellation"),
                         help="what the plot shows of complex data")
+    parser.add_argument("--tensor", metavar="NAME",
+                        help="show the container's tensor of this exact name (as choosing its row in the "
+                             "Tensors dock: a view of the file here, anything else in a new window)")
     parser.add_argument("--compare", metavar="B", nargs="+",
                         help="compare the view with reference file(s) B (decoded with the same options; "
                              "the worst mismatch is selected when the comparison is ready)")
@@ -87,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.screenshot:
         window.resize(1400, 860)
     paths = open_startup_files(window, args.files, cli_params, slice_text)
+    if args.tensor is not None and paths:
+        show_startup_tensor(window, args.tensor)
     _apply_plot_choices(window, args.colour, args.complex_part)
     window.show()
     if args.compare and paths:  # once the first layout is applied (queued by show()): the docks
@@ -131,6 +136,25 @@ def open_startup_files(window, files: list[str], cli_params, slice_text: str | N
         return []
     window.open_sample(merge_params(sample_params(), cli_params), slice_text or "")
     return list(window.document.paths)
+
+
+def show_startup_tensor(window, name: str) -> None:
+    """``--tensor NAME``: show that tensor of the open container (:meth:`TensorsPanel.show_tensor`)
+    now, or when its listing ends (a listing that runs in the background)."""
+    document = window.document
+    if not document.listing_running:
+        window.tensors_panel.show_tensor(name)
+        return
+    from PySide6.QtCore import QTimer
+
+    def listed() -> None:
+        if document.listing_running:
+            return
+        document.listingChanged.disconnect(listed)
+        # after the document has shown its first tensor for the finished listing
+        QTimer.singleShot(0, lambda: window.tensors_panel.show_tensor(name))
+
+    document.listingChanged.connect(listed)
 
 
 def _screenshot(app, window, path: str, inspected: list[str]) -> int:

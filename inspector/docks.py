@@ -153,7 +153,8 @@ DEFAULT_DOCKS: tuple[DockSpec, ...] = (
              focus_key="Alt+6", scroll=True),
     DockSpec("statistics", "Statistics", RIGHT, _statistics, focus_text="S&tatistics", focus_key="Alt+7",
              tab_with="plot", scroll=True),
-    DockSpec("tensors", "Tensors", LEFT, lambda c: TensorsPanel(c.document), shown=Shown.WITH_CONTAINER),
+    DockSpec("tensors", "Tensors", LEFT, lambda c: TensorsPanel(c.document), shown=Shown.WITH_CONTAINER,
+             height_when_shown=0.4),  # a model's tensors are what one navigates by
     DockSpec("compare", "Compare", LEFT, lambda c: ComparePanel(c.comparison), tab_with="slice", scroll=True,
              shown=Shown.WITH_COMPARISON, height_when_shown=0.75),  # the list needs most of the column
     DockSpec("comparePlot", "Compare plot", RIGHT, lambda c: ComparisonPlot(c.comparison), tab_with="plot",

@@ -163,14 +163,38 @@ class DockLayout(QObject):
                 self._form_group(spec.tab_with)
         for spec in specs:
             self.docks[spec.name].raise_()
-        window, height = self._window, self._window.height()
         if any(spec.area == Qt.LeftDockWidgetArea for spec in specs):
             self.fit_side(Qt.LeftDockWidgetArea)  # the panels of fields; plots take their share
         for spec in specs:
-            if spec.height_when_shown is not None:
-                first = self.docks[next(s.name for s in self.specs if s.area == spec.area)]
-                window.resizeDocks([first, self.docks[spec.name]], [int(height * (1 - spec.height_when_shown)),
-                                                                   int(height * spec.height_when_shown)], Qt.Vertical)
+            self._take_height_share(spec)
+
+    def _take_height_share(self, spec: DockSpec) -> None:
+        """A dock with a :attr:`DockSpec.height_when_shown` takes that share of the window's
+        height from the first dock of its area (when it is shown, not tabbed behind another)."""
+        dock = self.docks[spec.name]
+        if spec.height_when_shown is None or dock.isHidden() or dock.isFloating():
+            return
+        window = self._window
+        column: list[QDockWidget] = []  # one dock per tab group, in the order of the specs
+        for other in self.specs:
+            candidate = self.docks[other.name]
+            if other.area != spec.area or candidate.isHidden() or candidate.isFloating() \
+                    or window.dockWidgetArea(candidate) != spec.area:
+                continue
+            if not any(candidate in window.tabifiedDockWidgets(d) for d in column):
+                column.append(candidate)
+        if dock not in column:  # tabbed behind a dock of the column: that group takes the share
+            dock = next((d for d in column if dock in window.tabifiedDockWidgets(d)), None)
+            if dock is None:
+                return
+        others = [d for d in column if d is not dock]
+        total = sum(d.height() for d in column)
+        if not others or total <= 0:
+            return
+        own = int(total * spec.height_when_shown)
+        rest = sum(max(d.height(), 1) for d in others)
+        sizes = [max(1, int((total - own) * max(d.height(), 1) / rest)) for d in others]
+        window.resizeDocks([*others, dock], [*sizes, own], Qt.Vertical)
 
     def side_width(self, area: Qt.DockWidgetArea) -> int:
         """The width the docks of ``area`` need to show their contents (the widest contents' size
@@ -285,5 +309,8 @@ class DockLayout(QObject):
         window.resizeDocks([decode, docks["plot"]], [left, plot], Qt.Horizontal)
         if height >= COMPACT_HEIGHT:
             window.resizeDocks([decode, slice_dock], [int(height * 0.42), int(height * 0.58)], Qt.Vertical)
+            for spec in self.specs:  # a dock shown while open (Tensors, Compare) keeps its share
+                if spec.shown is not Shown.ALWAYS:
+                    self._take_height_share(spec)
         window.resizeDocks([docks["hex"]], [int(height * 0.26)], Qt.Vertical)
         window.resizeDocks([docks["hex"], docks["inspector"]], [int(width * 0.55), int(width * 0.45)], Qt.Horizontal)

@@ -34,8 +34,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.errors import CoreError, describe_error
-from core.formats.entry import ContainerListing, TensorEntry
+from core.errors import ContainerError, CoreError, describe_error
+from core.formats.entry import ContainerListing, TensorEntry, find_entry
 from core.text.byte_sizes import format_bytes
 from core.text.names import printable_name
 from inspector.state.document import Document
@@ -73,8 +73,8 @@ def _cell(entry: TensorEntry, column: int) -> str:
     if column == 1:
         if entry.dtype is None:
             return f"{entry.stored_type} (not decodable)"
-        if entry.stored_type and entry.stored_type.lower() != entry.dtype:
-            return f"{entry.dtype} ({entry.stored_type})"
+        if entry.stored_type and entry.stored_type.lower().rpartition(".")[2] != entry.dtype:
+            return f"{entry.dtype} ({entry.stored_type})"  # the stored name when it says more
         return entry.dtype
     if column == 2:
         return "(" + ", ".join(str(n) for n in entry.shape) + ("," if len(entry.shape) == 1 else "") + ")"
@@ -256,6 +256,7 @@ class TensorsPanel(QWidget):
         self.tree = QTreeView(self, objectName="tensors.tree")
         self.tree.setModel(self.model)
         self.tree.setUniformRowHeights(True)  # 100,000 rows stay instant
+        self.tree.setTextElideMode(Qt.ElideMiddle)  # a long name keeps its end (".mlp.down.weight")
         self.tree.setSelectionMode(QAbstractItemView.SingleSelection)
         self.tree.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.problems = QLabel(self, objectName="tensors.problems")
@@ -340,6 +341,13 @@ class TensorsPanel(QWidget):
         self.tree.expand(self.model.index(0, 0))  # the container row only: expandAll asks every row for children
         self._show_current()
 
+    def resizeEvent(self, event) -> None:
+        """The chosen row stays in sight when the dock is resized (first shown with a container)."""
+        super().resizeEvent(event)
+        current = self.tree.selectionModel().currentIndex()
+        if current.isValid():
+            self.tree.scrollTo(current)
+
     def _show_current(self, *_args: object) -> None:
         """Select the row of the entry the decode parameters show (without choosing it again)."""
         entry = self._document.current_entry
@@ -372,6 +380,25 @@ class TensorsPanel(QWidget):
 
     def _current_entry(self) -> TensorEntry | None:
         return self.model.entry(self.tree.selectionModel().currentIndex())
+
+    def show_tensor(self, name: str) -> None:
+        """Show the tensor called ``name`` as choosing its row would: a view of the open file in
+        this window (:meth:`Document.choose_tensor`), any other readable entry in a new window; a
+        name the listing lacks, or an entry that cannot be had, is said under the tree."""
+        listing = self._document.container
+        try:
+            if listing is None:
+                raise ContainerError(f"there is no tensor named '{printable_name(name)}': the open "
+                                     "file is not a container", field="tensor")
+            entry = find_entry(listing, name)
+        except CoreError as error:
+            self.values_error.setText(describe_error(error).message)
+            self.values_error.show()
+            return
+        if entry.local_view:
+            self._document.choose_tensor(entry.name)
+        else:
+            self._open_values(entry)
 
     def open_current(self) -> None:
         """Open the current row's values in a new window (the button): :meth:`Document.entry_values`,

@@ -188,6 +188,7 @@ def compute_statistics(
     workers: int | None = None,
     quantity: str = "magnitude",
     extremes_first_above: int = EXTREMES_FIRST_ABOVE,
+    histogram: bool = True,
 ) -> Statistics:
     """Compute :class:`Statistics` of ``view`` in bounded memory (rules: module docstring).
 
@@ -223,6 +224,9 @@ def compute_statistics(
         (module rules). Ignored for real data.
     extremes_first_above
         Real views of more values are read once for their extremes first (module rules).
+    histogram
+        False: no histogram (both tuples empty, ``complete`` still True), so no second pass:
+        one read of the view gives every other figure (what a whole-model scan needs).
 
     Returns
     -------
@@ -300,12 +304,16 @@ def compute_statistics(
         )
 
     if first.table is not None:
-        return _from_value_counts(first, table_values(view.dtype), bins, statistics)
+        return _from_value_counts(first, table_values(view.dtype), bins if histogram else 0, statistics)
     if first.finite_lo is None:
         if n and report is not None:
             report(2 * n, 2 * n)  # nothing finite: the second pass has nothing to read
         return statistics(None, None)
     mean, std = first.mean_std()
+    if not histogram:
+        if report is not None:
+            report(2 * n, 2 * n)  # the histogram pass is not needed
+        return statistics(mean, std)
     if partial is not None:
         partial(statistics(mean, std, complete=False))
     indexer, exponent = _bins(float(first.finite_lo), float(first.finite_hi), bins)
@@ -404,6 +412,8 @@ def _from_value_counts(first: Part, values: np.ndarray, bins: int, statistics) -
     mean = total / count  # exact integers, one rounding
     deviations = values - mean
     std = math.sqrt(float(np.dot(counts.astype(np.float64), deviations * deviations)) / count)
+    if not bins:  # no histogram asked for
+        return statistics(mean, std)
     indexer, exponent = _bins(float(first.lo), float(first.hi), bins)
     scaled = values.astype(np.float64) * math.ldexp(1.0, -exponent)
     hist = np.zeros(bins, np.int64)

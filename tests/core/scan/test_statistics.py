@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import tracemalloc
@@ -315,3 +316,16 @@ def test_real_data_ignores_the_quantity_and_a_bad_quantity_is_refused():
     assert compute_statistics(np.array([1.0, -2.0]), quantity="phase").quantity == "value"
     with pytest.raises(CoreError, match="quantity must be one of magnitude, real"):
         compute_statistics(np.array([1j]), quantity="angle")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_without_the_histogram_every_other_figure_is_the_same_from_one_read(dtype):
+    view = LAYOUTS["strided"](_base_values(dtype).astype(dtype))
+    full = compute_statistics(view, chunk_elements=7)
+    reads = []
+    bare = compute_statistics(view, chunk_elements=7, histogram=False,
+                              progress=lambda done, total: reads.append((done, total)))
+    assert bare.histogram_edges == () and bare.histogram_counts == () and bare.complete
+    assert dataclasses.replace(bare, histogram_edges=full.histogram_edges,
+                               histogram_counts=full.histogram_counts) == full
+    assert reads[-1] == (2 * view.size, 2 * view.size)  # progress still ends at its total

@@ -59,7 +59,7 @@ from core.errors import ContainerError, CoreError
 from core.files.sources import FileSource
 from core.formats import hdf5
 from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
-from core.formats.npz import _RangeFile, _ReaderFile
+from core.formats.npz import _RangeFile, _ReaderFile, _SourceFile
 from core.formats.reader import HeaderReader
 from core.text.names import printable_name
 
@@ -220,6 +220,7 @@ def _legacy(listing: ContainerListing, attrs: dict[str, dict[str, object]]) -> C
         if key in top:
             metadata[key] = str(top[key])
     metadata["layout"] = "legacy Keras HDF5 (" + (f"{base}/" if base else "") + "<layer>/<weight name>)"
+    metadata.pop("layer_names", None)  # the names are the listing's
     metadata.pop("model_config", None)
     metadata.pop("training_config", None)
     entries: list[TensorEntry] = []
@@ -357,11 +358,10 @@ def _list_archive(reader: HeaderReader) -> ContainerListing:
             start = info.header_offset
             compressed = {zipfile.ZIP_DEFLATED: "deflate", zipfile.ZIP_BZIP2: "bzip2",
                           zipfile.ZIP_LZMA: "lzma"}.get(info.compress_type, f"method {info.compress_type}")
-            data = _member_bytes(archive, info, reader.path)
-            stream = io.BytesIO(data)
+            stream = io.BytesIO(_member_bytes(reader.source, reader.index, info))
         entries, layer_names, problems = _walk_member(reader.path, stream)
     if compressed is None:
-        entries = [_moved(entry, start) for entry in entries]
+        entries = [_moved(entry, start, info.file_size) for entry in entries]
     else:
         entries = [_compressed(entry, compressed, start, info.compress_size) for entry in entries]
     if entries and not all(_VARS.match(e.name) for e in entries):
@@ -410,12 +410,14 @@ def _layer_configs(config: object) -> dict[str, tuple[str, dict]]:
     return {name: value for name, value in found.items() if name not in twice}
 
 
-def _member_bytes(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: str) -> bytes:
-    """A compressed weights member decompressed (budget-checked first, CRC checked by zipfile)."""
+def _member_bytes(source: FileSource, index: int, info: zipfile.ZipInfo) -> bytes:
+    """A compressed weights member decompressed (budget-checked first, CRC checked by zipfile),
+    its data read through the source (member data, not header bytes: no header limit)."""
+    path = source.paths[index]
     check_copy_budget(info.file_size, f"decompressing the {WEIGHTS_MEMBER} member of "
                       f"'{printable_name(path)}'", "save it uncompressed (model.save writes it stored)")
     try:
-        with archive.open(info) as member:
+        with zipfile.ZipFile(_SourceFile(source, index), "r") as archive, archive.open(info) as member:
             data = member.read(info.file_size + 1)
     except CoreError:
         raise
@@ -482,10 +484,17 @@ def _walk_member(path: str, stream) -> tuple[list[TensorEntry], dict[str, str], 
     return entries, layer_names, problems
 
 
-def _moved(entry: TensorEntry, start: int) -> TensorEntry:
-    """An entry of the stored member, its offset made an offset of the ``.keras`` file."""
+def _moved(entry: TensorEntry, start: int, size: int) -> TensorEntry:
+    """An entry of the stored member, its offset made an offset of the ``.keras`` file; a
+    dataset said to lie beyond the member's ``size`` bytes has that problem (never a view of
+    other bytes of the archive)."""
     extras = dict(entry.extras, member=WEIGHTS_MEMBER, **{"member offset": start})
     if entry.storage is Storage.VIEW and entry.dtype is not None and entry.problem is None:
+        if entry.offset + entry.nbytes > size:
+            return dataclasses.replace(entry, dtype=None, extras=extras, problem=(
+                f"HDF5 dataset {entry.name!r}: its {entry.nbytes} bytes from byte {entry.offset} of "
+                f"the {WEIGHTS_MEMBER} member reach past the member's {size} bytes (the archive "
+                "is corrupt or hand-made)"))
         return dataclasses.replace(entry, offset=entry.offset + start, extras=extras)
     return dataclasses.replace(entry, extras=extras)
 
@@ -526,7 +535,7 @@ def keras_values(source: FileSource, entry: TensorEntry) -> EntryValues:
                 raise ContainerError(f"{where}: {span}", field="tensor")
             stream = _MemberFile(source, 0, span[0], info.file_size)
         else:
-            stream = io.BytesIO(_member_bytes(archive, info, path))
+            stream = io.BytesIO(_member_bytes(source, 0, info))
     h5py, handle = _h5_open(path, stream)
     try:
         with handle:

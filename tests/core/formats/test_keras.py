@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import zipfile
 
 import numpy as np
@@ -238,3 +239,21 @@ def test_the_command_lists_and_prints_each_kind(fixture, name, storage, capsys):
     out, err = capsys.readouterr()
     assert np.array(json.loads(out)["values"], np.float32).tobytes() == want.tobytes()  # shortest repr: exact
     assert ("values from the decompressed member, a copy of 12 bytes" in err) == (storage == "copy")
+
+
+def test_a_dataset_said_to_lie_past_the_weights_member_stops_the_walk_with_a_problem(tmp_path):
+    kernel = {e.name: e for e in list_file(os.path.join(HERE, "model.keras")).entries}["layers/dense/kernel"]
+    at = kernel.offset - kernel.extras["member offset"]  # 27460: the kernel's offset in the member
+
+    def far_kernel(member, data):
+        if member == "model.weights.h5":
+            assert data.count(struct.pack("<Q", at)) == 1  # the layout message's address
+            data = data.replace(struct.pack("<Q", at), struct.pack("<Q", len(data) - 100))
+        return [(member, data)]
+
+    listing = list_file(_rezip(tmp_path, "far.keras", far_kernel))
+    assert listing.problems == ("keras: the walk through the weights member stopped ('Unable to "
+                                "synchronously open object (invalid dataset size, likely file "
+                                "corruption)')",)
+    assert [e.name for e in listing.entries] == list(ARCHIVE)[2:6] + list(ARCHIVE)[:2]  # the HDF5 order up to it
+    assert all(e.readable for e in listing.entries)

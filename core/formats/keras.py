@@ -160,27 +160,26 @@ def _keras3(listing: ContainerListing, entries, layer_names: dict[str, str],
     the layer's variables where ``config`` (layer name -> class, config) fixes them;
     ``layer_names``: ``vars`` group path -> the layer's own name (its ``name`` attribute)."""
     ordered = sorted(entries, key=lambda e: _natural(e.name))
-    counts: dict[str, int] = {}
+    numbers: dict[str, list[int]] = {}  # vars group's owner -> its variable numbers
     for entry in ordered:
-        match = _VARS.match(entry.name)
-        if match:
-            counts[match.group(1) or ""] = counts.get(match.group(1) or "", 0) + 1
+        group, index = _VARS.match(entry.name).groups()
+        numbers.setdefault(group or "", []).append(int(index))
     taken = {entry.name for entry in ordered}
     renamed = []
     for entry in ordered:
         group, index = _VARS.match(entry.name).groups()
         group = group or ""
-        vars_group = f"{group}/vars" if group else "vars"
         extras = dict(entry.extras, dataset=entry.name)
         name = entry.name
-        layer = layer_names.get(vars_group)
+        layer = layer_names.get(f"{group}/vars" if group else "vars")
         if layer is not None:
             extras["object"] = layer
-            known = config.get(layer)
+            known = config.get(layer) if group.startswith("layers/") else None  # not the optimizer
             if known is not None:
                 extras["class"] = known[0]
                 variables = _VARIABLES.get(known[0], lambda c: None)(known[1])
-                if variables is not None and len(variables) == counts[group] and group:
+                # named only when the file holds exactly the variables the config gives: 0..n-1
+                if variables is not None and sorted(numbers[group]) == list(range(len(variables))):
                     candidate = f"{group}/{variables[int(index)]}"
                     if candidate not in taken:
                         name = candidate

@@ -257,3 +257,22 @@ def test_a_dataset_said_to_lie_past_the_weights_member_stops_the_walk_with_a_pro
                                 "corruption)')",)
     assert [e.name for e in listing.entries] == list(ARCHIVE)[2:6] + list(ARCHIVE)[:2]  # the HDF5 order up to it
     assert all(e.readable for e in listing.entries)
+
+
+def test_numbers_other_than_the_configs_variables_keep_their_paths(tmp_path):
+    import h5py
+
+    def renumbered(member, data):
+        if member == "model.weights.h5":
+            weights = tmp_path / "w.h5"
+            weights.write_bytes(data)
+            with h5py.File(weights, "r+") as out:
+                out.move("layers/dense/vars/1", "layers/dense/vars/5")  # two variables, not 0 and 1
+            data = weights.read_bytes()
+        return [(member, data)]
+
+    entries = {e.name: e for e in list_file(_rezip(tmp_path, "gap.keras", renumbered)).entries}
+    assert "layers/dense/vars/0" in entries and "layers/dense/vars/5" in entries
+    assert "layers/dense/kernel" not in entries and "layers/conv2d/kernel" in entries
+    optimizer = entries["optimizer/vars/0"]  # the optimizer's vars group: never a layer's config
+    assert optimizer.extras["object"] == "adam" and "class" not in optimizer.extras

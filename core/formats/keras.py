@@ -516,8 +516,7 @@ def keras_values(source: FileSource, entry: TensorEntry) -> EntryValues:
         raise ContainerError(f"'{entry.name}' has no HDF5 dataset path", field="tensor")
     if entry.extras.get("member") != WEIGHTS_MEMBER:
         values = hdf5.hdf5_values(source, dataclasses.replace(entry, name=dataset))
-        return dataclasses.replace(values, note=values.note.replace(repr(dataset), repr(entry.name), 1)
-                                   .replace(f"'{dataset}'", f"'{entry.name}'", 1))
+        return dataclasses.replace(values, note=values.note.replace(f"'{dataset}'", f"'{entry.name}'", 1))
     path = source.paths[0]
     where = f"the keras file '{printable_name(path)}': tensor {printable_name(entry.name)!r}"
     reader = HeaderReader(source, 0, "keras")

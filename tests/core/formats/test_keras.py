@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import struct
 import zipfile
 
@@ -276,3 +277,46 @@ def test_numbers_other_than_the_configs_variables_keep_their_paths(tmp_path):
     assert "layers/dense/kernel" not in entries and "layers/conv2d/kernel" in entries
     optimizer = entries["optimizer/vars/0"]  # the optimizer's vars group: never a layer's config
     assert optimizer.extras["object"] == "adam" and "class" not in optimizer.extras
+
+
+def test_a_chunked_weight_in_a_stored_member_is_read_by_h5py_in_place(tmp_path, capsys):
+    import h5py
+
+    def chunked(member, data):
+        if member == "model.weights.h5":
+            weights = tmp_path / "w.h5"
+            weights.write_bytes(data)
+            with h5py.File(weights, "r+") as out:
+                values = out["layers/dense/vars/0"][()]
+                del out["layers/dense/vars/0"]
+                out.create_dataset("layers/dense/vars/0", data=values, chunks=(11, 4), compression="gzip")
+            data = weights.read_bytes()
+        return [(member, data)]
+
+    path = _rezip(tmp_path, "chunked.keras", chunked)
+    entry = {e.name: e for e in list_file(path).entries}["layers/dense/kernel"]
+    assert entry.storage is Storage.COPY and entry.extras["chunks"] == (11, 4)
+    assert _same(core.tensor(path, "layers/dense/kernel"), _expected("model.keras")[1][7])
+    assert core.cli.main([path, "--tensor", "layers/dense/kernel", "--limit", "1"]) == 0
+    assert capsys.readouterr().err.startswith(
+        "note: 'layers/dense/kernel' is not one byte range of the model.weights.h5 member: these are "
+        "its values as h5py reads them, a copy of 528 bytes in memory")
+
+
+def test_a_chunked_legacy_weight_is_read_by_its_dataset_path(tmp_path, capsys):
+    import h5py
+
+    path = tmp_path / "chunked.h5"
+    shutil.copyfile(os.path.join(HERE, "legacy_tfk.h5"), path)
+    with h5py.File(path, "r+") as out:
+        where = "model_weights/dense/dense/kernel:0"
+        values = out[where][()]
+        del out[where]
+        out.create_dataset(where, data=values, chunks=(11, 4), compression="gzip")
+    entry = {e.name: e for e in list_file(str(path)).entries}["dense/kernel:0"]
+    assert entry.storage is Storage.COPY and entry.extras["dataset"] == where
+    assert _same(core.tensor(path, "dense/kernel:0"), _expected("legacy_tfk.h5")[1][7])
+    assert core.cli.main([str(path), "--tensor", "dense/kernel:0", "--limit", "1"]) == 0
+    assert capsys.readouterr().err.startswith(
+        "note: 'dense/kernel:0' is stored in chunks of (11, 4), filters deflate in the file: these "
+        "are its values as h5py reads them")

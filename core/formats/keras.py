@@ -47,6 +47,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import os
 import re
 import struct
 import zipfile
@@ -414,7 +415,8 @@ def _member_bytes(source: FileSource, index: int, info: zipfile.ZipInfo) -> byte
     its data read through the source (member data, not header bytes: no header limit)."""
     path = source.paths[index]
     check_copy_budget(info.file_size, f"decompressing the {WEIGHTS_MEMBER} member of "
-                      f"'{printable_name(path)}'", "save it uncompressed (model.save writes it stored)")
+                      f"'{printable_name(path)}'", "save it uncompressed (model.save writes it stored)",
+                      field="files")
     try:
         with zipfile.ZipFile(_SourceFile(source, index), "r") as archive, archive.open(info) as member:
             data = member.read(info.file_size + 1)
@@ -451,6 +453,7 @@ def _walk_member(path: str, stream) -> tuple[list[TensorEntry], dict[str, str], 
     names, and problems; as :func:`core.formats.hdf5.list_hdf5` lists a whole file (hdf5.py
     should expose a listing of a (file, offset, length) range: see the module's report)."""
     h5py, handle = _h5_open(path, stream)
+    folder = os.path.dirname(os.path.abspath(path))
     entries: list[TensorEntry] = []
     layer_names: dict[str, str] = {}
     problems: list[str] = []
@@ -462,7 +465,16 @@ def _walk_member(path: str, stream) -> tuple[list[TensorEntry], dict[str, str], 
                     problems.append(f"keras: only the first {hdf5.MAX_DATASETS} datasets are listed")
                     return True
                 try:
-                    entries.append(hdf5._dataset_entry(h5py, text, item, "/nonexistent"))
+                    others = _virtual_sources(h5py, item)
+                    if others:  # libhdf5 finds them by path: never from inside an archive
+                        entry = TensorEntry(text, None, True, tuple(item.shape or ()), 0, 0, item.dtype.str,
+                                            problem=(f"HDF5 dataset {text!r}: a virtual dataset inside the "
+                                                     f"{WEIGHTS_MEMBER} member whose sources are other "
+                                                     f"files ({', '.join(others)}), which libhdf5 cannot "
+                                                     "find from inside an archive"))
+                    else:
+                        entry = hdf5._dataset_entry(h5py, text, item, folder)
+                    entries.append(entry)
                 except hdf5._LIBRARY_ERRORS as error:
                     entries.append(TensorEntry(text, None, True, (), 0, 0, "", problem=(
                         f"HDF5 dataset {text!r}: the HDF5 library cannot read its description "
@@ -481,6 +493,15 @@ def _walk_member(path: str, stream) -> tuple[list[TensorEntry], dict[str, str], 
         except (OSError, RuntimeError, ValueError, KeyError, TypeError) as error:
             problems.append(f"keras: the walk through the weights member stopped ({str(error)[:160]})")
     return entries, layer_names, problems
+
+
+def _virtual_sources(h5py, dataset) -> list[str]:
+    """The source files of a virtual dataset other than its own file (``"."``), sorted."""
+    plist = dataset.id.get_create_plist()
+    if plist.get_layout() != getattr(h5py.h5d, "VIRTUAL", -1):
+        return []
+    names = {plist.get_virtual_filename(i) for i in range(plist.get_virtual_count())}
+    return sorted(printable_name(name) for name in names - {"."})
 
 
 def _moved(entry: TensorEntry, start: int, size: int) -> TensorEntry:

@@ -320,3 +320,46 @@ def test_a_chunked_legacy_weight_is_read_by_its_dataset_path(tmp_path, capsys):
     assert capsys.readouterr().err.startswith(
         "note: 'dense/kernel:0' is stored in chunks of (11, 4), filters deflate in the file: these "
         "are its values as h5py reads them")
+
+
+def test_a_deflated_member_over_the_copy_budget_is_refused_before_it_is_decompressed(monkeypatch):
+    import core.budget
+    from core.errors import BudgetError
+
+    monkeypatch.setattr(core.budget, "COPY_BUDGET_BYTES", 40_000)  # the member holds 48,228 bytes
+    monkeypatch.setattr(core.budget, "_ENV_ERROR", None)
+    with pytest.raises(BudgetError) as caught:
+        list_file(os.path.join(HERE, "deflated.keras"))
+    assert caught.value.message.startswith(
+        f"decompressing the model.weights.h5 member of '{os.path.join(HERE, 'deflated.keras')}' would copy ")
+    assert len(list_file(os.path.join(HERE, "model.keras")).entries) == 34  # stored: no copy at all
+
+
+def test_virtual_weights_in_a_member_are_read_from_the_member_only(tmp_path):
+    import h5py
+
+    def virtual(member, data):
+        if member == "model.weights.h5":
+            weights = tmp_path / "w.h5"
+            weights.write_bytes(data)
+            with h5py.File(weights, "r+") as out:
+                out.move("layers/dense/vars/1", "layers/dense/bias_source")
+                inside = h5py.VirtualLayout(shape=(4,), dtype="<f4")
+                inside[:] = h5py.VirtualSource(".", "layers/dense/bias_source", shape=(4,))
+                out.create_virtual_dataset("layers/dense/vars/1", inside)
+                outside = h5py.VirtualLayout(shape=(3,), dtype="<f4")
+                outside[:] = h5py.VirtualSource("other.h5", "x", shape=(3,))
+                del out["layers/conv2d/vars/1"]
+                out.create_virtual_dataset("layers/conv2d/vars/1", outside)
+            data = weights.read_bytes()
+        return [(member, data)]
+
+    path = _rezip(tmp_path, "virtual.keras", virtual)
+    entries = {e.name: e for e in list_file(path).entries}
+    assert "layers/dense/bias_source" in entries  # not a vars/<i> path: the names stay HDF5 paths
+    bias = entries["layers/dense/vars/1"]
+    assert bias.storage is Storage.COPY and bias.extras["sources"] == "this file"
+    assert _same(core.tensor(path, "layers/dense/vars/1"), _expected("model.keras")[1][8])
+    assert entries["layers/conv2d/vars/1"].problem == (
+        "HDF5 dataset 'layers/conv2d/vars/1': a virtual dataset inside the model.weights.h5 member "
+        "whose sources are other files (other.h5), which libhdf5 cannot find from inside an archive")

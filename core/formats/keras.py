@@ -40,6 +40,13 @@ with a member whose name is absolute or climbs out of it (``../x``), or without
 ``model.weights.h5``, is refused with a message naming the file and the member.
 ``metadata.json`` (Keras version, date saved) and the model's class go in the metadata; the
 legacy files' ``keras_version`` and ``backend`` attributes too.
+
+Sniffing: the HDF5 signature with Keras' words in the first 4096 bytes (``keras_version``, or
+``layers`` and ``vars`` in the root group's names), or a zip whose first member is one Keras
+writes first. Isolation: plain HDF5 files are listed by :func:`core.formats.hdf5.list_hdf5`
+and their copies read by :func:`core.formats.hdf5.hdf5_values`; the group attributes
+(:func:`_group_attrs`) and the weights member of an archive (:func:`_walk_member`,
+:func:`keras_values`) are read by h5py here, in-process, until hdf5.py exposes them.
 """
 
 from __future__ import annotations
@@ -265,8 +272,8 @@ def _strings(value: object) -> list[str]:
 def _group_attrs(source: FileSource, index: int, groups: list[str]) -> dict[str, dict[str, object]]:
     """The attributes of ``groups`` of file ``index`` (missing groups left out).
 
-    The one h5py read of this module on a plain HDF5 file (hdf5.py should expose group
-    attributes through its own isolation: see the module's report)."""
+    The one h5py read of this module on a plain HDF5 file, outside hdf5.py (which should expose
+    group attributes through its own isolation; docs/containers.md, Keras, "Not yet done")."""
     import h5py
     try:
         with hdf5._open(h5py, source, index) as handle:
@@ -451,7 +458,8 @@ def _h5_open(path: str, stream):
 def _walk_member(path: str, stream) -> tuple[list[TensorEntry], dict[str, str], list[str]]:
     """The datasets of the weights member (offsets in the member), the ``vars`` groups' layer
     names, and problems; as :func:`core.formats.hdf5.list_hdf5` lists a whole file (hdf5.py
-    should expose a listing of a (file, offset, length) range: see the module's report)."""
+    should expose a listing of a (file, offset, length) range through its own isolation;
+    docs/containers.md, Keras, "Not yet done")."""
     h5py, handle = _h5_open(path, stream)
     folder = os.path.dirname(os.path.abspath(path))
     entries: list[TensorEntry] = []

@@ -67,7 +67,9 @@ from core.errors import ContainerError, CoreError
 from core.files.sources import FileSource
 from core.formats import hdf5
 from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
+from core.formats.listing_control import ListingCancelled
 from core.formats.npz import _RangeFile, _ReaderFile, _SourceFile
+from core.formats.pytorch import member_span
 from core.formats.reader import HeaderReader
 from core.text.names import printable_name
 
@@ -312,6 +314,8 @@ class _MemberFile(_RangeFile):
 def _open_archive(reader: HeaderReader) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(_ReaderFile(reader), "r")
+    except ListingCancelled:
+        raise
     except CoreError as error:
         raise reader.error(f"its zip directory cannot be read ({error})", None,
                            "the file is truncated or corrupt") from None
@@ -323,6 +327,12 @@ def _open_archive(reader: HeaderReader) -> zipfile.ZipFile:
 def _escapes(name: str) -> bool:
     parts = name.replace("\\", "/").split("/")
     return name.startswith(("/", "\\")) or ".." in parts or (len(name) > 1 and name[1] == ":")
+
+
+def _span(reader: HeaderReader, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple[int, int] | str:
+    """The stored member's data span, by the checks of PyTorch's zips (:func:`member_span`)."""
+    return member_span(reader, info, sorted(i.header_offset for i in archive.infolist()),
+                       archive.start_dir)
 
 
 def _list_archive(reader: HeaderReader) -> ContainerListing:
@@ -353,8 +363,7 @@ def _list_archive(reader: HeaderReader) -> ContainerListing:
             raise reader.error(f"its {WEIGHTS_MEMBER} member is encrypted", None,
                                "decrypt the archive first")
         if info.compress_type == zipfile.ZIP_STORED:
-            from core.formats.pytorch import _Lister  # the zip member span checks of torch's zips
-            span = _Lister(reader, archive)._data_span(info)
+            span = _span(reader, archive, info)
             if isinstance(span, str):
                 raise reader.error(f"its {WEIGHTS_MEMBER} member cannot be read in place: {span}",
                                    None, "the file is truncated or corrupt")
@@ -556,8 +565,7 @@ def keras_values(source: FileSource, entry: TensorEntry) -> EntryValues:
             raise ContainerError(f"{where}: the archive no longer has {WEIGHTS_MEMBER} (list it again)",
                                  field="tensor") from None
         if info.compress_type == zipfile.ZIP_STORED:
-            from core.formats.pytorch import _Lister
-            span = _Lister(reader, archive)._data_span(info)
+            span = _span(reader, archive, info)
             if isinstance(span, str):
                 raise ContainerError(f"{where}: {span}", field="tensor")
             stream = _MemberFile(source, 0, span[0], info.file_size)

@@ -363,3 +363,18 @@ def test_virtual_weights_in_a_member_are_read_from_the_member_only(tmp_path):
     assert entries["layers/conv2d/vars/1"].problem == (
         "HDF5 dataset 'layers/conv2d/vars/1': a virtual dataset inside the model.weights.h5 member "
         "whose sources are other files (other.h5), which libhdf5 cannot find from inside an archive")
+
+
+def test_a_listing_run_by_the_window_reports_no_other_formats_entries_and_can_be_cancelled():
+    from core.formats.listing_control import ListingCancelled, ListingControl, controlled
+    from core.formats.registry import list_container
+
+    control = ListingControl()
+    with open_source(os.path.join(HERE, "model.keras")) as source, controlled(control):
+        listing = list_container(HeaderReader(source, 0))
+    assert len(listing.entries) == 34 and control.bytes_read > 0
+    assert (control.found_format, control.found) == ("", [])  # nothing said to be PyTorch's
+    control.cancel()
+    with open_source(os.path.join(HERE, "model.keras")) as source, controlled(control), \
+            pytest.raises(ListingCancelled):
+        list_container(HeaderReader(source, 0))

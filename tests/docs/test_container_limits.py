@@ -132,6 +132,29 @@ def check_hdf5_not_numeric(tmp: Path) -> None:
     assert problem_of(path, "s")
 
 
+KERAS = Path(__file__).resolve().parents[1] / "core" / "formats" / "fixtures" / "keras"
+
+
+def check_keras_archive_escape(tmp: Path) -> None:
+    path = tmp / "escape.keras"
+    with zipfile.ZipFile(KERAS / "model.keras") as source, zipfile.ZipFile(path, "w") as target:
+        for info in source.infolist():
+            target.writestr(info.filename, source.read(info))
+        target.writestr("/etc/x", b"boom")  # Keras' writer never names such a member
+    with pytest.raises(ContainerError, match="its member '/etc/x' names a path outside the archive"):
+        list_file(str(path))
+    assert sorted(p.name for p in tmp.iterdir()) == ["escape.keras"]
+
+
+def check_keras_deflated_weights(tmp: Path) -> None:
+    entry = find_entry(list_file(str(KERAS / "deflated.keras")), "layers/dense/bias")
+    assert entry.storage.value == "copy" and entry.extras["compressed"] == "deflate"
+    with np.load(KERAS / "deflated.keras.expected.npz") as saved:
+        want = saved["v8"]  # Keras' own dense/bias after load_model
+    got = tensor(KERAS / "deflated.keras", "layers/dense/bias")
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
 def check_idx_zero_dimension(tmp: Path) -> None:
     path = tmp / "empty.idx"
     path.write_bytes(b"\x00\x00\x08\x02" + struct.pack(">II", 0, 28))
@@ -204,29 +227,6 @@ def check_onnx_external_outside(tmp: Path) -> None:
         data = (ONNX / "external" / "model.onnx").read_bytes().replace(b"weights.bin", location)
         (folder / "model.onnx").write_bytes(data)
         assert "which is not inside the model's folder" in problem_of(folder / "model.onnx", "w")
-
-
-KERAS = Path(__file__).resolve().parents[1] / "core" / "formats" / "fixtures" / "keras"
-
-
-def check_keras_archive_escape(tmp: Path) -> None:
-    path = tmp / "escape.keras"
-    with zipfile.ZipFile(KERAS / "model.keras") as source, zipfile.ZipFile(path, "w") as target:
-        for info in source.infolist():
-            target.writestr(info.filename, source.read(info))
-        target.writestr("/etc/x", b"boom")  # Keras' writer never names such a member
-    with pytest.raises(ContainerError, match="its member '/etc/x' names a path outside the archive"):
-        list_file(str(path))
-    assert sorted(p.name for p in tmp.iterdir()) == ["escape.keras"]
-
-
-def check_keras_deflated_weights(tmp: Path) -> None:
-    entry = find_entry(list_file(str(KERAS / "deflated.keras")), "layers/dense/bias")
-    assert entry.storage.value == "copy" and entry.extras["compressed"] == "deflate"
-    with np.load(KERAS / "deflated.keras.expected.npz") as saved:
-        want = saved["v8"]  # Keras' own dense/bias after load_model
-    got = tensor(KERAS / "deflated.keras", "layers/dense/bias")
-    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
 
 
 CHECKS = {

@@ -282,7 +282,7 @@ class ContainerListing:
     ----------
     format
         Format name (``"safetensors"``, ``"npz"``, ``"tflite"``, ``"gguf"``, ``"tfrecord"``,
-        ``"wav"``, ``"aiff"``, ``"hdf5"``, ``"idx"``, ``"npy"``, ``"onnx"``, ``"pytorch"``).
+        ``"wav"``, ``"aiff"``, ``"hdf5"``, ``"idx"``, ``"npy"``, ``"onnx"``, ``"pytorch"``, ``"keras"``).
     path
         The file listed.
     entries

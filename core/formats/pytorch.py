@@ -66,7 +66,7 @@ from core.formats.reader import HeaderReader, entry_limit, not_listed
 from core.formats.shard_names import shard_set_note
 from core.text.names import printable_name
 
-__all__ = ["FORMAT", "LEGACY_MAGIC", "list_pytorch", "sniff_pytorch"]
+__all__ = ["FORMAT", "LEGACY_MAGIC", "list_pytorch", "member_span", "sniff_pytorch"]
 
 _LOCAL_HEADER = b"PK\x03\x04"
 #: How the legacy (pre-1.6) format starts: protocol 2, then LONG1 of torch's magic number.
@@ -285,38 +285,10 @@ class _Lister:
     def _data_span(self, info: zipfile.ZipInfo) -> tuple[int, int] | str:
         """``(first data byte, end)`` of a member, or why it cannot be a view of the file."""
         known = self.data_spans.get(info.filename)
-        if known is not None:
-            return known
-        span: tuple[int, int] | str
-        if info.flag_bits & 0x1:
-            span = "it is encrypted"
-        elif info.compress_type != zipfile.ZIP_STORED:
-            span = (f"it is compressed (zip method {info.compress_type}), so the file holds "
-                    "compressed bytes, not the storage's elements (torch.save never compresses; "
-                    "the file is hand-made)")
-        elif not 0 <= info.header_offset <= self.reader.size - 30:
-            span = f"its local header offset {info.header_offset} is outside the file (the zip is corrupt)"
-        else:
-            local = self.reader.read(info.header_offset, 30, "local file header")
-            if local[:4] != _LOCAL_HEADER:
-                span = f"no local file header at byte {info.header_offset} (the zip is corrupt)"
-            else:
-                name_length, extra_length = struct.unpack("<HH", local[26:30])
-                start = info.header_offset + 30 + name_length + extra_length
-                end = start + info.file_size
-                later = bisect.bisect_right(self.starts, info.header_offset)
-                if end > self.reader.size:
-                    span = (f"its {info.file_size} bytes from byte {start} reach past the end of the "
-                            f"file ({self.reader.size} bytes): the file is truncated")
-                elif (later < len(self.starts) and self.starts[later] < end) or \
-                        self.starts.count(info.header_offset) > 1 or \
-                        (info.header_offset < self.directory < end):
-                    span = (f"its bytes {start} to {end} overlap another member of the zip (a "
-                            "hand-made or corrupt file)")
-                else:
-                    span = (start, end)
-        self.data_spans[info.filename] = span
-        return span
+        if known is None:
+            known = self.data_spans[info.filename] = member_span(self.reader, info, self.starts,
+                                                                 self.directory)
+        return known
 
     # ------------------------------------------------------------------ names
     def _walk_top(self, value: object) -> None:
@@ -531,6 +503,44 @@ class _Lister:
         if not shares:
             return entry
         return _replace(entry, shares=shares)
+
+
+def member_span(reader: HeaderReader, info: zipfile.ZipInfo, starts: list[int],
+                directory: int) -> tuple[int, int] | str:
+    """``(first data byte, end)`` of a zip member whose bytes are used in place (a view of the
+    file), or why they cannot be: encrypted, compressed, its local header outside the file or
+    missing, its data past the end or overlapping another member (``starts``: every member's
+    local header offset, sorted) or the central directory (at byte ``directory``). Shared by
+    the zip formats whose members are mapped in place (PyTorch, Keras)."""
+    span: tuple[int, int] | str
+    if info.flag_bits & 0x1:
+        span = "it is encrypted"
+    elif info.compress_type != zipfile.ZIP_STORED:
+        span = (f"it is compressed (zip method {info.compress_type}), so the file holds "
+                "compressed bytes, not the storage's elements (torch.save never compresses; "
+                "the file is hand-made)")
+    elif not 0 <= info.header_offset <= reader.size - 30:
+        span = f"its local header offset {info.header_offset} is outside the file (the zip is corrupt)"
+    else:
+        local = reader.read(info.header_offset, 30, "local file header")
+        if local[:4] != _LOCAL_HEADER:
+            span = f"no local file header at byte {info.header_offset} (the zip is corrupt)"
+        else:
+            name_length, extra_length = struct.unpack("<HH", local[26:30])
+            start = info.header_offset + 30 + name_length + extra_length
+            end = start + info.file_size
+            later = bisect.bisect_right(starts, info.header_offset)
+            if end > reader.size:
+                span = (f"its {info.file_size} bytes from byte {start} reach past the end of the "
+                        f"file ({reader.size} bytes): the file is truncated")
+            elif (later < len(starts) and starts[later] < end) or \
+                    starts.count(info.header_offset) > 1 or \
+                    (info.header_offset < directory < end):
+                span = (f"its bytes {start} to {end} overlap another member of the zip (a "
+                        "hand-made or corrupt file)")
+            else:
+                span = (start, end)
+    return span
 
 
 def _replace(entry: TensorEntry, **changes: object) -> TensorEntry:

@@ -14,7 +14,7 @@ import os
 
 from core.errors import ContainerError
 from core.files.sources import open_source
-from core.formats import hdf5, idx, npz, pytorch, safetensors, shard_index, wav
+from core.formats import hdf5, idx, keras, npz, pytorch, safetensors, shard_index, wav
 from core.formats.entry import ContainerFormat, ContainerListing
 from core.formats.gguf import FORMAT as GGUF
 from core.formats.onnx import FORMAT as ONNX
@@ -33,6 +33,7 @@ SNIFF_BYTES = 4096
 #: Every known format, most specific magic first: each format module defines one
 #: ``FORMAT = ContainerFormat(...)`` and is listed here.
 FORMATS: tuple[ContainerFormat, ...] = (
+    keras.FORMAT,        # HDF5 signature with Keras' words in its first bytes, or a zip whose first member is Keras'
     hdf5.FORMAT,         # 8-byte signature (at 0, 512, 1024 or 2048)
     npz.FORMAT,          # zip local header whose first member is a .npy
     pytorch.FORMAT,      # zip whose first member is torch's (X/data.pkl...), or the legacy magic

@@ -15,6 +15,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from core.api import tensor
 from core.cli import main
 from core.errors import ContainerError
 from core.formats.entry import find_entry
@@ -131,6 +132,29 @@ def check_hdf5_not_numeric(tmp: Path) -> None:
     assert problem_of(path, "s")
 
 
+KERAS = Path(__file__).resolve().parents[1] / "core" / "formats" / "fixtures" / "keras"
+
+
+def check_keras_archive_escape(tmp: Path) -> None:
+    path = tmp / "escape.keras"
+    with zipfile.ZipFile(KERAS / "model.keras") as source, zipfile.ZipFile(path, "w") as target:
+        for info in source.infolist():
+            target.writestr(info.filename, source.read(info))
+        target.writestr("/etc/x", b"boom")  # Keras' writer never names such a member
+    with pytest.raises(ContainerError, match="its member '/etc/x' names a path outside the archive"):
+        list_file(str(path))
+    assert sorted(p.name for p in tmp.iterdir()) == ["escape.keras"]
+
+
+def check_keras_deflated_weights(tmp: Path) -> None:
+    entry = find_entry(list_file(str(KERAS / "deflated.keras")), "layers/dense/bias")
+    assert entry.storage.value == "copy" and entry.extras["compressed"] == "deflate"
+    with np.load(KERAS / "deflated.keras.expected.npz") as saved:
+        want = saved["v8"]  # Keras' own dense/bias after load_model
+    got = tensor(KERAS / "deflated.keras", "layers/dense/bias")
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
 def check_idx_zero_dimension(tmp: Path) -> None:
     path = tmp / "empty.idx"
     path.write_bytes(b"\x00\x00\x08\x02" + struct.pack(">II", 0, 28))
@@ -238,6 +262,8 @@ CHECKS = {
     "npz-not-npy": ("refused", check_npz_not_npy),
     "hdf5-external": ("refused", check_hdf5_external),
     "hdf5-not-numeric": ("refused", check_hdf5_not_numeric),
+    "keras-archive-escape": ("refused", check_keras_archive_escape),
+    "keras-deflated-weights": ("works", check_keras_deflated_weights),
     "idx-zero-dimension": ("refused", check_idx_zero_dimension),
     "npy-structured": ("refused", check_npy_structured),
     "pytorch-legacy": ("refused", check_pytorch_legacy),

@@ -1,6 +1,6 @@
 """Every container the format tests write, built with each format's own writer, with the values
 the format's own reader gives (numpy, safetensors, h5py, gguf, protobuf, scipy, soundfile,
-idx2numpy, onnx: committed files it wrote; torch's, saved beside its fixtures): ``build_all(folder) -> [Container]``.
+idx2numpy, onnx: committed files it wrote; torch's and Keras', saved beside their fixtures): ``build_all(folder) -> [Container]``.
 
 Shared by ``tests/core/formats/test_every_entry.py`` (the command's ``--tensor``) and
 ``tests/inspector/panels/test_every_entry_in_the_dock.py`` (the Tensors dock); both load it by
@@ -207,8 +207,48 @@ def pytorch_file(folder: Path) -> Container:
     return Container(str(path), "pytorch", expected)
 
 
+#: A .keras archive's weights by the listing's name -> their index in Keras' get_weights().
+_KERAS_NAMES = ("layers/conv2d/kernel", "layers/conv2d/bias", "layers/batch_normalization/gamma",
+                "layers/batch_normalization/beta", "layers/batch_normalization/moving_mean",
+                "layers/batch_normalization/moving_variance", "layers/embedding/embeddings",
+                "layers/dense/kernel", "layers/dense/bias", "layers/sequential/layers/dense/kernel",
+                "layers/sequential/layers/dense/bias", "layers/sequential/layers/dense_1/kernel")
+
+
+def _keras_fixture(folder: Path, name: str) -> Container:
+    """A .keras archive written by Keras 3.15.1 (fixtures/keras), with the values Keras' own
+    load_model gave, saved beside it; the optimizer's variables as h5py (Keras' reader of
+    them) reads them from the weights member."""
+    import io
+    import shutil
+    import zipfile
+
+    import h5py
+
+    path = folder / name
+    shutil.copyfile(HERE / "fixtures" / "keras" / name, path)
+    with np.load(HERE / "fixtures" / "keras" / f"{name}.expected.npz") as saved:
+        expected = {key: saved[f"v{i}"] for i, key in enumerate(_KERAS_NAMES)}
+    with zipfile.ZipFile(path) as archive, \
+            h5py.File(io.BytesIO(archive.read("model.weights.h5")), "r") as weights:
+        expected.update({f"optimizer/vars/{i}": weights[f"optimizer/vars/{i}"][()]
+                         for i in range(len(weights["optimizer/vars"]))})
+    return Container(str(path), "keras", expected)
+
+
+def keras_file(folder: Path) -> Container:
+    """Keras' own .keras archive: its weights member stored, every weight a view."""
+    return _keras_fixture(folder, "model.keras")
+
+
+def keras_deflated_file(folder: Path) -> Container:
+    """The same members re-zipped deflated: every weight a copy from the decompressed member."""
+    return _keras_fixture(folder, "deflated.keras")
+
+
 BUILDERS = (safetensors_file, npz_file, compressed_npz_file, tflite_file, gguf_file, tfrecord_file,
-            wav_file, aiff_file, hdf5_file, idx_file, onnx_file, onnx_external_file, pytorch_file)
+            wav_file, aiff_file, hdf5_file, idx_file, onnx_file, onnx_external_file, pytorch_file,
+            keras_file, keras_deflated_file)
 
 
 def build_all(folder: Path) -> list[Container]:

@@ -17,8 +17,8 @@ numbers with :mod:`core.text`; nothing here imports Qt.
 
 May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``, ``core.slicing``,
 ``core.decode``, ``core.tflite``, ``core.files``, ``core.scan``, ``core.pipeline``,
-``core.formats``, ``core.export``, ``core.session``, ``core.guess``, ``core.compare`` and
-``core.api`` (every engine package below it but ``core.display``).
+``core.formats``, ``core.export``, ``core.session``, ``core.guess``, ``core.compare``,
+``core.models`` and ``core.api`` (every engine package below it but ``core.display``).
 """
 
 from core.cli.commands import main

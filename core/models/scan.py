@@ -1,0 +1,260 @@
+"""Scan every tensor of a model, several files or a folder: the figures that say which tensors
+went wrong.
+
+Rules
+-----
+- The tensors are those of :func:`core.models.inventory.inventory`; each is opened as the
+  command's ``--tensor`` opens it (:func:`core.formats.values.open_entry`: a view of its file,
+  or its format's budget-checked copy or computed values; a raw file with its decode options).
+- Its figures are :func:`core.scan.statistics.compute_statistics`'s without the histogram (one
+  read of its bytes, in blocks, through ``pread``: bounded memory, a file truncated meanwhile is
+  an error of that tensor): count, min, max, mean, std over the finite values, NaN / +Inf / -Inf
+  / zero / subnormal counts. Complex tensors: of their magnitude.
+- Flags (:data:`FLAGS`), each a fact of those figures: ``nan`` (a NaN), ``inf`` (an infinity),
+  ``zeros`` (every value is zero; an empty tensor is not), ``constant`` (more than one value, all
+  equal and finite: a zero tensor is both), ``subnormal`` (a subnormal value), ``saturated``
+  (a quantized integer tensor with values at its type's limits: :attr:`TensorScan.saturated`
+  counts them), ``empty`` (no values).
+- Work: tensors of at least :data:`BIG_TENSOR` values are scanned one at a time on both cores;
+  smaller ones two at a time, one core each. At most :data:`IN_FLIGHT` tensors are open at
+  once, so memory is a few blocks plus at most that many copies (each within the copy budget).
+  Results come back in the inventory's order; ``progress(done, total)`` counts the tensors'
+  bytes; ``cancelled()`` is checked between blocks and tensors (then :class:`~core.errors.Cancelled`).
+- A tensor that cannot be opened or read is a :class:`TensorScan` with its ``error``; the
+  others are still scanned.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.errors import Cancelled, CoreError, describe_error
+from core.formats.entry import TensorEntry
+from core.formats.values import open_entry
+from core.models.inventory import Inventory, ModelTensor
+from core.pipeline.pipeline import Pipeline
+from core.scan.blocks import iter_blocks
+from core.scan.statistics import Statistics, compute_statistics
+
+__all__ = ["BIG_TENSOR", "FLAGS", "IN_FLIGHT", "TensorScan", "scan_tensors"]
+
+#: Tensors of at least this many values are scanned alone, on every core.
+BIG_TENSOR = 1 << 22
+#: Most tensors open at once (scanned or waiting to be).
+IN_FLIGHT = 4
+#: The flags a scan can raise, in the order they are shown.
+FLAGS = ("nan", "inf", "zeros", "constant", "subnormal", "saturated", "empty")
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class TensorScan:
+    """The figures of one tensor (module rules); ``statistics`` None with ``error`` set when it
+    could not be read. ``saturated``: for a quantized integer tensor, how many values are at
+    its type's limits (None otherwise). ``storage``: how its values were had (``view``,
+    ``copy``, ``computed``, or ``raw`` for a raw file)."""
+
+    tensor: ModelTensor
+    dtype: str | None
+    shape: tuple[int, ...] | None
+    storage: str
+    statistics: Statistics | None = None
+    saturated: int | None = None
+    error: str | None = None
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        s = self.statistics
+        if s is None:
+            return ()
+        found = {
+            "nan": bool(s.nan_count),
+            "inf": bool(s.posinf_count or s.neginf_count),
+            "zeros": s.count > 0 and s.zero_count == s.count,
+            "constant": s.count > 1 and s.min is not None and s.min == s.max and s.finite_count == s.count,
+            "subnormal": bool(s.subnormal_count),
+            "saturated": bool(self.saturated),
+            "empty": s.count == 0,
+        }
+        return tuple(flag for flag in FLAGS if found[flag])
+
+
+def scan_tensors(inventory: Inventory, *, progress: Progress | None = None,
+                 cancelled: Callable[[], bool] | None = None, workers: int = 2) -> Iterator[TensorScan]:
+    """Yield the :class:`TensorScan` of every tensor of ``inventory``, in its order (module rules).
+
+    Raises
+    ------
+    Cancelled
+        ``cancelled()`` returned True (between tensors or blocks).
+    """
+    tensors = inventory.tensors
+    total = sum(_size_of(t) for t in tensors)
+    done = 0
+    pipelines = _Pipelines()
+    pending: deque[tuple[ModelTensor, Future, Pipeline | None, bool]] = deque()
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+
+            def finished() -> TensorScan:
+                nonlocal done
+                tensor, future, owned, held = pending.popleft()
+                try:
+                    result = future.result()
+                finally:
+                    if owned is not None:
+                        owned.close()
+                    if held:
+                        pipelines.release(tensor.path)
+                done += _size_of(tensor)
+                if progress is not None:
+                    progress(done, total)
+                return result
+
+            for tensor in tensors:
+                if cancelled is not None and cancelled():
+                    raise Cancelled("scan cancelled")
+                while len(pending) >= IN_FLIGHT:
+                    yield finished()
+                opened = _open(tensor, pipelines)
+                future: Future = Future()
+                if isinstance(opened, TensorScan):  # could not be opened (nothing held)
+                    future.set_result(opened)
+                    pending.append((tensor, future, None, False))
+                    continue
+                view, reader, check, record, owned = opened
+                if view.size >= BIG_TENSOR:  # alone, on every core
+                    while pending:
+                        yield finished()
+                    try:
+                        future.set_result(_figures(record, view, reader, check, cancelled, workers))
+                    except BaseException:
+                        if owned is not None:
+                            owned.close()
+                        pipelines.release(tensor.path)
+                        raise
+                    pending.append((tensor, future, owned, True))
+                else:
+                    pending.append((tensor, pool.submit(_figures, record, view, reader, check, cancelled, 1),
+                                    owned, True))
+            while pending:
+                yield finished()
+    finally:
+        for _tensor, future, owned, _held in pending:
+            future.cancel()
+            if owned is not None:
+                owned.close()
+        pipelines.close_all()
+
+
+class _Pipelines:
+    """One open pipeline per listed file while its tensors are scanned (closed after its last)."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, tuple[Pipeline, int]] = {}
+
+    def get(self, path: str) -> Pipeline:
+        pipeline, users = self._open.get(path, (None, 0))
+        if pipeline is None:
+            pipeline = Pipeline(path)
+        self._open[path] = (pipeline, users + 1)
+        return pipeline
+
+    def release(self, path: str) -> None:
+        found = self._open.get(path)
+        if found is None:
+            return
+        pipeline, users = found
+        if users <= 1:
+            del self._open[path]
+            pipeline.close()
+        else:
+            self._open[path] = (pipeline, users - 1)
+
+    def close_all(self) -> None:
+        for pipeline, _users in self._open.values():
+            pipeline.close()
+        self._open.clear()
+
+
+def _open(tensor: ModelTensor, pipelines: _Pipelines):
+    """``(view, block reader, check, the scan record without figures, the pipeline to close
+    after it or None)``, or the record of why it cannot be read."""
+    entry = tensor.entry
+    storage = "raw" if entry is None else entry.storage.value
+    owned = None
+    held = False
+    try:
+        pipeline = pipelines.get(tensor.path)
+        held = True
+        if entry is None:
+            shown, params = pipeline, tensor.params
+        else:
+            opened = open_entry(pipeline.source, tensor.listing, entry)
+            if opened.owned:
+                shown = owned = Pipeline(opened.source)
+            else:
+                shown = pipeline
+            params = opened.params
+        result = shown.run(params)
+        view = result.view
+        record = TensorScan(tensor, str(view.dtype.name), tuple(view.shape), storage)
+        return view, result.block_reader(), shown.source.check_unchanged, record, owned
+    except (CoreError, MemoryError) as error:
+        if owned is not None:
+            owned.close()
+        if held:
+            pipelines.release(tensor.path)
+        message = describe_error(error).message if isinstance(error, CoreError) else \
+            "out of memory while opening it (a copy too large for this machine)"
+        return TensorScan(tensor, None if entry is None else entry.dtype,
+                          None if entry is None else entry.shape, storage, error=message)
+
+
+def _figures(record: TensorScan, view: np.ndarray, reader, check, cancelled, workers: int) -> TensorScan:
+    try:
+        statistics = compute_statistics(view, histogram=False, reader=reader, check=check, cancelled=cancelled,
+                                        workers=workers, extremes_first_above=1 << 62)
+    except Cancelled:
+        raise
+    except CoreError as error:
+        return TensorScan(record.tensor, record.dtype, record.shape, record.storage,
+                          error=describe_error(error).message)
+    saturated = _saturated(record.tensor.entry, view, statistics, reader)
+    return TensorScan(record.tensor, record.dtype, record.shape, record.storage, statistics, saturated)
+
+
+def _quantized(entry: TensorEntry | None) -> bool:
+    if entry is None:
+        return False
+    return getattr(entry, "quantization", None) is not None or "quantization scale" in entry.extras
+
+
+def _saturated(entry: TensorEntry | None, view: np.ndarray, statistics: Statistics, reader) -> int | None:
+    """How many values of a quantized integer tensor are at its type's limits (None when it is
+    not one)."""
+    if not _quantized(entry) or view.dtype.kind not in "iu":
+        return None
+    info = np.iinfo(view.dtype)
+    low, high = int(info.min), int(info.max)
+    if statistics.count == 0 or (statistics.min != low and statistics.max != high):
+        return 0
+    count = 0
+    for block in iter_blocks(view, 1 << 20):
+        values = reader.read(block) if reader is not None else block
+        count += int(np.count_nonzero(values == low)) + int(np.count_nonzero(values == high))
+    return count
+
+
+def _size_of(tensor: ModelTensor) -> int:
+    entry = tensor.entry
+    if entry is None:
+        return 1
+    return max(1, int(entry.nbytes) if entry.nbytes else math.prod(entry.shape))

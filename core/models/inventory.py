@@ -17,7 +17,9 @@ Rules
   else it is skipped (its reason says to give ``--dtype``); a ``.npy`` file is a tensor by its
   header.
 - A path that does not exist, cannot be read or claims a format but cannot be listed is an
-  *error* of that path; the others are still worked on.
+  *error* of that path; the others are still worked on. A file named like a container
+  (:data:`CONTAINER_SUFFIXES`: ``.safetensors``, ``.gguf``, ...) whose content no format claims
+  is an error too (a damaged or mislabelled file), never a raw tensor.
 - At most :data:`MAX_FILES` files per run (a folder of more says so, as an error, and the first
   ones are still worked on) and at most :func:`~core.formats.reader.entry_limit` tensors per
   container (the listing says when it stopped).
@@ -38,7 +40,11 @@ from core.formats.registry import container_path, list_container
 from core.pipeline.params import DecodeParams
 from core.text.names import printable_name
 
-__all__ = ["MAX_FILES", "Inventory", "ModelTensor", "PathProblem", "inventory", "natural_key"]
+__all__ = ["CONTAINER_SUFFIXES", "MAX_FILES", "Inventory", "ModelTensor", "PathProblem", "inventory", "natural_key"]
+
+#: Name endings that say a file is a container: one no format claims is damaged, not raw data.
+CONTAINER_SUFFIXES = (".safetensors", ".gguf", ".tflite", ".onnx", ".keras", ".npz", ".pt", ".pth",
+                      ".pt2", ".ckpt", ".index.json", ".h5", ".hdf5", ".tfrecord", ".wav", ".aiff")
 
 #: Most files one run looks at (a folder of more is cut, with an error saying so).
 MAX_FILES = 100_000
@@ -48,9 +54,9 @@ _DIGITS = re.compile(r"(\d+)")
 
 def natural_key(text: str) -> tuple:
     """Sort key: runs of digits compare as numbers (``layer2`` < ``layer10``), the rest as text
-    (case-insensitive first, then exactly, so the order is total)."""
+    without case; names equal so are then ordered by their exact text (the order is total)."""
     parts = _DIGITS.split(text)
-    return tuple((0, int(part), part) if i % 2 else (1, part.lower(), part) for i, part in enumerate(parts)), text
+    return tuple(int(part) if i % 2 else part.lower() for i, part in enumerate(parts)), text
 
 
 @dataclass(frozen=True)
@@ -123,15 +129,21 @@ def inventory(paths: Iterable[str | os.PathLike], params: DecodeParams | None = 
         except OSError as error:
             errors.append(PathProblem(path, f"'{printable_name(path)}' cannot be read ({error.strerror or error})"))
             continue
+        if listing is None and path.lower().endswith(CONTAINER_SUFFIXES):
+            errors.append(PathProblem(path, f"'{printable_name(path)}' is named like a container, "
+                                            "but no format recognises its content (a damaged or "
+                                            "mislabelled file; `tensor-inspect --guess` looks at it "
+                                            "as raw data)"))
+            continue
         listed.append((path, prefix, listing))
         if listing is not None:
             listings.append(listing)
-            covered.update(_data_files(listing))
+            covered.update(_data_files(listing) - {os.path.realpath(path)})
+    listed = [item for item in listed if os.path.realpath(item[0]) not in covered]
+    listings = [listing for listing in listings if os.path.realpath(listing.path) not in covered]
     several = len(listed) > 1
     for path, prefix, listing in listed:
         if listing is None:
-            if os.path.realpath(path) in covered:
-                continue
             _raw(path, prefix, params, tensors, skipped)
             continue
         for problem in listing.problems:

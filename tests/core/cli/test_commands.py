@@ -13,8 +13,8 @@ from core.cli.commands import COMMANDS, Command
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def test_diff_is_registered_and_runs_its_module():
-    assert [(c.word, c.module) for c in COMMANDS] == [("diff", "core.cli.diff")]
+def test_the_registered_commands_and_their_modules():
+    assert [(c.word, c.module) for c in COMMANDS] == [("diff", "core.cli.diff"), ("scan", "core.cli.scan")]
 
 
 def test_a_registered_command_runs_with_the_words_after_it(monkeypatch, capsys):

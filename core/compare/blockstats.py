@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.compare.agreement import FINE_BITS, AgreementSums, block_sums, fine_histogram
 from core.compare.elementwise import element_differences
 from core.compare.rules import CompareRules
 from core.compare.ulp import NO_DISTANCE
@@ -64,6 +65,7 @@ class BlockSummary:
     exponents: np.ndarray | None = None
     first: list | None = None
     worst: list | None = None
+    agreement: AgreementSums | None = None  # when the comparison asks for it (core.compare.agreement)
 
 
 def _python(value, dtype: np.dtype) -> int | float:
@@ -125,7 +127,8 @@ def _histogram_from_values(values: np.ndarray, work: np.dtype, summary: BlockSum
     summary.exponents = np.bincount(exponents, minlength=Shared.EXPONENT_BINS).astype(np.int64)
 
 
-def _general(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules, shared: Shared) -> BlockSummary:
+def _general(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules, shared: Shared,
+             scratch: Scratch | None = None, agreement: bool = False) -> BlockSummary:
     d = element_differences(a, b, rules)
     summary = BlockSummary(start, a.size, categories=np.zeros(6, np.int64))
     summary.mismatched = int(np.count_nonzero(d.mismatch))
@@ -153,6 +156,10 @@ def _general(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules, shar
         summary.sum_abs = float(wide.sum())
         summary.sum_sq = float(np.square(wide).sum())
         _histogram_from_values(absolute, rules.work, summary)
+        if agreement:
+            work_absolute = absolute.astype(rules.work, copy=False)
+            summary.agreement = block_sums(a[positions], b[positions], int(np.count_nonzero(work_absolute == 0)),
+                                           fine_histogram(work_absolute), scratch if scratch is not None else Scratch())
     with np.errstate(invalid="ignore"):
         key = np.where(np.isnan(d.absolute), np.inf, d.absolute).astype(np.float64)
     _lists(summary, d.mismatch, key, a, b, rules, shared)
@@ -179,14 +186,14 @@ class Scratch:
 
 
 def _fast(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules, shared: Shared,
-          scratch: Scratch) -> BlockSummary | None:
+          scratch: Scratch, agreement: bool = False) -> BlockSummary | None:
     # Inf - Inf and overflowing differences are detected below (the largest |a - b| is not finite).
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        return _fast_figures(start, a, b, rules, shared, scratch)
+        return _fast_figures(start, a, b, rules, shared, scratch, agreement)
 
 
 def _fast_figures(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules, shared: Shared,
-                  scratch: Scratch) -> BlockSummary | None:
+                  scratch: Scratch, agreement: bool = False) -> BlockSummary | None:
     work, n = a.dtype, a.size
     absolute = np.subtract(a, b, out=scratch.get("absolute", work, n))
     np.abs(absolute, out=absolute)
@@ -216,8 +223,12 @@ def _fast_figures(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules,
     np.square(wide, out=wide)  # not np.dot: BLAS threads would fight the worker threads
     summary.sum_sq = float(wide.sum())
     shift, bias, values = _EXPONENT[work.itemsize]
-    biased = np.right_shift(absolute.view(_SIGNED[work.itemsize]), shift, out=scratch.get("biased", np.intp, n))
-    counts = np.bincount(biased, minlength=values)
+    # The error histogram by exponent and FINE_BITS mantissa bits (the agreement's quantiles),
+    # summed into powers of two: one bincount serves both (and is faster than the coarse one).
+    binned = np.right_shift(absolute.view(_SIGNED[work.itemsize]), shift - FINE_BITS,
+                            out=scratch.get("biased", np.intp, n), casting="unsafe")
+    fine = np.bincount(binned, minlength=values << FINE_BITS)
+    counts = fine.reshape(values, 1 << FINE_BITS).sum(axis=1)
     if counts[0]:
         summary.exact = int(np.count_nonzero(absolute == 0))
         summary.below = int(counts[0]) - summary.exact
@@ -226,6 +237,8 @@ def _fast_figures(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules,
     low = 1 - bias + 1 + Shared.EXPONENT_OFFSET
     exponents[low:low + values - 1] = counts[1:]
     summary.exponents = exponents
+    if agreement:
+        summary.agreement = block_sums(a, b, summary.exact, fine, scratch)
     _lists(summary, mismatch, absolute, a, b, rules, shared)
     return summary
 
@@ -258,13 +271,13 @@ def _fast_max_ulp(a: np.ndarray, b: np.ndarray, start: int, scratch: Scratch) ->
 
 
 def summarise_block(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules, shared: Shared,
-                    scratch: Scratch | None = None) -> BlockSummary:
+                    scratch: Scratch | None = None, agreement: bool = False) -> BlockSummary:
     """The figures of the pairs ``a[i]``, ``b[i]`` (flat native arrays of equal length) at
     compared positions ``start + i`` (module docstring); ``scratch``: the calling thread's
-    buffers (one per thread)."""
+    buffers (one per thread); ``agreement``: also the sums of :mod:`core.compare.agreement`."""
     if (not rules.bitwise and rules.ulp is None and rules.common is not None and a.dtype == b.dtype == rules.common
             and a.dtype in (np.float32, np.float64)):
-        summary = _fast(start, a, b, rules, shared, scratch if scratch is not None else Scratch())
+        summary = _fast(start, a, b, rules, shared, scratch if scratch is not None else Scratch(), agreement)
         if summary is not None:
             return summary
-    return _general(start, a, b, rules, shared)
+    return _general(start, a, b, rules, shared, scratch, agreement)

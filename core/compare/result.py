@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.compare.agreement import Agreement
 from core.compare.rules import CompareRules
 from core.dtypes.table import engine_name
 from core.text.figures import format_difference, format_share
@@ -109,6 +110,7 @@ class CompareResult:
     histogram: ErrorHistogram
     list_limit: int
     notes: tuple[str, ...] = field(default=())
+    agreement: Agreement | None = None  # asked for (core.compare.agreement): cosine, SNR, quantiles...
 
     @property
     def equal(self) -> bool:

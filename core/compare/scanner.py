@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.budget import check_copy_budget, elements_per_chunk
+from core.compare.agreement import AgreementSums
 from core.compare.blockstats import BlockSummary, Scratch, Shared, summarise_block
 from core.compare.elementwise import ElementDifferences, element_differences, native_values
 from core.compare.result import Categories, CompareResult, ErrorHistogram, Extreme, Mismatch
@@ -226,8 +227,10 @@ def check_compare_work(work: CompareWork, list_limit: int, *, work_limit: int | 
 class _Merged:
     """The running totals of all blocks merged so far (main thread only)."""
 
-    def __init__(self, pairing: Pairing, rules: CompareRules, limit: int, shared: Shared) -> None:
+    def __init__(self, pairing: Pairing, rules: CompareRules, limit: int, shared: Shared,
+                 want_agreement: bool = False) -> None:
         self.pairing, self.rules, self.limit, self.shared = pairing, rules, limit, shared
+        self.want_agreement = want_agreement
         self.mismatched = self.finite = 0
         self.sum_abs = self.sum_sq = 0.0  # scaled by 2**-scale (squares: 2**(-2 * scale))
         self.scale = 0
@@ -237,6 +240,7 @@ class _Merged:
         self.exponents = None
         self.first: list = []
         self.worst: list = []
+        self.agreement: AgreementSums | None = None
 
     def add(self, s: BlockSummary) -> None:
         self.mismatched += s.mismatched
@@ -249,6 +253,10 @@ class _Merged:
         self.max_rel = _better(self.max_rel, s.max_rel)
         self.max_ulp = _better(self.max_ulp, s.max_ulp)
         self.categories += s.categories
+        if s.agreement is not None:
+            if self.agreement is None:
+                self.agreement = AgreementSums()
+            self.agreement.add(s.agreement)
         self.exact += s.exact
         self.below += s.below
         if s.exponents is not None:
@@ -286,6 +294,10 @@ class _Merged:
                                            tuple(int(i) - Shared.EXPONENT_OFFSET for i in range(low, high)),
                                            tuple(int(c) for c in self.exponents[low:high]))
         finite = self.finite
+        agreement = None
+        if self.agreement is not None or self.want_agreement:
+            sum_sq = math.ldexp(self.sum_sq, 2 * self.scale) if finite else None
+            agreement = (self.agreement or AgreementSums()).result(sum_sq, rules.work)
         return CompareResult(
             rules=rules, shape=p.shape, shape_a=p.shape_a, shape_b=p.shape_b, shift=p.shift,
             compared=p.size, mismatched=self.mismatched, finite_pairs=finite,
@@ -295,7 +307,7 @@ class _Merged:
             categories_a=Categories(*(int(c) for c in self.categories[:3])),
             categories_b=Categories(*(int(c) for c in self.categories[3:])),
             first=tuple(entry(e) for e in self.first), worst=tuple(entry(e) for e in self.worst),
-            histogram=histogram, list_limit=self.limit, notes=notes,
+            histogram=histogram, list_limit=self.limit, notes=notes, agreement=agreement,
         )
 
 
@@ -317,7 +329,8 @@ def compare_sides(side_a: Side, side_b: Side, rules: CompareRules | None = None,
                   list_limit: int = 100, chunk_elements: int = DEFAULT_CHUNK, workers: int | None = None,
                   progress: Callable[[int, int], None] | None = None,
                   cancelled: Callable[[], bool] | None = None, work_limit: int | None = WORK_LIMIT,
-                  limit_fix: str = "compare a slice of each side", **tolerances) -> CompareResult:
+                  limit_fix: str = "compare a slice of each side", agreement: bool = False,
+                  **tolerances) -> CompareResult:
     """Compare ``side_a`` with ``side_b`` (rules: module docstring and :mod:`core.compare.rules`).
 
     Parameters
@@ -341,6 +354,9 @@ def compare_sides(side_a: Side, side_b: Side, rules: CompareRules | None = None,
     work_limit, limit_fix
         Most pairs compared (None: no limit) and how the caller's user lowers the work
         (:func:`check_compare_work`).
+    agreement
+        Also the whole-tensor figures of :mod:`core.compare.agreement` (cosine, correlation,
+        SNR, PSNR, error quantiles) in the same pass: :attr:`CompareResult.agreement`.
 
     Returns
     -------
@@ -374,7 +390,7 @@ def compare_sides(side_a: Side, side_b: Side, rules: CompareRules | None = None,
     workers = max(1, min(workers or default_workers(), 8))
     chunk = elements_per_chunk(chunk_elements, _BYTES_PER_VALUE * workers)
     shared = Shared(list_limit)
-    merged = _Merged(pairing, rules, list_limit, shared)
+    merged = _Merged(pairing, rules, list_limit, shared, agreement)
 
     def new_state():
         readers = tuple(s.new_reader() if s.new_reader is not None else None for s in (side_a, side_b))
@@ -384,7 +400,7 @@ def compare_sides(side_a: Side, side_b: Side, rules: CompareRules | None = None,
         (reader_a, reader_b), scratch = state
         a = _read(reader_a, blocks[0])  # in reader A's buffer, untouched by reader B
         b = _read(reader_b, blocks[1])
-        return summarise_block(start, a, b, rules, shared, scratch)
+        return summarise_block(start, a, b, rules, shared, scratch, agreement)
 
     def before_block() -> None:
         for side in (side_a, side_b):

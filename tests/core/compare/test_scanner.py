@@ -88,9 +88,12 @@ def test_fast_path_and_general_path_agree(dtype):
     b[::9] = 0.0
     a[::11] = -0.0
     rules = resolve_rules(a.dtype, b.dtype)
-    fast = _fast(100, a, b, rules, Shared(20), Scratch())
-    general = _general(100, a, b, rules, Shared(20))
+    fast = _fast(100, a, b, rules, Shared(20), Scratch(), agreement=True)
+    general = _general(100, a, b, rules, Shared(20), agreement=True)
     assert fast is not None
+    for name in ("n", "zeros", "peak_b"):
+        assert getattr(fast.agreement, name) == getattr(general.agreement, name), name
+    assert np.array_equal(fast.agreement.fine, general.agreement.fine)
     for name in ("mismatched", "finite", "max_abs", "max_rel", "max_ulp", "exact", "below", "first", "worst"):
         assert getattr(fast, name) == getattr(general, name), name
     assert fast.sum_abs == pytest.approx(general.sum_abs, rel=1e-12)

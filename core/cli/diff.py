@@ -27,6 +27,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
+from core.cli.model_diff import add_model_options, is_model_diff, run_model_diff
 from core.cli.options import (
     EXIT_ERROR,
     OneLineErrorParser,
@@ -88,7 +89,8 @@ comparison instead of running it.
 
 def build_diff_parser(prog: str = "tensor-inspect diff") -> argparse.ArgumentParser:
     """The parser of ``tensor-inspect diff``."""
-    parser = OneLineErrorParser(prog=prog, description="Compare tensor A with tensor B numerically.",
+    parser = OneLineErrorParser(prog=prog, description="Compare tensor A with tensor B numerically; or two whole "
+                                "models (folders, or container files), tensor by tensor.",
                                 epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file_a", metavar="A", help="the tensor to check")
     parser.add_argument("file_b", metavar="B", help="the reference tensor (golden)")
@@ -113,6 +115,7 @@ def build_diff_parser(prog: str = "tensor-inspect diff") -> argparse.ArgumentPar
                       help="compare A[k] with B[k + N] in flat C order; 'auto' uses the suggested shift")
     rule.add_argument("--max-shift", type=int, default=1024, metavar="N",
                       help="largest shift --shift auto tries (default 1024)")
+    add_model_options(parser)
     output = parser.add_argument_group("output")
     output.add_argument("--json", action="store_true", help="print every figure as one JSON object")
     output.add_argument("--limit", type=int, default=DEFAULT_LIST, metavar="N",
@@ -218,6 +221,8 @@ def _announce(work: CompareWork) -> Callable[[int, int], None] | None:
 
 def _run(args: argparse.Namespace) -> int:
     try:
+        if is_model_diff(args):
+            return run_model_diff(args)
         return _compare(args)
     except CoreError as error:  # an engine error caused by one option: name the option
         option = _OPTION_OF_FIELD.get(error.field or "")

@@ -157,6 +157,18 @@ class Agreement:
     def quantile(self, name: str) -> float | None:
         return dict(self.quantiles).get(name)
 
+    def to_json(self) -> dict:
+        """The figures as JSON values: None stays null (undefined), infinities are ``"inf"`` /
+        ``"-inf"``."""
+        def number(x):
+            if x is None or math.isfinite(x):
+                return x
+            return "inf" if x > 0 else "-inf"
+        out = {"pairs": self.pairs, "cosine": self.cosine, "pearson": self.pearson,
+               "snr_db": number(self.snr_db), "psnr_db": number(self.psnr_db), "peak_b": number(self.peak_b)}
+        out.update({f"{name}_absolute": number(value) for name, value in self.quantiles})
+        return out
+
 
 def block_sums(a: np.ndarray, b: np.ndarray, zeros: int, fine: np.ndarray, scratch) -> AgreementSums:
     """The sums of the finite pairs ``a[i]``, ``b[i]`` (flat, any real type), with ``zeros``

@@ -195,6 +195,7 @@ class CompareResult:
                           "smallest_normal": self.histogram.smallest_normal,
                           "exponents": list(self.histogram.exponents), "counts": list(self.histogram.counts)},
             "notes": list(self.notes),
+            **({} if self.agreement is None else {"agreement": self.agreement.to_json()}),
         }
 
 

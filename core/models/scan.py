@@ -36,9 +36,8 @@ import numpy as np
 
 from core.errors import Cancelled, CoreError, describe_error
 from core.formats.entry import TensorEntry
-from core.formats.values import open_entry
 from core.models.inventory import Inventory, ModelTensor
-from core.pipeline.pipeline import Pipeline
+from core.models.opening import OpenedTensor, TensorOpener, open_error, storage_of
 from core.scan.blocks import iter_blocks
 from core.scan.statistics import Statistics, compute_statistics
 
@@ -98,21 +97,19 @@ def scan_tensors(inventory: Inventory, *, progress: Progress | None = None,
     tensors = inventory.tensors
     total = sum(_size_of(t) for t in tensors)
     done = 0
-    pipelines = _Pipelines()
-    pending: deque[tuple[ModelTensor, Future, Pipeline | None, bool]] = deque()
+    opener = TensorOpener()
+    pending: deque[tuple[ModelTensor, Future, OpenedTensor | None]] = deque()
     try:
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
 
             def finished() -> TensorScan:
                 nonlocal done
-                tensor, future, owned, held = pending.popleft()
+                tensor, future, opened = pending.popleft()
                 try:
                     result = future.result()
                 finally:
-                    if owned is not None:
-                        owned.close()
-                    if held:
-                        pipelines.release(tensor.path)
+                    if opened is not None:
+                        opener.close(opened)
                 done += _size_of(tensor)
                 if progress is not None:
                     progress(done, total)
@@ -123,102 +120,38 @@ def scan_tensors(inventory: Inventory, *, progress: Progress | None = None,
                     raise Cancelled("scan cancelled")
                 while len(pending) >= IN_FLIGHT:
                     yield finished()
-                opened = _open(tensor, pipelines)
                 future: Future = Future()
-                if isinstance(opened, TensorScan):  # could not be opened (nothing held)
-                    future.set_result(opened)
-                    pending.append((tensor, future, None, False))
+                try:
+                    opened = opener.open(tensor)
+                except CoreError as error:  # could not be opened (nothing held)
+                    entry = tensor.entry
+                    future.set_result(TensorScan(tensor, None if entry is None else entry.dtype,
+                                                 None if entry is None else entry.shape, storage_of(tensor),
+                                                 error=open_error(error)))
+                    pending.append((tensor, future, None))
                     continue
-                view, reader, check, record, owned = opened
-                if view.size >= BIG_TENSOR:  # alone, on every core
+                record = TensorScan(tensor, opened.dtype, opened.shape, storage_of(tensor))
+                if opened.view.size >= BIG_TENSOR:  # alone, on every core
                     while pending:
                         yield finished()
                     try:
-                        future.set_result(_figures(record, view, reader, check, cancelled, workers))
+                        future.set_result(_figures(record, opened, cancelled, workers))
                     except BaseException:
-                        if owned is not None:
-                            owned.close()
-                        pipelines.release(tensor.path)
+                        opener.close(opened)
                         raise
-                    pending.append((tensor, future, owned, True))
+                    pending.append((tensor, future, opened))
                 else:
-                    pending.append((tensor, pool.submit(_figures, record, view, reader, check, cancelled, 1),
-                                    owned, True))
+                    pending.append((tensor, pool.submit(_figures, record, opened, cancelled, 1), opened))
             while pending:
                 yield finished()
     finally:
-        for _tensor, future, owned, _held in pending:
+        for _tensor, future, _opened in pending:
             future.cancel()
-            if owned is not None:
-                owned.close()
-        pipelines.close_all()
+        opener.close_all()
 
 
-class _Pipelines:
-    """One open pipeline per listed file while its tensors are scanned (closed after its last)."""
-
-    def __init__(self) -> None:
-        self._open: dict[str, tuple[Pipeline, int]] = {}
-
-    def get(self, path: str) -> Pipeline:
-        pipeline, users = self._open.get(path, (None, 0))
-        if pipeline is None:
-            pipeline = Pipeline(path)
-        self._open[path] = (pipeline, users + 1)
-        return pipeline
-
-    def release(self, path: str) -> None:
-        found = self._open.get(path)
-        if found is None:
-            return
-        pipeline, users = found
-        if users <= 1:
-            del self._open[path]
-            pipeline.close()
-        else:
-            self._open[path] = (pipeline, users - 1)
-
-    def close_all(self) -> None:
-        for pipeline, _users in self._open.values():
-            pipeline.close()
-        self._open.clear()
-
-
-def _open(tensor: ModelTensor, pipelines: _Pipelines):
-    """``(view, block reader, check, the scan record without figures, the pipeline to close
-    after it or None)``, or the record of why it cannot be read."""
-    entry = tensor.entry
-    storage = "raw" if entry is None else entry.storage.value
-    owned = None
-    held = False
-    try:
-        pipeline = pipelines.get(tensor.path)
-        held = True
-        if entry is None:
-            shown, params = pipeline, tensor.params
-        else:
-            opened = open_entry(pipeline.source, tensor.listing, entry)
-            if opened.owned:
-                shown = owned = Pipeline(opened.source)
-            else:
-                shown = pipeline
-            params = opened.params
-        result = shown.run(params)
-        view = result.view
-        record = TensorScan(tensor, str(view.dtype.name), tuple(view.shape), storage)
-        return view, result.block_reader(), shown.source.check_unchanged, record, owned
-    except (CoreError, MemoryError) as error:
-        if owned is not None:
-            owned.close()
-        if held:
-            pipelines.release(tensor.path)
-        message = describe_error(error).message if isinstance(error, CoreError) else \
-            "out of memory while opening it (a copy too large for this machine)"
-        return TensorScan(tensor, None if entry is None else entry.dtype,
-                          None if entry is None else entry.shape, storage, error=message)
-
-
-def _figures(record: TensorScan, view: np.ndarray, reader, check, cancelled, workers: int) -> TensorScan:
+def _figures(record: TensorScan, opened: OpenedTensor, cancelled, workers: int) -> TensorScan:
+    view, reader, check = opened.view, opened.reader, opened.check
     try:
         statistics = compute_statistics(view, histogram=False, reader=reader, check=check, cancelled=cancelled,
                                         workers=workers, extremes_first_above=1 << 62)

@@ -108,3 +108,21 @@ def format_correlation(value: float, *, signed: bool = False) -> str:
 def format_factor(value: float) -> str:
     """A ratio of two magnitudes ("within a factor 2.0 of each other"), with one decimal."""
     return f"{value:.1f}"
+
+
+def format_similarity(value: float) -> str:
+    """A cosine similarity or correlation with the digits that tell it from ±1 (up to the
+    second digit after the run of nines; at least four decimals): ``0.9731`` -> ``"0.9731"``, ``0.99999951`` ->
+    ``"0.99999951"``, ``1.0`` -> ``"1"``."""
+    gap = 1.0 - abs(value)
+    if gap <= 0:
+        return f"{value:.0f}"
+    digits = min(12, max(4, int(-math.floor(math.log10(gap))) + 1))
+    return f"{value:.{digits}f}"
+
+
+def format_decibels(value: float) -> str:
+    """A ratio in dB with one decimal; infinities as ``inf`` / ``-inf``."""
+    if not math.isfinite(value):
+        return "inf" if value > 0 else "-inf"
+    return f"{value:.1f}"

@@ -1,0 +1,210 @@
+"""Compare two whole models tensor by tensor: which pairs differ, how much, and the first one that
+goes wrong.
+
+Rules
+-----
+- The pairs are :func:`core.models.matching.match_tensors`'; each side's tensors open as
+  ``--tensor`` opens them (:class:`core.models.opening.TensorOpener`).
+- A pair of equal shapes is compared by :func:`core.compare.scanner.compare_sides` with the
+  agreement figures (cosine, Pearson, SNR, PSNR, error quantiles; :mod:`core.compare.agreement`)
+  and the ``top`` worst elements with their indices, in one pass over both tensors. The rule
+  (tolerances, ULP, NaN policy) is :func:`core.compare.rules.resolve_rules`' for the pair's
+  types, with the options given; different types are compared in their common type.
+- Shapes that differ: the pair is ``shape differs``; when both hold as many elements, their
+  values are still compared in flat C order (a reshape in the conversion), else not at all
+  (shapes that only broadcast are *not* broadcast: a bias against a matrix is no match).
+- Status of a pair (:data:`STATUSES`, worst first): ``error`` (a side could not be opened or
+  read: the message), ``differs`` (elements over tolerance), ``shape differs``, ``only in A``,
+  ``only in B``, ``dtype differs`` (values within tolerance but stored as different types, or
+  types that cannot be compared), ``close`` (within tolerance, not identical), ``equal`` (same
+  type and shape, every element matches with no difference).
+- *Within tolerance* means ``dtype differs`` (with figures), ``close`` or ``equal``; the exit
+  status of the command is 0 when every pair is. The *first divergent* pair is the first, in the
+  pairs' order, that is ``differs`` or ``shape differs``.
+- Ranking (:func:`ranked`): by status as above; among ``differs``, the larger share of elements
+  over tolerance first, then the lower SNR.
+- Work: the element pairs of all compared tensors are counted before anything is read
+  (:func:`diff_work`) and refused above ``work_limit`` (default :data:`MODEL_WORK_LIMIT`).
+  Memory: one pair open at a time, a few blocks each.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.compare.result import CompareResult
+from core.compare.rules import resolve_rules
+from core.compare.scanner import Side, compare_sides, flat_view
+from core.errors import BudgetError, Cancelled, CoreError
+from core.models.matching import Matching, TensorPair
+from core.models.opening import OpenedTensor, TensorOpener, open_error
+
+__all__ = ["MODEL_WORK_LIMIT", "STATUSES", "WITHIN", "PairDiff", "diff_pairs", "diff_work", "first_divergent", "ranked"]
+
+#: Pair statuses, worst first.
+STATUSES = ("error", "differs", "shape differs", "only in A", "only in B", "dtype differs", "close", "equal")
+#: The statuses that are within tolerance.
+WITHIN = ("dtype differs", "close", "equal")
+#: Most element pairs one model diff compares unless asked for more (2**34: 64 GiB of float32 a side).
+MODEL_WORK_LIMIT = 1 << 34
+
+
+@dataclass(frozen=True)
+class PairDiff:
+    """What one pair came to (module rules). ``index``: its place in the pairs' order;
+    ``result``: the comparison (None when not compared); ``reason``: why not compared, or the
+    error."""
+
+    pair: TensorPair
+    index: int
+    status: str
+    dtype_a: str | None = None
+    dtype_b: str | None = None
+    shape_a: tuple[int, ...] | None = None
+    shape_b: tuple[int, ...] | None = None
+    result: CompareResult | None = None
+    reason: str | None = None
+
+    @property
+    def within(self) -> bool:
+        return self.status in WITHIN
+
+    @property
+    def divergent(self) -> bool:
+        return self.status in ("differs", "shape differs")
+
+
+def _entry_size(tensor) -> int:
+    if tensor is None or tensor.entry is None:
+        return 0
+    return math.prod(tensor.entry.shape)
+
+
+def diff_work(matching: Matching) -> int:
+    """Element pairs the diff will compare, from the listings (raw files, whose size is known
+    only once opened, count 0 here)."""
+    return sum(min(_entry_size(p.a), _entry_size(p.b)) for p in matching.pairs if p.a is not None and p.b is not None)
+
+
+def diff_pairs(matching: Matching, *, rtol: float | None = None, atol: float | None = None, ulp: int | None = None,
+               bitwise: bool = False, nan_policy: str = "equal", top: int = 5,
+               progress: Callable[[int, int], None] | None = None, cancelled: Callable[[], bool] | None = None,
+               work_limit: int | None = MODEL_WORK_LIMIT) -> Iterator[PairDiff]:
+    """Yield the :class:`PairDiff` of every pair of ``matching``, in its order (module rules).
+
+    Raises
+    ------
+    BudgetError
+        More element pairs than ``work_limit`` (before anything is read).
+    CoreError
+        Bad tolerances (before anything is read).
+    Cancelled
+        ``cancelled()`` returned True.
+    """
+    total = diff_work(matching)
+    if work_limit is not None and total > work_limit:
+        raise BudgetError(f"comparing these models is {total:,} element pairs, above the limit of {work_limit:,} "
+                          "of one model diff (compare fewer tensors: name files or folders of each side, or give "
+                          "--no-limit)", field="compare")
+    resolve_rules(np.dtype(np.float32), np.dtype(np.float32), rtol=rtol, atol=atol, ulp=ulp, bitwise=False,
+                  nan_policy=nan_policy)  # bad tolerances are refused before anything is read
+    options = {"rtol": rtol, "atol": atol, "ulp": ulp, "bitwise": bitwise, "nan_policy": nan_policy}
+    opener = TensorOpener()
+    done = 0
+    try:
+        for index, pair in enumerate(matching.pairs):
+            if cancelled is not None and cancelled():
+                raise Cancelled("model comparison cancelled")
+            base = done
+
+            def step(pairs_done: int, _total: int, base=base) -> None:
+                if progress is not None:
+                    progress(min(total, base + pairs_done), total)
+
+            yield _diff_one(pair, index, opener, options, top, step, cancelled)
+            done = base + min(_entry_size(pair.a), _entry_size(pair.b))
+            if progress is not None:
+                progress(min(done, total), total)
+    finally:
+        opener.close_all()
+
+
+def _diff_one(pair: TensorPair, index: int, opener: TensorOpener, options: dict, top: int, step, cancelled) -> PairDiff:
+    if pair.a is None or pair.b is None:
+        present = pair.a if pair.a is not None else pair.b
+        entry = present.entry
+        dtype = None if entry is None else entry.dtype
+        shape = None if entry is None else tuple(entry.shape)
+        if pair.a is None:
+            return PairDiff(pair, index, "only in B", dtype_b=dtype, shape_b=shape)
+        return PairDiff(pair, index, "only in A", dtype_a=dtype, shape_a=shape)
+    opened: list[OpenedTensor] = []
+    try:
+        for side, tensor in (("A", pair.a), ("B", pair.b)):
+            try:
+                opened.append(opener.open(tensor))
+            except CoreError as error:
+                return PairDiff(pair, index, "error", reason=f"{side}: {open_error(error)}")
+        return _compare(pair, index, opened[0], opened[1], options, top, step, cancelled)
+    finally:
+        for item in opened:
+            opener.close(item)
+
+
+def _compare(pair, index, a: OpenedTensor, b: OpenedTensor, options, top, step, cancelled) -> PairDiff:
+    known = {"dtype_a": a.dtype, "dtype_b": b.dtype, "shape_a": a.shape, "shape_b": b.shape}
+    try:
+        rules = resolve_rules(a.view.dtype, b.view.dtype, **options)
+    except CoreError as error:
+        return PairDiff(pair, index, "dtype differs", **known, reason=error.message)
+    view_a, view_b, reason = a.view, b.view, None
+    if a.shape != b.shape:
+        if a.view.size != b.view.size:
+            return PairDiff(pair, index, "shape differs", **known,
+                            reason=f"{a.view.size:,} elements against {b.view.size:,}: not compared")
+        try:
+            view_a, view_b = flat_view(a.view, "A"), flat_view(b.view, "B")
+        except CoreError:
+            return PairDiff(pair, index, "shape differs", **known, reason="not compared (a side cannot be read flat)")
+        reason = "same element count: compared in flat C order"
+    try:
+        result = compare_sides(Side(view_a, a.new_reader, a.check), Side(view_b, b.new_reader, b.check),
+                               rules, list_limit=top, agreement=True, work_limit=None,
+                               progress=step, cancelled=cancelled)
+    except Cancelled:
+        raise
+    except CoreError as error:
+        return PairDiff(pair, index, "error", **known, reason=open_error(error))
+    if reason is not None:
+        status = "shape differs"
+    elif result.mismatched:
+        status = "differs"
+    elif a.dtype != b.dtype:
+        status = "dtype differs"
+    elif result.max_absolute is not None and result.max_absolute.value != 0:
+        status = "close"
+    else:
+        status = "equal"
+    return PairDiff(pair, index, status, **known, result=result, reason=reason)
+
+
+def first_divergent(diffs: Sequence[PairDiff]) -> PairDiff | None:
+    """The first pair, in order, that differs or whose shape differs."""
+    return next((d for d in sorted(diffs, key=lambda d: d.index) if d.divergent), None)
+
+
+def ranked(diffs: Sequence[PairDiff]) -> list[PairDiff]:
+    """Worst first (module rules)."""
+    def key(d: PairDiff):
+        share, snr = 0.0, math.inf
+        if d.result is not None:
+            share = -(d.result.mismatched / d.result.compared if d.result.compared else 0.0)
+            agreement = d.result.agreement
+            if agreement is not None and agreement.snr_db is not None:
+                snr = agreement.snr_db
+        return STATUSES.index(d.status), share, snr, d.index
+    return sorted(diffs, key=key)

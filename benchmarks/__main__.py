@@ -11,7 +11,7 @@ import argparse
 import sys
 import time
 
-from benchmarks import checkpoint_bench, core_bench, formats_bench, guess_bench, tflite_gguf_bench
+from benchmarks import checkpoint_bench, core_bench, formats_bench, guess_bench, models_bench, tflite_gguf_bench
 from benchmarks.harness import Row, format_table
 from benchmarks.report import machine_description, write_reports
 
@@ -38,6 +38,7 @@ def collect(quick: bool, tiny: bool) -> list[Row]:
     rows += guess_bench.rows(tiny=tiny, quick=quick, repeats=repeats)
     rows += formats_bench.rows(tiny=tiny, quick=quick, repeats=repeats)
     rows += checkpoint_bench.rows(tiny=tiny, quick=quick, repeats=repeats)
+    rows += models_bench.rows(tiny=tiny, quick=quick, repeats=repeats)
     try:
         from benchmarks import stats_bench
     except ImportError:

@@ -26,7 +26,7 @@ from core.models.inventory import Inventory, ModelTensor, inventory
 from core.models.matching import MODES, Matching, MatchRules, match_tensors
 from core.models.opening import TensorOpener
 from core.pipeline.params import DecodeParams
-from core.text.figures import format_decibels, format_difference, format_share, format_similarity
+from core.text.figures import format_decibels, format_difference, format_estimate, format_share, format_similarity
 from core.text.names import printable_name
 
 __all__ = ["add_model_options", "is_model_diff", "run_model_diff"]
@@ -197,8 +197,8 @@ def _figure(value, kind: str) -> str:
         return format_similarity(value)
     if kind == "db":
         return format_decibels(value)
-    if kind == "quantile":  # a histogram bin's lower edge (docs/compare.md): three digits
-        return f"{value:.3g}"
+    if kind == "quantile":  # a histogram bin's lower edge (docs/compare.md)
+        return format_estimate(value)
     return format_difference(value)
 
 

@@ -18,6 +18,7 @@ could still enter a list, so the lists cost nothing once they are full.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +28,7 @@ from core.compare.elementwise import element_differences
 from core.compare.rules import CompareRules
 from core.compare.ulp import NO_DISTANCE
 
-__all__ = ["BlockSummary", "Scratch", "Shared", "summarise_block"]
+__all__ = ["BlockSummary", "Scratch", "ScratchPool", "Shared", "summarise_block"]
 
 
 class Shared:
@@ -168,6 +169,23 @@ def _general(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules, shar
 
 _SIGNED = {4: np.int32, 8: np.int64}
 _EXPONENT = {4: (23, 127, 256), 8: (52, 1023, 2048)}  # mantissa bits, bias, exponent values
+
+
+class ScratchPool:
+    """Scratch buffers kept from one comparison to the next (a model diff compares hundreds of
+    tensors: fresh buffers would be page-faulted into memory again for each)."""
+
+    def __init__(self) -> None:
+        self._free: list[Scratch] = []
+        self._lock = threading.Lock()
+
+    def take(self) -> Scratch:
+        with self._lock:
+            return self._free.pop() if self._free else Scratch()
+
+    def give(self, scratch: Scratch) -> None:
+        with self._lock:
+            self._free.append(scratch)
 
 
 class Scratch:

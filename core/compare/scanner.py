@@ -43,7 +43,7 @@ import numpy as np
 
 from core.budget import check_copy_budget, elements_per_chunk
 from core.compare.agreement import AgreementSums
-from core.compare.blockstats import BlockSummary, Scratch, Shared, summarise_block
+from core.compare.blockstats import BlockSummary, ScratchPool, Shared, summarise_block
 from core.compare.elementwise import ElementDifferences, element_differences, native_values
 from core.compare.result import Categories, CompareResult, ErrorHistogram, Extreme, Mismatch
 from core.compare.rules import CompareRules, resolve_rules
@@ -330,7 +330,7 @@ def compare_sides(side_a: Side, side_b: Side, rules: CompareRules | None = None,
                   progress: Callable[[int, int], None] | None = None,
                   cancelled: Callable[[], bool] | None = None, work_limit: int | None = WORK_LIMIT,
                   limit_fix: str = "compare a slice of each side", agreement: bool = False,
-                  **tolerances) -> CompareResult:
+                  scratches: ScratchPool | None = None, **tolerances) -> CompareResult:
     """Compare ``side_a`` with ``side_b`` (rules: module docstring and :mod:`core.compare.rules`).
 
     Parameters
@@ -357,6 +357,9 @@ def compare_sides(side_a: Side, side_b: Side, rules: CompareRules | None = None,
     agreement
         Also the whole-tensor figures of :mod:`core.compare.agreement` (cosine, correlation,
         SNR, PSNR, error quantiles) in the same pass: :attr:`CompareResult.agreement`.
+    scratches
+        Where the worker threads' buffers come from and go back to (a caller comparing many
+        tensors keeps one); None: fresh buffers.
 
     Returns
     -------
@@ -392,9 +395,14 @@ def compare_sides(side_a: Side, side_b: Side, rules: CompareRules | None = None,
     shared = Shared(list_limit)
     merged = _Merged(pairing, rules, list_limit, shared, agreement)
 
+    pool = scratches if scratches is not None else ScratchPool()
+    taken = []
+
     def new_state():
         readers = tuple(s.new_reader() if s.new_reader is not None else None for s in (side_a, side_b))
-        return readers, Scratch()
+        scratch = pool.take()
+        taken.append(scratch)
+        return readers, scratch
 
     def run(start: int, blocks: tuple[np.ndarray, np.ndarray], state) -> BlockSummary:
         (reader_a, reader_b), scratch = state
@@ -407,9 +415,13 @@ def compare_sides(side_a: Side, side_b: Side, rules: CompareRules | None = None,
             if side.check is not None:
                 side.check()
 
-    scan_blocks((pairing.a, pairing.b), chunk, run, merged.add, new_state=new_state,
-                before_block=before_block, cancelled=cancelled, cancel_message="comparison cancelled",
-                progress=progress, total=pairing.size, workers=workers)
+    try:
+        scan_blocks((pairing.a, pairing.b), chunk, run, merged.add, new_state=new_state,
+                    before_block=before_block, cancelled=cancelled, cancel_message="comparison cancelled",
+                    progress=progress, total=pairing.size, workers=workers)
+    finally:
+        for scratch in taken:
+            pool.give(scratch)
     return merged.result(notes)
 
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.compare.blockstats import ScratchPool
 from core.compare.result import CompareResult
 from core.compare.rules import resolve_rules
 from core.compare.scanner import Side, compare_sides, flat_view
@@ -114,6 +115,8 @@ def diff_pairs(matching: Matching, *, rtol: float | None = None, atol: float | N
                   nan_policy=nan_policy)  # bad tolerances are refused before anything is read
     options = {"rtol": rtol, "atol": atol, "ulp": ulp, "bitwise": bitwise, "nan_policy": nan_policy}
     opener = TensorOpener()
+    scratches = ScratchPool()
+    options["scratches"] = scratches
     done = 0
     try:
         for index, pair in enumerate(matching.pairs):
@@ -157,8 +160,9 @@ def _diff_one(pair: TensorPair, index: int, opener: TensorOpener, options: dict,
 
 def _compare(pair, index, a: OpenedTensor, b: OpenedTensor, options, top, step, cancelled) -> PairDiff:
     known = {"dtype_a": a.dtype, "dtype_b": b.dtype, "shape_a": a.shape, "shape_b": b.shape}
+    tolerances = {k: v for k, v in options.items() if k != "scratches"}
     try:
-        rules = resolve_rules(a.view.dtype, b.view.dtype, **options)
+        rules = resolve_rules(a.view.dtype, b.view.dtype, **tolerances)
     except CoreError as error:
         return PairDiff(pair, index, "dtype differs", **known, reason=error.message)
     view_a, view_b, reason = a.view, b.view, None
@@ -173,7 +177,7 @@ def _compare(pair, index, a: OpenedTensor, b: OpenedTensor, options, top, step, 
         reason = "same element count: compared in flat C order"
     try:
         result = compare_sides(Side(view_a, a.new_reader, a.check), Side(view_b, b.new_reader, b.check),
-                               rules, list_limit=top, agreement=True, work_limit=None,
+                               rules, list_limit=top, agreement=True, work_limit=None, scratches=options["scratches"],
                                progress=step, cancelled=cancelled)
     except Cancelled:
         raise

@@ -126,3 +126,9 @@ def format_decibels(value: float) -> str:
     if not math.isfinite(value):
         return "inf" if value > 0 else "-inf"
     return f"{value:.1f}"
+
+
+def format_estimate(value: float) -> str:
+    """A figure known to about 1 % (a histogram's quantile) with three significant digits:
+    ``0.000991821`` -> ``"0.000992"``."""
+    return f"{value:.3g}"

@@ -74,7 +74,7 @@ from core.errors import DEBUG_VARIABLE, ContainerError, CoreError
 from core.formats import listing_control
 
 __all__ = ["FIX", "MAX_IDLE_WORKERS", "MEMORY_HEADROOM_BYTES", "SECONDS_PER_GIB", "TIME_LIMIT_SECONDS",
-           "FileRange", "WorkerFile", "run", "shared_empty", "shutdown"]
+           "FileRange", "WorkerFile", "bytes_range", "run", "shared_empty", "shutdown"]
 
 #: Wall time one call may take before its worker is killed (plus :data:`SECONDS_PER_GIB`).
 TIME_LIMIT_SECONDS = 20.0
@@ -634,6 +634,21 @@ def _stopped_message(stop: _StoppedError, where: str, what: str, seconds: float,
     return (f"{where}: libhdf5 stopped {what}: the worker process running it died ({stop.detail}; "
             f"it crashed or passed its {format_bytes(memory)} memory limit; the file is likely "
             f"damaged) ({FIX})")
+
+
+@contextlib.contextmanager
+def bytes_range(data: bytes, path: str):
+    """``data`` (bytes in memory: a decompressed member) as a :class:`FileRange` a worker can
+    open: an anonymous file holding them, closed when the ``with`` block ends; ``path`` names
+    it in messages."""
+    fd = _anonymous_file(len(data))
+    try:
+        view, done = memoryview(data), 0
+        while done < len(data):
+            done += os.pwrite(fd, view[done:done + (64 << 20)], done)
+        yield FileRange(fd, 0, len(data), path)
+    finally:
+        os.close(fd)
 
 
 def _in_process(function: Callable, file: FileRange, args: tuple) -> object:

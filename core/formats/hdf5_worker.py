@@ -281,10 +281,10 @@ def _answer(sock: socket.socket, payload: bytes, fds: list[int]) -> bool:
     """Run one request and send its answer; True when the worker should exit after it."""
     exit_after = False
     try:
-        request = pickle.loads(payload)  # the parent's request: our own code's data
-        for entry in request["sys_path"]:
-            if entry not in sys.path:
-                sys.path.append(entry)
+        # the parent's request, our own code's data: its import path first, then the call
+        sys_path, call = pickle.loads(payload)
+        sys.path.extend(entry for entry in sys_path if entry not in sys.path)
+        request = pickle.loads(call)
         budget.COPY_BUDGET_BYTES, budget._ENV_ERROR = request["budget"]
         file = WorkerFile(request["file"], fds[0])
         _limit_memory(request["memory_limit"])
@@ -446,7 +446,8 @@ class _Worker:
     def call(self, request: dict, fd: int, time_limit: float) -> tuple:
         """Send ``request`` (with descriptor ``fd``) and return the worker's answer."""
         try:
-            _send(self.sock, pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL), [fd])
+            call = pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)
+            _send(self.sock, pickle.dumps((list(sys.path), call), protocol=pickle.HIGHEST_PROTOCOL), [fd])
         except OSError:
             raise _StoppedError("died", self._death()) from None
         payload, fds = self._wait(time.monotonic() + time_limit)
@@ -581,7 +582,7 @@ def run(function: Callable, file: FileRange, *args: object, where: str, what: st
     if not _ISOLATED:
         return _in_process(function, file, args)
     request = {"function": function, "args": args, "file": file, "time_limit": seconds,
-               "memory_limit": memory, "sys_path": list(sys.path),
+               "memory_limit": memory,
                "budget": (budget.COPY_BUDGET_BYTES, budget._ENV_ERROR)}
     try:
         worker = _take()

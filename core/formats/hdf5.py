@@ -19,9 +19,11 @@ with surrogate escapes (:func:`_text_name`), turned back into their bytes to ope
 
 Unlike the other formats, the file is parsed by ``h5py`` rather than through
 :class:`~core.formats.reader.HeaderReader`: acceptable for this optional format, whose
-structures only the HDF5 library should parse. It is opened through a duplicate of the source's
+structures only the HDF5 library should parse. It is opened through the source's
 checked descriptor (``h5py.File(fileobj, "r", locking=False)``: read-only, no file lock), never
-by its path again (:func:`_open`). It reads metadata only;
+by its path again (:func:`file_range`), and always in a worker process
+(:mod:`core.formats.hdf5_worker`: a time and a memory limit; a hang, an exhaustion or a crash of
+libhdf5 is a message). It reads metadata only;
 no dataset value is read by a listing. Without ``h5py`` a listing raises a
 :class:`~core.errors.ContainerError` saying how to install it
 (``pip install 'tensor-inspector[hdf5]'``).

@@ -48,6 +48,7 @@ On a platform without descriptor passing (Windows) the function runs in-process,
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import io
@@ -543,6 +544,9 @@ def shutdown() -> None:
         worker.close()
 
 
+atexit.register(shutdown)
+
+
 def run(function: Callable, file: FileRange, *args: object, where: str, what: str,
         field: str = "files", read_bytes: int = 0, time_limit: float | None = None,
         memory_limit: int | None = None) -> object:
@@ -588,7 +592,7 @@ def run(function: Callable, file: FileRange, *args: object, where: str, what: st
         worker = _take()
     except _StoppedError as stop:
         raise ContainerError(f"{where}: the worker process that runs libhdf5 did not start "
-                             f"({stop.detail or f'no answer within {START_LIMIT_SECONDS:g} s'}) "
+                             f"({stop.detail or f'no answer within {_seconds(START_LIMIT_SECONDS)} s'}) "
                              "(check that h5py imports: python -c 'import h5py')", field=field) from None
     except OSError as error:
         raise ContainerError(f"{where}: the worker process that runs libhdf5 did not start "
@@ -627,7 +631,7 @@ def _stopped_message(stop: _StoppedError, where: str, what: str, seconds: float,
     from core.text.byte_sizes import format_bytes
 
     if stop.kind == "hung":
-        return (f"{where}: libhdf5 hung {what} (no answer within {seconds:g} s, so it was "
+        return (f"{where}: libhdf5 hung {what} (no answer within {_seconds(seconds)} s, so it was "
                 f"stopped; the file is likely damaged) ({FIX})")
     if stop.kind == "memory":
         return (f"{where}: libhdf5 ran out of memory {what} (it needed more than "
@@ -650,6 +654,11 @@ def bytes_range(data: bytes, path: str):
         yield FileRange(fd, 0, len(data), path)
     finally:
         os.close(fd)
+
+
+def _seconds(value: float) -> str:
+    """A limit in seconds as the messages say it: ``20``, ``1``, ``50.5``."""
+    return str(int(value)) if value == int(value) else str(round(value, 1))
 
 
 def _in_process(function: Callable, file: FileRange, args: tuple) -> object:

@@ -46,7 +46,9 @@ Sniffing: the HDF5 signature with Keras' words in the first 4096 bytes (``keras_
 writes first. Isolation: plain HDF5 files are listed by :func:`core.formats.hdf5.list_hdf5`
 and their copies read by :func:`core.formats.hdf5.hdf5_values`; the group attributes
 (:func:`_group_attrs`) and the weights member of an archive (:func:`_walk_member`,
-:func:`keras_values`) are read by h5py here, in-process, until hdf5.py exposes them.
+:func:`keras_values`) are read by h5py in the HDF5 worker too (:mod:`core.formats.hdf5_worker`:
+a stored member as a byte range of the archive's descriptor, a decompressed one as an
+anonymous in-memory file), never in this process.
 """
 
 from __future__ import annotations

@@ -19,9 +19,11 @@ with surrogate escapes (:func:`_text_name`), turned back into their bytes to ope
 
 Unlike the other formats, the file is parsed by ``h5py`` rather than through
 :class:`~core.formats.reader.HeaderReader`: acceptable for this optional format, whose
-structures only the HDF5 library should parse. It is opened through a duplicate of the source's
+structures only the HDF5 library should parse. It is opened through the source's
 checked descriptor (``h5py.File(fileobj, "r", locking=False)``: read-only, no file lock), never
-by its path again (:func:`_open`). It reads metadata only;
+by its path again (:func:`file_range`), and always in a worker process
+(:mod:`core.formats.hdf5_worker`: a time and a memory limit; a hang, an exhaustion or a crash of
+libhdf5 is a message). It reads metadata only;
 no dataset value is read by a listing. Without ``h5py`` a listing raises a
 :class:`~core.errors.ContainerError` saying how to install it
 (``pip install 'tensor-inspector[hdf5]'``).
@@ -29,9 +31,8 @@ no dataset value is read by a listing. Without ``h5py`` a listing raises a
 
 from __future__ import annotations
 
-import io
+import importlib.util
 import os
-import stat
 
 import numpy as np
 
@@ -39,7 +40,9 @@ from core.budget import check_copy_budget
 from core.dtypes.table import row_for_numpy_kind
 from core.errors import ContainerError, CoreError
 from core.files.sources import FileSource
+from core.formats import hdf5_worker
 from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
+from core.formats.hdf5_worker import FileRange, WorkerFile, shared_empty
 from core.formats.reader import HeaderReader
 from core.text.names import printable_name
 
@@ -60,26 +63,55 @@ def sniff_hdf5(head: bytes, size: int) -> bool:
 
 
 def list_hdf5(reader: HeaderReader) -> ContainerListing:
-    """Every dataset of an HDF5 file, by path (``group/name``).
+    """Every dataset of an HDF5 file, by path (``group/name``), listed by h5py in a worker
+    process (:mod:`core.formats.hdf5_worker`: time and memory limits).
 
     Raises
     ------
     ContainerError
-        ``h5py`` is not installed, or the HDF5 library cannot open the file.
+        ``h5py`` is not installed, the HDF5 library cannot open the file, or it hung, ran out
+        of memory or crashed on it.
     """
-    try:
-        import h5py  # optional extra: only needed to list HDF5 files
-    except ImportError:
+    if not h5py_installed():
         raise reader.error("listing HDF5 files needs the h5py package, which is not installed",
-                           None, _INSTALL) from None
+                           None, _INSTALL)
     try:
-        handle = _open(h5py, reader.source, reader.index)
-    except (OSError, ValueError) as error:
+        file = file_range(reader.source, reader.index)
+    except OSError as error:
         raise reader.error(f"the HDF5 library cannot open it ({str(error)[:160]})", None,
                            "the file is truncated or corrupt") from None
+    folder = os.path.dirname(os.path.abspath(reader.path))
+    answer = hdf5_worker.run(_list_in_worker, file, folder, where=_where(reader),
+                             what="listing it")
+    if answer[0] == "unopened":
+        raise reader.error(f"the HDF5 library cannot open it ({answer[1]})", None,
+                           "the file is truncated or corrupt")
+    _, entries, metadata, problems = answer
+    return ContainerListing("hdf5", reader.path, tuple(entries), metadata, tuple(problems))
+
+
+def _where(reader: HeaderReader) -> str:
+    """``the <format> file '<path>'``, as the reader's messages start."""
+    return f"the {reader.format} file '{printable_name(reader.path)}'"
+
+
+def h5py_installed() -> bool:
+    """Whether ``h5py`` can be imported (asked without importing it: only workers load it)."""
+    try:
+        return importlib.util.find_spec("h5py") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _list_in_worker(file: WorkerFile, folder: str) -> tuple:
+    """In the worker: ``("listed", entries, metadata, problems)``, or ``("unopened", why)``."""
+    h5py = file.h5py
+    try:
+        handle = file.open()
+    except (OSError, ValueError) as error:
+        return ("unopened", str(error)[:160])
     entries: list[TensorEntry] = []
     problems: list[str] = []
-    folder = os.path.dirname(os.path.abspath(reader.path))
     with handle:
         def visit(name: str, item: object) -> object:
             if isinstance(item, h5py.Dataset):
@@ -105,58 +137,32 @@ def list_hdf5(reader: HeaderReader) -> ContainerListing:
         except _LIBRARY_ERRORS as error:
             metadata = {}
             problems.append(f"HDF5: the file's attributes cannot be read ({str(error)[:160]})")
-    return ContainerListing("hdf5", reader.path, tuple(entries), metadata, tuple(problems))
+    return ("listed", entries, metadata, problems)
 
 
-def _open(h5py, source: FileSource, index: int, by_path: bool = False):
-    """The listed file opened by h5py through a duplicate of the source's own descriptor (the
-    file checked and mapped at open), never by its path again: a path swapped meanwhile for a
-    FIFO or another file is not what is read. No file lock: an inspector must neither block nor
-    be blocked by a writer.
+def file_range(source: FileSource, index: int, start: int = 0, size: int | None = None,
+               by_path: bool = False) -> FileRange:
+    """What a worker opens: ``size`` bytes (default: to the end of the file as opened) from
+    ``start`` of file ``index``, through the source's own descriptor (the file checked and
+    mapped at open), never by its path again: a path swapped meanwhile for a FIFO or another
+    file is not what is read. h5py opens it without a file lock: an inspector must neither
+    block nor be blocked by a writer.
 
     ``by_path``: for a virtual dataset, whose source files libhdf5 finds next to the file's
-    path only: the path is opened after checking that it still names the open file (same
-    device and inode, a regular file)."""
+    path only: the worker opens the path after checking that it still names the open file
+    (same device and inode, a regular file).
+
+    Raises
+    ------
+    OSError
+        The file is not open as a mapped file.
+    """
     path = source.paths[index]
     fd = next((r.fd for r in source.mapped_ranges() if r.path == path), None)
     if fd is None:
         raise OSError("the file is not open as a mapped file (open it again)")
-    if by_path:
-        opened, named = os.fstat(fd), os.stat(path)
-        if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino) \
-                or not stat.S_ISREG(named.st_mode):
-            raise OSError("its path now names another file (list it again)")
-        handle = h5py.File(path, "r", locking=False)
-        return _FileWithStream(handle, io.BytesIO())
-    stream = os.fdopen(os.dup(fd), "rb")
-    stream.seek(0)
-    try:
-        return _FileWithStream(h5py.File(stream, "r", locking=False), stream)
-    except BaseException:
-        stream.close()
-        raise
-
-
-class _FileWithStream:
-    """An ``h5py.File`` over a file object, closing both together (as a context manager)."""
-
-    def __init__(self, handle, stream) -> None:
-        self.handle, self.stream = handle, stream
-
-    def __getattr__(self, name: str):
-        return getattr(self.handle, name)
-
-    def __getitem__(self, key):
-        return self.handle[key]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        try:
-            self.handle.close()
-        finally:
-            self.stream.close()
+    return FileRange(fd, start, source.file_size(index) - start if size is None else size,
+                     path, by_path)
 
 
 def _dataset_entry(h5py, name: str, dataset, folder: str) -> TensorEntry:
@@ -242,13 +248,14 @@ def _virtual_entry(folder: str, plist, copied, broken) -> TensorEntry:
 
 def dataset_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np.ndarray:
     """The values of a chunked or compact dataset (``extras["chunks"]`` or ``["layout"]``),
-    read by the HDF5 library into a copy in memory (filters undone), in its stored byte order.
+    read by the HDF5 library in a worker process (:mod:`core.formats.hdf5_worker`) into a copy
+    in memory (filters undone), in its stored byte order.
 
     Raises
     ------
     ContainerError
         The entry is not such a dataset, ``h5py`` is missing, or the library cannot read it
-        (the file changed or is corrupt).
+        (the file changed or is corrupt), or hung, ran out of memory or crashed on it.
     BudgetError
         The values would exceed the copy budget (checked before anything is read).
     """
@@ -257,18 +264,48 @@ def dataset_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np
                              "HDF5 dataset", field="tensor")
     path = source.paths[index]
     where = f"the HDF5 file '{printable_name(path)}': dataset {entry.name!r}"
-    try:
-        import h5py
-    except ImportError:
+    if not h5py_installed():
         raise ContainerError(f"{where}: reading it needs the h5py package ({_INSTALL})",
-                             field="tensor") from None
+                             field="tensor")
     try:
-        with _open(h5py, source, index, by_path=entry.extras.get("layout") == "virtual") as handle:
-            dataset = handle[_stored_name(entry.name)]
+        file = file_range(source, index, by_path=entry.extras.get("layout") == "virtual")
+    except OSError as error:
+        raise ContainerError(f"{where}: the HDF5 library cannot read it ({str(error)[:160]}) (list "
+                             "the file again; it may have changed or be corrupt)",
+                             field="tensor") from None
+    return hdf5_worker.run(read_dataset, file, _stored_name(entry.name), where,
+                           f"reading HDF5 dataset {entry.name!r}", "open a smaller dataset",
+                           where=where, what="reading it", field="tensor",
+                           read_bytes=expected_bytes(entry))
+
+
+def expected_bytes(entry: TensorEntry) -> int:
+    """The bytes of an entry's values as listed, for a worker's limits (the worker checks the
+    dataset's own size against the copy budget)."""
+    try:
+        itemsize = np.dtype(entry.stored_type).itemsize
+    except TypeError:
+        itemsize = 16
+    return int(np.prod(entry.shape, dtype=object)) * itemsize
+
+
+def read_dataset(file: WorkerFile, name: bytes, where: str, what: str, fix: str) -> np.ndarray:
+    """In the worker: dataset ``name`` of the file read into a new array (:func:`shared_empty`),
+    its size checked against the copy budget first (``what``, ``fix``: the refusal's words).
+
+    Raises
+    ------
+    ContainerError
+        ``where``: the HDF5 library cannot read it.
+    BudgetError
+        The values would exceed the copy budget.
+    """
+    try:
+        with file.open() as handle:
+            dataset = handle[name]
             nbytes = int(np.prod(dataset.shape, dtype=object)) * dataset.dtype.itemsize
-            check_copy_budget(nbytes, f"reading HDF5 dataset {entry.name!r}",
-                              "open a smaller dataset", field="tensor")
-            values = np.empty(dataset.shape, dataset.dtype)
+            check_copy_budget(nbytes, what, fix, field="tensor")
+            values = shared_empty(dataset.shape, dataset.dtype)
             if values.size:
                 dataset.read_direct(values)
     except CoreError:

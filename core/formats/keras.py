@@ -46,13 +46,15 @@ Sniffing: the HDF5 signature with Keras' words in the first 4096 bytes (``keras_
 writes first. Isolation: plain HDF5 files are listed by :func:`core.formats.hdf5.list_hdf5`
 and their copies read by :func:`core.formats.hdf5.hdf5_values`; the group attributes
 (:func:`_group_attrs`) and the weights member of an archive (:func:`_walk_member`,
-:func:`keras_values`) are read by h5py here, in-process, until hdf5.py exposes them.
+:func:`keras_values`) are read by h5py in the HDF5 worker too (:mod:`core.formats.hdf5_worker`:
+a stored member as a byte range of the archive's descriptor, a decompressed one as an
+anonymous in-memory file), never in this process.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import io
 import json
 import os
 import re
@@ -65,10 +67,11 @@ import numpy as np
 from core.budget import check_copy_budget
 from core.errors import ContainerError, CoreError
 from core.files.sources import FileSource
-from core.formats import hdf5
+from core.formats import hdf5, hdf5_worker
 from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
+from core.formats.hdf5_worker import FileRange, WorkerFile
 from core.formats.listing_control import ListingCancelled
-from core.formats.npz import _RangeFile, _ReaderFile, _SourceFile
+from core.formats.npz import _ReaderFile, _SourceFile
 from core.formats.pytorch import member_span
 from core.formats.reader import HeaderReader
 from core.text.names import printable_name
@@ -272,18 +275,29 @@ def _strings(value: object) -> list[str]:
 
 
 def _group_attrs(source: FileSource, index: int, groups: list[str]) -> dict[str, dict[str, object]]:
-    """The attributes of ``groups`` of file ``index`` (missing groups left out).
-
-    The one h5py read of this module on a plain HDF5 file, outside hdf5.py (which should expose
-    group attributes through its own isolation; docs/containers.md, Keras, "Not yet done")."""
-    import h5py
+    """The attributes of ``groups`` of file ``index`` (missing groups left out), read by h5py
+    in a worker process (:mod:`core.formats.hdf5_worker`)."""
+    where = f"the keras file '{printable_name(source.paths[index])}'"
     try:
-        with hdf5._open(h5py, source, index) as handle:
-            return _attrs_of(handle, groups)
+        file = hdf5.file_range(source, index)
+    except OSError as error:
+        answer: tuple = ("unread", str(error)[:160])
+    else:
+        answer = hdf5_worker.run(_attrs_in_worker, file, groups, where=where,
+                                 what="reading its layer attributes")
+    if answer[0] == "unread":
+        raise ContainerError(f"{where}: its layer attributes cannot be read ({answer[1]}) (the "
+                             "file is corrupt)", field="files")
+    return answer[1]
+
+
+def _attrs_in_worker(file: WorkerFile, groups: list[str]) -> tuple:
+    """In the worker: ``("read", attributes)``, or ``("unread", why)``."""
+    try:
+        with file.open() as handle:
+            return ("read", _attrs_of(handle, groups))
     except (OSError, RuntimeError, ValueError, KeyError, TypeError) as error:
-        raise ContainerError(f"the keras file '{printable_name(source.paths[index])}': its layer "
-                             f"attributes cannot be read ({str(error)[:160]}) (the file is corrupt)",
-                             field="files") from None
+        return ("unread", str(error)[:160])
 
 
 def _attrs_of(handle, groups: list[str]) -> dict[str, dict[str, object]]:
@@ -300,17 +314,6 @@ def _attrs_of(handle, groups: list[str]) -> dict[str, dict[str, object]]:
 
 
 # ---------------------------------------------------------------------- .keras archives
-class _MemberFile(_RangeFile):
-    """Bytes ``start`` to ``start + size`` of file ``index`` as a file object (guarded reads)."""
-
-    def __init__(self, source: FileSource, index: int, start: int, size: int) -> None:
-        super().__init__(size)
-        self._source, self._index, self._start = source, index, start
-
-    def _read(self, offset: int, count: int) -> bytes:
-        return self._source.read_exact(self._index, self._start + offset, count, "the weights member")
-
-
 def _open_archive(reader: HeaderReader) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(_ReaderFile(reader), "r")
@@ -368,14 +371,15 @@ def _list_archive(reader: HeaderReader) -> ContainerListing:
                 raise reader.error(f"its {WEIGHTS_MEMBER} member cannot be read in place: {span}",
                                    None, "the file is truncated or corrupt")
             start = span[0]
-            stream = _MemberFile(reader.source, reader.index, start, info.file_size)
+            member = _member_range(reader.source, reader.index, start, info.file_size)
             compressed = None
         else:
             start = info.header_offset
             compressed = {zipfile.ZIP_DEFLATED: "deflate", zipfile.ZIP_BZIP2: "bzip2",
                           zipfile.ZIP_LZMA: "lzma"}.get(info.compress_type, f"method {info.compress_type}")
-            stream = io.BytesIO(_member_bytes(reader.source, reader.index, info))
-        entries, layer_names, problems = _walk_member(reader.path, stream)
+            member = hdf5_worker.bytes_range(_member_bytes(reader.source, reader.index, info), reader.path)
+        with member as file:
+            entries, layer_names, problems = _walk_member(reader.path, file)
     if compressed is None:
         entries = [_moved(entry, start, info.file_size) for entry in entries]
     else:
@@ -450,27 +454,45 @@ def _member_bytes(source: FileSource, index: int, info: zipfile.ZipInfo) -> byte
     return data
 
 
-def _h5_open(path: str, stream):
+@contextlib.contextmanager
+def _member_range(source: FileSource, index: int, start: int, size: int):
+    """The stored weights member (``size`` bytes from ``start``) as a worker's file range."""
     try:
-        import h5py
-    except ImportError:
-        raise ContainerError(f"the keras file '{printable_name(path)}': reading its weights needs "
-                             "the h5py package (pip install 'tensor-inspector[hdf5]')", field="files") from None
+        yield hdf5.file_range(source, index, start, size)
+    except OSError as error:
+        raise ContainerError(f"the keras file '{printable_name(source.paths[index])}': its "
+                             f"{WEIGHTS_MEMBER} member cannot be read ({error})", field="files") from None
+
+
+def _h5_open(file: WorkerFile):
+    """In the worker: the weights member opened by h5py (a ContainerError if it cannot be)."""
     try:
-        return h5py, h5py.File(stream, "r", locking=False)
+        return file.h5py, file.open()
     except (OSError, ValueError, RuntimeError) as error:
-        raise ContainerError(f"the keras file '{printable_name(path)}': the HDF5 library cannot open "
+        raise ContainerError(f"the keras file '{printable_name(file.path)}': the HDF5 library cannot open "
                              f"its {WEIGHTS_MEMBER} member ({str(error)[:160]}) (the file is "
                              "truncated or corrupt)", field="files") from None
 
 
-def _walk_member(path: str, stream) -> tuple[list[TensorEntry], dict[str, str], list[str]]:
+def _require_h5py(path: str, field: str) -> None:
+    if not hdf5.h5py_installed():
+        raise ContainerError(f"the keras file '{printable_name(path)}': reading its weights needs "
+                             "the h5py package (pip install 'tensor-inspector[hdf5]')", field=field)
+
+
+def _walk_member(path: str, file: FileRange) -> tuple[list[TensorEntry], dict[str, str], list[str]]:
     """The datasets of the weights member (offsets in the member), the ``vars`` groups' layer
-    names, and problems; as :func:`core.formats.hdf5.list_hdf5` lists a whole file (hdf5.py
-    should expose a listing of a (file, offset, length) range through its own isolation;
-    docs/containers.md, Keras, "Not yet done")."""
-    h5py, handle = _h5_open(path, stream)
-    folder = os.path.dirname(os.path.abspath(path))
+    names, and problems; as :func:`core.formats.hdf5.list_hdf5` lists a whole file, by h5py in
+    a worker process (:mod:`core.formats.hdf5_worker`)."""
+    _require_h5py(path, "files")
+    return hdf5_worker.run(_walk_in_worker, file, os.path.dirname(os.path.abspath(path)),
+                           where=f"the keras file '{printable_name(path)}'",
+                           what=f"listing its {WEIGHTS_MEMBER} member")
+
+
+def _walk_in_worker(file: WorkerFile, folder: str) -> tuple[list[TensorEntry], dict[str, str], list[str]]:
+    """In the worker: :func:`_walk_member`'s answer."""
+    h5py, handle = _h5_open(file)
     entries: list[TensorEntry] = []
     layer_names: dict[str, str] = {}
     problems: list[str] = []
@@ -568,24 +590,16 @@ def keras_values(source: FileSource, entry: TensorEntry) -> EntryValues:
             span = _span(reader, archive, info)
             if isinstance(span, str):
                 raise ContainerError(f"{where}: {span}", field="tensor")
-            stream = _MemberFile(source, 0, span[0], info.file_size)
+            member = _member_range(source, 0, span[0], info.file_size)
         else:
-            stream = io.BytesIO(_member_bytes(source, 0, info))
-    h5py, handle = _h5_open(path, stream)
-    try:
-        with handle:
-            item = handle[hdf5._stored_name(dataset)]
-            nbytes = int(np.prod(item.shape, dtype=object)) * item.dtype.itemsize
-            check_copy_budget(nbytes, f"reading Keras weight {entry.name!r}", "open a smaller weight",
-                              field="tensor")
-            array = np.empty(item.shape, item.dtype)
-            if array.size:
-                item.read_direct(array)
-    except CoreError:
-        raise
-    except (OSError, ValueError, KeyError, RuntimeError, TypeError) as error:
-        raise ContainerError(f"{where}: the HDF5 library cannot read it ({str(error)[:160]}) (list "
-                             "the file again; it may have changed or be corrupt)", field="tensor") from None
+            _require_h5py(path, "tensor")
+            member = hdf5_worker.bytes_range(_member_bytes(source, 0, info), path)
+    _require_h5py(path, "tensor")
+    with member as file:
+        array = hdf5_worker.run(hdf5.read_dataset, file, hdf5._stored_name(dataset), where,
+                                f"reading Keras weight {entry.name!r}", "open a smaller weight",
+                                where=where, what="reading it", field="tensor",
+                                read_bytes=hdf5.expected_bytes(entry))
     how = "decompressed" if "compressed" in entry.extras else "read by h5py"
     what = (f"'{entry.name}' is in the {WEIGHTS_MEMBER} member, compressed ({entry.extras['compressed']}): "
             "these are its values from the decompressed member" if "compressed" in entry.extras else

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
-
 import numpy as np
 import pytest
 
@@ -101,14 +99,16 @@ def test_user_block_offsets_are_absolute(tmp_path, shown):
 
 
 def test_missing_h5py_says_how_to_install(h5, monkeypatch):
-    real_import = builtins.__import__
+    """The parent asks whether h5py is installed without importing it (only the worker
+    processes load libhdf5): not installed is what ``find_spec`` says then."""
+    import importlib.util
+
+    real_find_spec = importlib.util.find_spec
 
     def no_h5py(name, *args, **kwargs):
-        if name == "h5py":
-            raise ImportError("No module named 'h5py'")
-        return real_import(name, *args, **kwargs)
+        return None if name == "h5py" else real_find_spec(name, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "__import__", no_h5py)
+    monkeypatch.setattr(importlib.util, "find_spec", no_h5py)
     with pytest.raises(ContainerError, match=r"listing HDF5 files needs the h5py package, which "
                        r"is not installed \(pip install 'tensor-inspector\[hdf5\]' \(or pip "
                        r"install h5py\)\)"):

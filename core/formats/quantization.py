@@ -37,7 +37,7 @@ from core.formats.entry import EntryValues, Quantization, Storage, TensorEntry
 from core.text.names import printable_name
 
 __all__ = ["DEQUANTIZED_SUFFIX", "MAX_CHANNELS", "checked_quantization", "dequantize_affine",
-           "dequantized_entry", "dequantized_values", "is_dequantized", "stored_integers"]
+           "dequantized_entry", "dequantized_values", "is_dequantized", "stored_integers", "view_array"]
 
 #: What a dequantized entry's name adds to its integer entry's name.
 DEQUANTIZED_SUFFIX = " (dequantized)"
@@ -90,35 +90,46 @@ def is_dequantized(entry: TensorEntry | None) -> bool:
     return entry is not None and entry.quantization is not None and entry.storage is Storage.COMPUTED
 
 
-def stored_integers(source: Source, entry: TensorEntry) -> np.ndarray:
-    """The stored integers of a dequantized entry whose integers are a view of its file
-    (``source``: that file), read with ``pread`` in their byte order, C order or
-    :attr:`~core.formats.entry.TensorEntry.strides` (a copy of ``entry.nbytes`` bytes; the caller
-    checks the budget).
+def view_array(data: bytes, dtype_name: str, little_endian: bool, shape: tuple[int, ...],
+               strides: tuple[int, ...] | None, name: str) -> np.ndarray:
+    """The elements of ``shape`` that ``data`` (an entry's stored bytes from its offset) holds in
+    C order, or at the element ``strides`` (a read-only view of ``data``).
 
     Raises
     ------
     ContainerError
-        ``field="tensor"``: the strides reach past the stored bytes (a corrupt listing).
+        ``field="tensor"``: the elements reach past ``data`` (a file changed since it was listed).
+    """
+    dtype = resolve_dtype(dtype_name).newbyteorder("<" if little_endian else ">")
+    flat = np.frombuffer(data, dtype, count=len(data) // dtype.itemsize)
+    count = math.prod(shape)
+    if strides is None:
+        if flat.size < count:
+            raise ContainerError(f"'{printable_name(name)}' has {flat.size} stored elements, not the "
+                                 f"{count} of its shape {shape} (list the file again)", field="tensor")
+        return flat[:count].reshape(shape)
+    reach = 0 if count == 0 else 1 + sum((d - 1) * s for d, s in zip(shape, strides))
+    if any(s < 0 for s in strides) or reach > flat.size:
+        raise ContainerError(f"the strides {strides} of '{printable_name(name)}' reach past its "
+                             f"{flat.size} stored elements (list the file again)", field="tensor")
+    return np.lib.stride_tricks.as_strided(flat, shape, [s * dtype.itemsize for s in strides], writeable=False)
+
+
+def stored_integers(source: Source, entry: TensorEntry) -> np.ndarray:
+    """The stored integers of a dequantized entry whose integers are a view of its file
+    (``source``: that file), read with ``pread`` (:func:`view_array`: their byte order, C order
+    or :attr:`~core.formats.entry.TensorEntry.strides`; a copy of ``entry.nbytes`` bytes, the
+    caller checks the budget).
+
+    Raises
+    ------
+    ContainerError
+        ``field="tensor"``: the integers reach past the stored bytes (list the file again).
     """
     quant = entry.quantization
     assert quant is not None
-    dtype = resolve_dtype(quant.stored_dtype).newbyteorder("<" if entry.little_endian else ">")
     data = source.read_exact(0, entry.offset, entry.nbytes, f"the integers of '{printable_name(entry.name)}'")
-    flat = np.frombuffer(data, dtype, count=len(data) // dtype.itemsize)
-    count = math.prod(entry.shape)
-    if entry.strides is None:
-        if flat.size < count:
-            raise ContainerError(f"'{printable_name(entry.name)}' has {flat.size} stored integers, "
-                                 f"not the {count} of its shape {entry.shape} (list the file again)",
-                                 field="tensor")
-        return flat[:count].reshape(entry.shape)
-    reach = 0 if count == 0 else 1 + sum((d - 1) * s for d, s in zip(entry.shape, entry.strides))
-    if any(s < 0 for s in entry.strides) or reach > flat.size:
-        raise ContainerError(f"the strides {entry.strides} of '{printable_name(entry.name)}' reach past "
-                             f"its {flat.size} stored integers (list the file again)", field="tensor")
-    return np.lib.stride_tricks.as_strided(flat, entry.shape, [s * dtype.itemsize for s in entry.strides],
-                                           writeable=False)
+    return view_array(data, quant.stored_dtype, entry.little_endian, entry.shape, entry.strides, entry.name)
 
 
 def dequantized_values(source: Source, entry: TensorEntry, integers: np.ndarray | None = None) -> EntryValues:

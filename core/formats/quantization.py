@@ -24,7 +24,7 @@ Rules
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -132,9 +132,11 @@ def stored_integers(source: Source, entry: TensorEntry) -> np.ndarray:
     return view_array(data, quant.stored_dtype, entry.little_endian, entry.shape, entry.strides, entry.name)
 
 
-def dequantized_values(source: Source, entry: TensorEntry, integers: np.ndarray | None = None) -> EntryValues:
-    """A dequantized entry's float32 values (module rules): ``integers`` as its format decoded
-    them, else :func:`stored_integers` of ``source`` (the file the entry lives in).
+def dequantized_values(source: Source, entry: TensorEntry,
+                       integers: Callable[[Source, TensorEntry], np.ndarray] | None = None) -> EntryValues:
+    """A dequantized entry's float32 values (module rules): of the integers ``integers(source,
+    entry)`` reads (its format's decoder), else :func:`stored_integers` (``source``: the file
+    the entry lives in); the budget is checked before they are read.
 
     Raises
     ------
@@ -150,7 +152,7 @@ def dequantized_values(source: Source, entry: TensorEntry, integers: np.ndarray 
     count = math.prod(entry.shape)
     check_copy_budget(entry.nbytes + count * 12, f"dequantizing '{printable_name(entry.name)}'",
                       "open a smaller tensor", field="tensor")
-    q = stored_integers(source, entry) if integers is None else integers
+    q = (integers or stored_integers)(source, entry)
     values = dequantize_affine(q, quant.scale, quant.zero_point, quant.axis, f"'{printable_name(entry.name)}'")
     stored = entry.stored_type.split(",")[0]
     along = "" if quant.axis is None else f" per channel along axis {quant.axis}"

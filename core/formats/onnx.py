@@ -632,7 +632,7 @@ def _with_quantization(walker: _Walker) -> list[TensorEntry]:
     for entry in walker.entries:
         quantization = found.get(entry.name)
         if isinstance(quantization, str):
-            entry = replace(entry, extras=dict(entry.extras, quantization=f"not used: {quantization}"))
+            entry = replace(entry, extras=dict(entry.extras, **{"quantization not used": quantization}))
         elif quantization is not None:
             entry = replace(entry, quantization=quantization)
         entries.append(entry)

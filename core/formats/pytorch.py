@@ -387,7 +387,7 @@ class _Lister:
         if found is not None:
             member = self.storage_of.pop(id(entry), None)
             if quantization is None:
-                entry = _replace(entry, extras=dict(entry.extras, quantization=f"not used: {found}"))
+                entry = _replace(entry, extras=dict(entry.extras, **{"quantization not used": found}))
             elif quantization.axis is None and isinstance(quantizer[1], float) and quantizer[1] != quantization.scale[0]:
                 # the pickled float64 scale, which torch rounds to float32 to dequantize
                 entry = _replace(entry, quantization=quantization, extras=dict(entry.extras, q_scale=quantizer[1]))

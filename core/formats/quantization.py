@@ -33,11 +33,11 @@ from core.budget import check_copy_budget
 from core.dtypes.table import resolve_dtype
 from core.errors import ContainerError
 from core.files.sources import Source
-from core.formats.entry import EntryValues, Quantization, Storage, TensorEntry
+from core.formats.entry import ContainerListing, EntryValues, Quantization, Storage, TensorEntry
 from core.text.names import printable_name
 
 __all__ = ["DEQUANTIZED_SUFFIX", "MAX_CHANNELS", "checked_quantization", "dequantize_affine",
-           "dequantized_entry", "dequantized_values", "is_dequantized", "stored_integers", "view_array"]
+           "dequantized_entry", "dequantized_of", "dequantized_values", "is_dequantized", "stored_integers", "view_array"]
 
 #: What a dequantized entry's name adds to its integer entry's name.
 DEQUANTIZED_SUFFIX = " (dequantized)"
@@ -83,6 +83,19 @@ def dequantized_entry(entry: TensorEntry) -> TensorEntry:
     return replace(entry, name=entry.name + DEQUANTIZED_SUFFIX, dtype="float32", storage=Storage.COMPUTED,
                    stored_type=f"{entry.stored_type}, dequantized", shares=None, problem=None,
                    extras=dict(entry.extras, dequantized="scale * (q - zero point)"))
+
+
+def dequantized_of(listing: ContainerListing, entry: TensorEntry) -> TensorEntry | None:
+    """The dequantized entry of the quantized ``entry`` of ``listing`` (the entry named
+    ``NAME (dequantized)`` with its quantization); ``entry`` itself when it is one already;
+    None when it has none (not quantized, or its integers cannot be shown)."""
+    if entry.quantization is None:
+        return None
+    if is_dequantized(entry):
+        return entry
+    name = entry.name + DEQUANTIZED_SUFFIX
+    return next((e for e in listing.entries if e.name == name and is_dequantized(e)
+                 and e.quantization == entry.quantization), None)
 
 
 def is_dequantized(entry: TensorEntry | None) -> bool:

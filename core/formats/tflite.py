@@ -496,7 +496,7 @@ def _quantization(tensor: _Table, what: str, extras: dict[str, object], dtype: s
     axis = int(quant.scalar(_QUANT_DIMENSION, "<i"))
     found = checked_quantization(scale, zero, axis, dtype, shape)
     if isinstance(found, str):
-        extras["quantization"] = f"not used: {found}"
+        extras["quantization not used"] = found
         return None
     return found
 

@@ -136,8 +136,8 @@ class TensorEntry:
     stored_type
         The type as the container names it (``"F32"``, ``"Q4_K"``, ``"<f4"``, ``"FLOAT32"``...).
     extras
-        Format-specific facts shown to the user (quantization scale and zero point, sample
-        rate, record number...), name -> value (str, int, float, bool or tuples of them).
+        Format-specific facts shown to the user (a GGUF block type, sample rate, record
+        number...), name -> value (str, int, float, bool or tuples of them).
     problem
         None when the entry is mappable; else why it cannot be shown and what to do.
     elements

@@ -10,7 +10,7 @@ and stops at 2 GB). The schema walked (field numbers of ``onnx.proto``)::
 
     ModelProto       { int64 ir_version = 1; GraphProto graph = 7; ... }
     GraphProto       { repeated NodeProto node = 1; repeated TensorProto initializer = 5; }
-    NodeProto        { repeated string output = 2; string name = 3; string op_type = 4;
+    NodeProto        { repeated string input = 1; repeated string output = 2; string name = 3; string op_type = 4;
                        repeated AttributeProto attribute = 5; string domain = 7; }
     AttributeProto   { string name = 1; float f = 2; int64 i = 3; TensorProto t = 5;
                        GraphProto g = 6; repeated float floats = 7; repeated int64 ints = 8;
@@ -44,6 +44,16 @@ Rules for the entries:
   trimmed).
 - STRING tensors, FLOAT4E2M1, the 2- and 6-bit types and segmented tensors are listed with a
   problem (no engine type; ``--dtype uint8`` shows their bytes when they have a range).
+
+- An initializer (or Constant) that is input ``x`` of a ``DequantizeLinear`` node is
+  **quantized**: its :attr:`~core.formats.entry.TensorEntry.quantization` is the node's
+  ``x_scale`` and ``x_zero_point`` tensors (read at listing, at most
+  :data:`~core.formats.quantization.MAX_CHANNELS` values each; no zero point: 0) and its ``axis``
+  attribute (default 1), and a computed ``NAME (dequantized)`` entry follows it
+  (:mod:`core.formats.quantization`; its integers decoded as the entry's own, by
+  :func:`onnx_values`). The first node of an ``x`` decides; a blocked node (``block_size``) or
+  parameters that are not tensors of the model, or do not fit, are said by the ``quantization
+  not used`` extra. The node fields read for it: ``input = 1`` and the ``i`` of its attributes.
 
 Malformed structure (a length past its message or the file, a varint over 10 bytes, a group, a
 field number 0, subgraphs nested deeper than :data:`MAX_GRAPH_DEPTH`) stops the listing with one
@@ -745,7 +755,9 @@ def _decode(entry: TensorEntry, payload: bytes, field_name: str) -> np.ndarray:
 
 def onnx_values(source: Source, entry: TensorEntry) -> EntryValues:
     """The format's ``values`` hook: the values of a copy entry (varints decoded, several runs
-    joined, int4/uint4 unpacked), a copy after a budget check.
+    joined, int4/uint4 unpacked), a copy after a budget check; for a dequantized entry, the
+    float32 values of its integers so decoded
+    (:func:`~core.formats.quantization.dequantized_values`).
 
     Raises
     ------

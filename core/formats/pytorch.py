@@ -12,7 +12,8 @@ Rules
 -----
 - The zip directory is read by :mod:`zipfile` through the bounded header reader (as for npz);
   ``data.pkl`` (at most the 64 MiB header limit) and the local headers of the storage members
-  are the only other bytes read. No storage is read by a listing.
+  are the only other bytes read. No storage is read by a listing but the per-channel scales and
+  zero points of a quantized tensor (below).
 - ``data.pkl`` is interpreted symbolically by :mod:`core.formats.pytorch_pickle` (no code of the
   file ever runs). Names are the keys of the top-level dict; nested dicts, lists and tuples
   join their keys with ``/`` (``state_dict/encoder.layer.0.weight``,
@@ -26,10 +27,16 @@ Rules
   bytes overlap in one storage (tied weights, a slice saved with its base) name each other in
   :attr:`~core.formats.entry.TensorEntry.shares`.
 - Quantized tensors (``_rebuild_qtensor``) show their integer storage (``qint8`` as ``int8``,
-  ``quint8`` as ``uint8``, ``qint32`` as ``int32``) with extras ``quantization``,
-  ``quantization scale`` and ``zero point`` (per tensor), or ``quantized axis`` and the names of
-  the scale and zero-point tensors (per channel, listed as entries of their own,
-  ``NAME/scales``, ``NAME/zero_points``).
+  ``quint8`` as ``uint8``, ``qint32`` as ``int32``) with the ``qscheme`` extra and their
+  :attr:`~core.formats.entry.TensorEntry.quantization`: per tensor (``per_tensor_affine``) the
+  pickled scale rounded to float32 (``static_cast<float>``, what ``Tensor.dequantize`` multiplies
+  by; the pickled float64 is the ``q_scale`` extra when it differs) and zero point; per channel
+  (``per_channel_affine``) the values of the scale and zero-point tensors (entries of their own,
+  ``NAME/scales``, ``NAME/zero_points``, listed after it; the only storages a listing reads,
+  through the bounded header reads) and the axis. Each is followed by its computed
+  ``NAME (dequantized)`` entry (:mod:`core.formats.quantization`; the format's ``values`` hook
+  :func:`pytorch_values`). ``per_channel_affine_float_qparams`` (float zero points) is not
+  dequantized: the ``quantization not used`` extra says so.
 - Any other value is an entry with its type name as ``stored_type`` and a problem (an *opaque*
   value: a numpy array, a custom class, ``os.system``), never built; plain numbers and strings
   near the top (``epoch``, ``global_step``, a learning rate) are shown as metadata.

@@ -34,7 +34,8 @@ from core.cli.session import add_session_options, bookmark_pieces, plan_session
 from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
 from core.errors import ContainerError, CoreError
 from core.files.sources import FileSource, open_source
-from core.formats.entry import ContainerListing, find_entry
+from core.formats.entry import ContainerListing, Storage, TensorEntry, find_entry
+from core.formats.quantization import dequantized_of
 from core.formats.reader import HeaderReader
 from core.formats.registry import FORMATS, container_path, detect_format, list_container
 from core.formats.report import listing_json, listing_table
@@ -78,10 +79,15 @@ container whose listing could not read everything (a partial listing, a corrupt 
 such as tied weights of a PyTorch checkpoint, or null). The kind says how its values are had: "view" (of the
 file's bytes), "copy" (stored, but compressed, chunked or as varints: decoded into memory) or
 "computed" (a quantized GGUF tensor's float32 values, as llama.cpp's reference dequantizer
-gives them).
+gives them; the "NAME (dequantized)" entry listed after a quantized TFLite, ONNX or PyTorch
+tensor: scale * (q - zero_point), per channel along its axis). A quantized entry's notes say
+"q: scale S zp Z" or "q: per-channel axis A (N)"; --list --json gives each tensor
+"quantization": {{"scale": [...], "zero_point": [...], "axis": N or null}}, or null.
 --tensor NAME then shows any of them like a file (--slice, --view-as, --json...): a copy or
 computed value is made in memory (budget-checked; a note: says so); --dtype, --offset and the
-other layout options show its bytes in the file instead. --dequantize is accepted and ignored.
+other layout options show its bytes in the file instead. --tensor NAME --dequantize shows the
+dequantized entry of a quantized NAME (the same as --tensor "NAME (dequantized)"); a GGUF
+tensor is shown dequantized anyway, and a tensor that is not quantized as it is (a note says so).
 
 Values starting with "-" may follow --shape and --slice directly (--shape -1,4).
 Errors print one "error: ..." line on stderr and exit with status 2.
@@ -113,9 +119,10 @@ def build_parser(prog: str = "tensor-inspect") -> OneLineErrorParser:
                             help="show the tensor of this exact name (see --list); --dtype, "
                                  "--offset, --shape... given too override the container's values")
     containers.add_argument("--dequantize", action="store_true",
-                            help="accepted for older scripts and ignored: --tensor NAME shows a "
-                                 "quantized GGUF tensor's float32 values (dequantized by the gguf "
-                                 "package); --dtype uint8 shows its raw blocks")
+                            help="with --tensor NAME of a quantized TFLite, ONNX or PyTorch tensor: "
+                                 "show its float32 values scale * (q - zero_point) (its 'NAME "
+                                 "(dequantized)' entry); a quantized GGUF tensor is shown dequantized "
+                                 "with or without it")
     add_session_options(parser)
     return parser
 
@@ -166,10 +173,13 @@ def run(words: Sequence[str]) -> int:
             pipeline = stack.enter_context(Pipeline(args.files))
             shown, entry, opened = pipeline, None, None
             listing_notes: list[str] = []
+            dequantize_note: str | None = None
             if args.tensor is not None:  # listed from the pipeline's own map: one open
                 listing = _listing_of(pipeline.source)
                 entry = find_entry(listing, args.tensor)
                 listing_notes = _listing_notes(listing)
+                if args.dequantize:
+                    entry, dequantize_note = _dequantized_choice(listing, entry)
                 # one path for every entry: a view of its file, or its format's copy
                 opened = open_entry(pipeline.source, listing, entry, params)
                 params = opened.params
@@ -213,6 +223,8 @@ def run(words: Sequence[str]) -> int:
             sys.stdout.flush()
             if opened is not None and opened.note is not None:
                 print(f"note: {opened.note}", file=sys.stderr)
+            if dequantize_note is not None:
+                print(f"note: {dequantize_note}", file=sys.stderr)
             for note in _notes(result, shown, args.tensor is not None, transposed) + listing_notes + \
                     (list(plan.notes) if plan is not None else []):
                 print(f"note: {note}", file=sys.stderr)
@@ -225,6 +237,20 @@ def run(words: Sequence[str]) -> int:
     except Exception as error:  # one line from describe_error, never a traceback for the user
         return error_exit(error)
     return 0
+
+
+def _dequantized_choice(listing: ContainerListing, entry: TensorEntry) -> tuple[TensorEntry, str | None]:
+    """What ``--tensor NAME --dequantize`` shows: the dequantized entry of a quantized entry,
+    else the entry itself with a note saying why (a GGUF tensor is dequantized by its format)."""
+    found = dequantized_of(listing, entry)
+    if found is not None:
+        return found, None
+    if entry.quantization is not None:
+        return entry, (f"--dequantize: '{printable_name(entry.name)}' has no dequantized entry (its "
+                       "integers cannot be shown: see its problem); shown as stored")
+    if entry.storage is Storage.COMPUTED:
+        return entry, None  # a GGUF block type: its values are the dequantized ones
+    return entry, f"--dequantize: '{printable_name(entry.name)}' is not quantized; shown as stored"
 
 
 def _listing_of(source: FileSource) -> ContainerListing:

@@ -47,8 +47,8 @@ if TYPE_CHECKING:
     from core.files.sources import Source
     from core.formats.reader import HeaderReader
 
-__all__ = ["MAX_CHANNEL_LINES", "ContainerFormat", "ContainerListing", "EntryValues", "Storage", "TensorEntry",
-           "entry_file", "find_entry", "shows_channel_lines"]
+__all__ = ["MAX_CHANNEL_LINES", "ContainerFormat", "ContainerListing", "EntryValues", "Quantization", "Storage",
+           "TensorEntry", "entry_file", "find_entry", "shows_channel_lines"]
 
 #: The most channels of a signal drawn as lines (one curve each); more are shown as an image.
 MAX_CHANNEL_LINES = 16
@@ -63,6 +63,49 @@ class Storage(enum.Enum):
     COPY = "copy"
     #: Values computed from what is stored (dequantized blocks): a computed copy.
     COMPUTED = "computed"
+
+
+@dataclass(frozen=True, slots=True)
+class Quantization:
+    """The affine quantization of an integer tensor: ``real = scale * (q - zero_point)``
+    (:mod:`core.formats.quantization` computes it; docs/containers.md, "Quantized tensors").
+
+    Attributes
+    ----------
+    scale
+        One scale for the whole tensor, or one per index of :attr:`axis` (per channel), as the
+        file stores them (float32 scales widened exactly to Python floats).
+    zero_point
+        One zero point, or one per index of :attr:`axis` (a format that stores none: ``(0,)``).
+    axis
+        The quantized axis of a per-channel quantization; None when there is one scale and one
+        zero point (per tensor).
+    stored_dtype
+        The engine type of the stored integers ``q`` (``"int8"``, ``"uint8"``, ``"int32"``...).
+    """
+
+    scale: tuple[float, ...]
+    zero_point: tuple[int, ...]
+    axis: int | None
+    stored_dtype: str
+
+    @property
+    def channels(self) -> int:
+        """How many (scale, zero point) pairs: 1 per tensor, else the length of :attr:`axis`."""
+        return max(len(self.scale), len(self.zero_point))
+
+    def summary(self) -> str:
+        """The short form the listing and the Tensors dock show: ``scale 0.02 zp 128`` per
+        tensor, ``per-channel axis 0 (64)`` per channel."""
+        if self.axis is None:
+            return f"scale {self.scale[0]:.6g} zp {self.zero_point[0]}"
+        return f"per-channel axis {self.axis} ({self.channels})"
+
+    def as_json(self) -> dict[str, object]:
+        """``{"scale": [...], "zero_point": [...], "axis": N or None}`` (a scale that is not
+        finite as a string, as JSON has no NaN)."""
+        return {"scale": [s if math.isfinite(s) else str(s) for s in self.scale],
+                "zero_point": list(self.zero_point), "axis": self.axis}
 
 
 #: The extras of an entry that has none (shared: entries are immutable).
@@ -93,8 +136,8 @@ class TensorEntry:
     stored_type
         The type as the container names it (``"F32"``, ``"Q4_K"``, ``"<f4"``, ``"FLOAT32"``...).
     extras
-        Format-specific facts shown to the user (quantization scale and zero point, sample
-        rate, record number...), name -> value (str, int, float, bool or tuples of them).
+        Format-specific facts shown to the user (a GGUF block type, sample rate, record
+        number...), name -> value (str, int, float, bool or tuples of them).
     problem
         None when the entry is mappable; else why it cannot be shown and what to do.
     elements
@@ -127,6 +170,11 @@ class TensorEntry:
         The names of the other entries of the listing whose stored bytes overlap this one's
         (tied weights, a view saved with its base: PyTorch storages), at most 16; None when it
         shares its bytes with no other entry. Informative only: each entry shows its own view.
+    quantization
+        For a quantized integer tensor (TFLite, ONNX, PyTorch): its scale, zero point and axis
+        (:class:`Quantization`); its *dequantized* entry (:func:`core.formats.quantization.dequantized_entry`)
+        carries the same, which it is computed with. None: not quantized (a GGUF block type is
+        said by its extras, not here).
     """
 
     name: str
@@ -145,6 +193,7 @@ class TensorEntry:
     batch: tuple[int, ...] | None = None
     signal: bool = False
     shares: tuple[str, ...] | None = None
+    quantization: Quantization | None = None
 
     @property
     def mappable(self) -> bool:

@@ -10,7 +10,7 @@ and stops at 2 GB). The schema walked (field numbers of ``onnx.proto``)::
 
     ModelProto       { int64 ir_version = 1; GraphProto graph = 7; ... }
     GraphProto       { repeated NodeProto node = 1; repeated TensorProto initializer = 5; }
-    NodeProto        { repeated string output = 2; string name = 3; string op_type = 4;
+    NodeProto        { repeated string input = 1; repeated string output = 2; string name = 3; string op_type = 4;
                        repeated AttributeProto attribute = 5; string domain = 7; }
     AttributeProto   { string name = 1; float f = 2; int64 i = 3; TensorProto t = 5;
                        GraphProto g = 6; repeated float floats = 7; repeated int64 ints = 8;
@@ -45,6 +45,16 @@ Rules for the entries:
 - STRING tensors, FLOAT4E2M1, the 2- and 6-bit types and segmented tensors are listed with a
   problem (no engine type; ``--dtype uint8`` shows their bytes when they have a range).
 
+- An initializer (or Constant) that is input ``x`` of a ``DequantizeLinear`` node is
+  **quantized**: its :attr:`~core.formats.entry.TensorEntry.quantization` is the node's
+  ``x_scale`` and ``x_zero_point`` tensors (read at listing, at most
+  :data:`~core.formats.quantization.MAX_CHANNELS` values each; no zero point: 0) and its ``axis``
+  attribute (default 1), and a computed ``NAME (dequantized)`` entry follows it
+  (:mod:`core.formats.quantization`; its integers decoded as the entry's own, by
+  :func:`onnx_values`). The first node of an ``x`` decides; a blocked node (``block_size``) or
+  parameters that are not tensors of the model, or do not fit, are said by the ``quantization
+  not used`` extra. The node fields read for it: ``input = 1`` and the ``i`` of its attributes.
+
 Malformed structure (a length past its message or the file, a varint over 10 bytes, a group, a
 field number 0, subgraphs nested deeper than :data:`MAX_GRAPH_DEPTH`) stops the listing with one
 :class:`~core.errors.ContainerError` naming the file and the byte; a bad tensor (a type, dims or
@@ -57,15 +67,31 @@ import math
 import os
 import stat
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 import core.budget as budget
 from core.dtypes.table import resolve_dtype, type_row
-from core.errors import ContainerError
+from core.errors import ContainerError, CoreError
 from core.files.sources import Source, open_source
-from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry, entry_file
+from core.formats.entry import (
+    ContainerFormat,
+    ContainerListing,
+    EntryValues,
+    Quantization,
+    Storage,
+    TensorEntry,
+    entry_file,
+)
+from core.formats.quantization import (
+    MAX_CHANNELS,
+    checked_quantization,
+    dequantized_entry,
+    dequantized_values,
+    is_dequantized,
+    view_array,
+)
 from core.formats.reader import HeaderReader, entry_limit, not_listed
 from core.formats.tfrecord_wire import FileWindow, WireError, decode_varints, fields, varint
 from core.text.names import printable_name
@@ -164,6 +190,20 @@ class _Tensor:
     problem: str | None = None
 
 
+@dataclass(frozen=True)
+class _Dequantize:
+    """A DequantizeLinear node: its graph's prefix, its label and inputs, ``axis`` and
+    ``block_size`` (0: not blocked)."""
+
+    prefix: str
+    label: str
+    x: str
+    scale: str
+    zero_point: str
+    axis: int
+    block_size: int
+
+
 class _Walker:
     """One listing: the reader, the window over the file, the entries found so far."""
 
@@ -177,6 +217,7 @@ class _Walker:
         self.left_out = 0
         self.folder = os.path.dirname(os.path.abspath(reader.path))
         self.files: dict[str, int | str] = {}  # external data files: size or problem, once each
+        self.dequantize: list[_Dequantize] = []  # the DequantizeLinear nodes, in the walk's order
 
     # -- reading --------------------------------------------------------------------------------------
     def message(self, start: int, end: int) -> tuple[object, int]:
@@ -259,10 +300,13 @@ class _Walker:
         s, e = start - base, end - base
         output = name = op_type = domain = ""
         attributes = []
+        inputs: list[str] = []
         for number, wire, vs, ve in fields(data, s, e, base):
             if wire != 2:
                 continue
-            if number == 2 and not output:
+            if number == 1 and len(inputs) < 3:
+                inputs.append(self.text(data, vs, ve, base, "a node input name"))
+            elif number == 2 and not output:
                 output = self.text(data, vs, ve, base, "a node output name")
             elif number == 3:
                 name = self.text(data, vs, ve, base, "a node name")
@@ -273,9 +317,28 @@ class _Walker:
             elif number == 5:
                 attributes.append((vs, ve))
         label = name or f"{op_type}_{index}"
+        if op_type == "DequantizeLinear" and domain in ("", "ai.onnx") and len(inputs) >= 2 and inputs[0]:
+            numbers = self.int_attributes(data, attributes, base)
+            self.dequantize.append(_Dequantize(prefix, label, inputs[0], inputs[1],
+                                               inputs[2] if len(inputs) > 2 else "",
+                                               numbers.get("axis", 1), numbers.get("block_size", 0)))
         constant = op_type == "Constant" and domain in ("", "ai.onnx")
         for vs, ve in attributes:
             self.attribute(data, vs, ve, base, constant, prefix, output or label, label, depth, graphs)
+
+    def int_attributes(self, data, attributes: list, base: int) -> dict[str, int]:
+        """The INT attributes of a node (name -> ``i``), for DequantizeLinear's ``axis``."""
+        found: dict[str, int] = {}
+        for start, end in attributes:
+            name, value = "", None
+            for number, wire, vs, ve in fields(data, start, end, base):
+                if number == 1 and wire == 2:
+                    name = self.text(data, vs, ve, base, "an attribute name")
+                elif number == 3 and wire == 0:
+                    value = varint(data, vs, ve, base)[0]
+            if name and value is not None:
+                found[name] = value - (1 << 64) if value >= 1 << 63 else value
+        return found
 
     def attribute(self, data, start: int, end: int, base: int, constant: bool, prefix: str,
                   output: str, label: str, depth: int, graphs: deque) -> None:
@@ -554,8 +617,90 @@ def list_onnx(reader: HeaderReader) -> ContainerListing:
                "the file is truncated or not an ONNX model; open it as raw bytes with an explicit "
                "offset and dtype")
         raise reader.error(f"not a well-formed ONNX model: {error}", error.offset, fix) from None
+    entries = _with_quantization(walker)
     problems = (not_listed(walker.left_out, "tensors"),) if walker.left_out else ()
-    return ContainerListing("onnx", reader.path, tuple(walker.entries), metadata, problems)
+    return ContainerListing("onnx", reader.path, tuple(entries), metadata, problems)
+
+
+# -- quantized initializers -----------------------------------------------------------------------
+def _with_quantization(walker: _Walker) -> list[TensorEntry]:
+    """The entries, each input ``x`` of a DequantizeLinear node with its quantization (its
+    ``x_scale`` and ``x_zero_point`` tensors and ``axis``, default 1) and followed by its
+    dequantized entry; the first node of an ``x`` decides. A node whose parameters are no
+    tensors of the model, cannot be read or do not fit is said by ``x``'s ``quantization``
+    extra."""
+    if not walker.dequantize:
+        return walker.entries
+    by_name = {entry.name: entry for entry in walker.entries}
+    found: dict[str, Quantization | str] = {}
+    for node in walker.dequantize:
+        name = node.prefix + node.x
+        if name in found or name not in by_name:
+            continue  # an activation (computed at run time), or an x met before
+        found[name] = _quantization_of(walker, by_name, by_name[name], node)
+    entries: list[TensorEntry] = []
+    for entry in walker.entries:
+        quantization = found.get(entry.name)
+        if isinstance(quantization, str):
+            entry = replace(entry, extras=dict(entry.extras, **{"quantization not used": quantization}))
+        elif quantization is not None:
+            entry = replace(entry, quantization=quantization)
+        entries.append(entry)
+        if entry.quantization is not None and entry.problem is None and entry.dtype is not None:
+            if len(entries) >= walker.limit:
+                walker.left_out += 1
+                continue
+            entries.append(dequantized_entry(entry))
+    return entries
+
+
+def _quantization_of(walker: _Walker, by_name: dict[str, TensorEntry], x: TensorEntry,
+                     node: _Dequantize) -> Quantization | str:
+    where = f"DequantizeLinear node '{printable_name(node.label)}'"
+    if node.block_size:
+        return f"{where} dequantizes it in blocks of {node.block_size} (blocked quantization is not shown)"
+    if x.dtype is None:
+        return f"its type {x.stored_type} is not decoded"
+    parameters = []
+    for role, name in (("x_scale", node.scale), ("x_zero_point", node.zero_point)):
+        if not name and role == "x_zero_point":
+            parameters.append(np.zeros(1, np.int64))
+            continue
+        entry = by_name.get(node.prefix + name, by_name.get(name))
+        if entry is None:
+            return f"the {role} '{printable_name(name)}' of {where} is not a tensor stored in the model"
+        if role == "x_scale" and entry.dtype not in ("float32", "float16", "bfloat16", "float64"):
+            return f"the x_scale '{printable_name(name)}' of {where} is {entry.stored_type}, not a float tensor"
+        values = _parameter_values(walker, entry)
+        if isinstance(values, str):
+            return f"the {role} '{printable_name(name)}' of {where} {values}"
+        parameters.append(values)
+    scale, zero = parameters
+    return checked_quantization(np.asarray(scale, np.float64).reshape(-1).tolist(),
+                                np.asarray(zero, np.int64).reshape(-1).tolist(),
+                                node.axis if scale.size > 1 or zero.size > 1 else None, x.dtype, x.shape)
+
+
+def _parameter_values(walker: _Walker, entry: TensorEntry) -> np.ndarray | str:
+    """The values of a scale or zero-point tensor (at most MAX_CHANNELS of them), or why not."""
+    if not entry.readable:
+        return f"cannot be read ({entry.problem})"
+    if entry.element_count > MAX_CHANNELS:
+        return f"has more than {MAX_CHANNELS} values"
+    try:
+        if entry.storage is Storage.VIEW:
+            data = _stored_bytes(walker.reader.source, entry)
+            return _integers_or_values(data, entry)
+        return onnx_values(walker.reader.source, entry).array
+    except CoreError as error:
+        return f"cannot be read ({error})"
+
+
+def _integers_or_values(data: bytes, entry: TensorEntry) -> np.ndarray:
+    """The elements a view entry's stored bytes hold (int4/uint4 unpacked)."""
+    if entry.dtype in ("int4", "uint4"):
+        return _unpack4(np.frombuffer(data, np.uint8), entry.element_count, entry.dtype == "int4").reshape(entry.shape)
+    return view_array(data, str(entry.dtype), True, entry.shape, None, entry.name)
 
 
 # -- values of the copy entries -------------------------------------------------------------------
@@ -610,7 +755,9 @@ def _decode(entry: TensorEntry, payload: bytes, field_name: str) -> np.ndarray:
 
 def onnx_values(source: Source, entry: TensorEntry) -> EntryValues:
     """The format's ``values`` hook: the values of a copy entry (varints decoded, several runs
-    joined, int4/uint4 unpacked), a copy after a budget check.
+    joined, int4/uint4 unpacked), a copy after a budget check; for a dequantized entry, the
+    float32 values of its integers so decoded
+    (:func:`~core.formats.quantization.dequantized_values`).
 
     Raises
     ------
@@ -620,6 +767,8 @@ def onnx_values(source: Source, entry: TensorEntry) -> EntryValues:
     BudgetError
         The stored bytes or the decoded copy would exceed the copy budget.
     """
+    if is_dequantized(entry):
+        return dequantized_values(source, entry, _stored_integers)
     field_name = str(entry.extras.get("stored in", ""))
     row = type_row(entry.dtype)
     budget.check_copy_budget(entry.nbytes + entry.element_count * row.itemsize,
@@ -642,6 +791,27 @@ def onnx_values(source: Source, entry: TensorEntry) -> EntryValues:
         return EntryValues.stored_copy(values, "unpacked", what)
     what = f"'{entry.name}' is stored in {field_name} of the model: these are its decoded values"
     return EntryValues.stored_copy(values, f"{field_name} decoded", what)
+
+
+def _stored_integers(source: Source, entry: TensorEntry) -> np.ndarray:
+    """The integers of a dequantized entry (``source``: the file they are in): a view's bytes, or
+    its typed field decoded."""
+    assert entry.quantization is not None
+    integers = replace(entry, dtype=entry.quantization.stored_dtype)
+    data = source.read_exact(0, entry.offset, entry.nbytes, f"the integers of '{printable_name(entry.name)}'")
+    field_name = str(entry.extras.get("stored in", ""))
+    if field_name in ("raw_data", "external data"):
+        return _integers_or_values(data, integers)
+    try:
+        payload = _field_values(data, entry.offset, field_name, "fields" in entry.extras)
+        values = _decode(integers, payload, field_name)
+    except (WireError, ValueError) as error:
+        raise ContainerError(f"tensor '{printable_name(entry.name)}': {error} (the file changed: list it "
+                             "again)", field="tensor") from None
+    if values.size != entry.element_count:
+        raise ContainerError(f"tensor '{printable_name(entry.name)}' holds {values.size} integers, but its "
+                             f"dims {entry.shape} need {entry.element_count} (the model is damaged)", field="tensor")
+    return values.reshape(entry.shape)
 
 
 FORMAT = ContainerFormat("onnx", sniff, list_onnx, onnx_values, extensions=(".onnx",))

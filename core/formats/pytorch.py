@@ -12,7 +12,8 @@ Rules
 -----
 - The zip directory is read by :mod:`zipfile` through the bounded header reader (as for npz);
   ``data.pkl`` (at most the 64 MiB header limit) and the local headers of the storage members
-  are the only other bytes read. No storage is read by a listing.
+  are the only other bytes read. No storage is read by a listing but the per-channel scales and
+  zero points of a quantized tensor (below).
 - ``data.pkl`` is interpreted symbolically by :mod:`core.formats.pytorch_pickle` (no code of the
   file ever runs). Names are the keys of the top-level dict; nested dicts, lists and tuples
   join their keys with ``/`` (``state_dict/encoder.layer.0.weight``,
@@ -26,10 +27,16 @@ Rules
   bytes overlap in one storage (tied weights, a slice saved with its base) name each other in
   :attr:`~core.formats.entry.TensorEntry.shares`.
 - Quantized tensors (``_rebuild_qtensor``) show their integer storage (``qint8`` as ``int8``,
-  ``quint8`` as ``uint8``, ``qint32`` as ``int32``) with extras ``quantization``,
-  ``quantization scale`` and ``zero point`` (per tensor), or ``quantized axis`` and the names of
-  the scale and zero-point tensors (per channel, listed as entries of their own,
-  ``NAME/scales``, ``NAME/zero_points``).
+  ``quint8`` as ``uint8``, ``qint32`` as ``int32``) with the ``qscheme`` extra and their
+  :attr:`~core.formats.entry.TensorEntry.quantization`: per tensor (``per_tensor_affine``) the
+  pickled scale rounded to float32 (``static_cast<float>``, what ``Tensor.dequantize`` multiplies
+  by; the pickled float64 is the ``q_scale`` extra when it differs) and zero point; per channel
+  (``per_channel_affine``) the values of the scale and zero-point tensors (entries of their own,
+  ``NAME/scales``, ``NAME/zero_points``, listed after it; the only storages a listing reads,
+  through the bounded header reads) and the axis. Each is followed by its computed
+  ``NAME (dequantized)`` entry (:mod:`core.formats.quantization`; the format's ``values`` hook
+  :func:`pytorch_values`). ``per_channel_affine_float_qparams`` (float zero points) is not
+  dequantized: the ``quantization not used`` extra says so.
 - Any other value is an entry with its type name as ``stored_type`` and a problem (an *opaque*
   value: a numpy array, a custom class, ``os.system``), never built; plain numbers and strings
   near the top (``epoch``, ``global_step``, a learning rate) are shown as metadata.
@@ -47,9 +54,12 @@ import math
 import struct
 import zipfile
 
+import numpy as np
+
 from core.errors import CoreError
+from core.files.sources import Source
 from core.formats import listing_control
-from core.formats.entry import ContainerFormat, ContainerListing, TensorEntry
+from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Quantization, TensorEntry
 from core.formats.npz import _ReaderFile  # the zip directory through bounded reads
 from core.formats.pt2_archive import CONSTANTS_SUFFIX, WEIGHTS_SUFFIX, ConfigRefusedError, pt2_records
 from core.formats.pytorch_pickle import (
@@ -62,11 +72,18 @@ from core.formats.pytorch_pickle import (
     Tensor,
     walk_pickle,
 )
+from core.formats.quantization import (
+    MAX_CHANNELS,
+    checked_quantization,
+    dequantized_entry,
+    dequantized_values,
+    view_array,
+)
 from core.formats.reader import HeaderReader, entry_limit, not_listed
 from core.formats.shard_names import shard_set_note
 from core.text.names import printable_name
 
-__all__ = ["FORMAT", "LEGACY_MAGIC", "list_pytorch", "member_span", "sniff_pytorch"]
+__all__ = ["FORMAT", "LEGACY_MAGIC", "list_pytorch", "member_span", "pytorch_values", "sniff_pytorch"]
 
 _LOCAL_HEADER = b"PK\x03\x04"
 #: How the legacy (pre-1.6) format starts: protocol 2, then LONG1 of torch's magic number.
@@ -315,8 +332,7 @@ class _Lister:
                                                          "deep (a nesting bomb): not walked"))
             return
         if isinstance(value, Tensor):
-            for entry in self._tensor_entries(value, name):
-                self._add(entry)
+            self._add_tensor(value, name)
         elif isinstance(value, Dict):
             for key, item in list(value.items):
                 self._child(item, name, _key_text(key), depth)
@@ -362,15 +378,36 @@ class _Lister:
                                    "it is listed, never built (this tool never runs the pickle)")
 
     # ------------------------------------------------------------------ tensors
-    def _tensor_entries(self, tensor: Tensor, name: str) -> list[TensorEntry]:
-        entries = [self._tensor_entry(tensor, name)]
+    def _add_tensor(self, tensor: Tensor, name: str) -> None:
+        """A tensor's entry; for a quantized one, its quantization and its dequantized entry, then
+        the entries of its per-channel scales and zero points."""
+        entry = self._tensor_entry(tensor, name)
+        parts: list[TensorEntry] = []
         quantizer = tensor.quantizer
         if isinstance(quantizer, tuple) and quantizer and isinstance(quantizer[0], Global) and \
                 quantizer[0].name in ("per_channel_affine", "per_channel_affine_float_qparams"):
             for index, part in ((1, "scales"), (2, "zero_points")):
                 if len(quantizer) > index and isinstance(quantizer[index], Tensor):
-                    entries.append(self._tensor_entry(quantizer[index], f"{name}/{part}"))
-        return entries
+                    parts.append(self._tensor_entry(quantizer[index], f"{name}/{part}"))
+        found = self._quantization(tensor, entry, parts)
+        quantization = found if isinstance(found, Quantization) else None
+        if found is not None:
+            member = self.storage_of.pop(id(entry), None)
+            if quantization is None:
+                entry = _replace(entry, extras=dict(entry.extras, **{"quantization not used": found}))
+            elif quantization.axis is None and isinstance(quantizer[1], float) and quantizer[1] != quantization.scale[0]:
+                # the pickled float64 scale, which torch rounds to float32 to dequantize
+                entry = _replace(entry, quantization=quantization, extras=dict(entry.extras, q_scale=quantizer[1]))
+            else:
+                entry = _replace(entry, quantization=quantization)
+            if member is not None:
+                self.storage_of[id(entry)] = member
+        count = len(self.entries)
+        self._add(entry)
+        if quantization is not None and entry.problem is None and len(self.entries) > count:
+            self._add(dequantized_entry(self.entries[-1]))
+        for part in parts:
+            self._add(part)
 
     def _tensor_entry(self, tensor: Tensor, name: str) -> TensorEntry:
         storage = tensor.storage
@@ -410,7 +447,10 @@ class _Lister:
             reach = offset_elements + (1 if count else 0)
         if offset_elements:
             extras["storage offset"] = offset_elements
-        self._quantization(tensor, name, extras)
+        if tensor.builder == "_rebuild_qtensor" or tensor.quantizer is not None:
+            quantizer = tensor.quantizer
+            extras["qscheme"] = quantizer[0].name[:40] if isinstance(quantizer, tuple) and quantizer \
+                and isinstance(quantizer[0], Global) else "unknown"
         member_name = f"{self.prefix}/data/{storage.key}"
         info = self.members.get(member_name)
         if info is None:
@@ -452,24 +492,43 @@ class _Lister:
             self.storage_of[id(entry)] = member_name
         return entry
 
-    def _quantization(self, tensor: Tensor, name: str, extras: dict[str, object]) -> None:
+    def _quantization(self, tensor: Tensor, entry: TensorEntry, parts: list[TensorEntry]) -> Quantization | str | None:
+        """The quantization ``_rebuild_qtensor``'s arguments give (module rules), why there is
+        none (a scheme or parameters it cannot be made of), or None (not quantized)."""
         quantizer = tensor.quantizer
-        if not isinstance(quantizer, tuple) or not quantizer or not isinstance(quantizer[0], Global):
-            if tensor.builder == "_rebuild_qtensor":
-                extras["quantization"] = "unknown"
-            return
-        scheme = quantizer[0].name[:40]
-        extras["quantization"] = scheme
-        if scheme in ("per_tensor_affine", "per_tensor_symmetric") and len(quantizer) >= 3:
-            if isinstance(quantizer[1], (int, float)):
-                extras["quantization scale"] = float(quantizer[1])
-            if isinstance(quantizer[2], int):
-                extras["zero point"] = int(quantizer[2])
-        elif len(quantizer) >= 4:
-            if type(quantizer[3]) is int:
-                extras["quantized axis"] = quantizer[3]
-            extras["quantization scale"] = f"entry {name}/scales"
-            extras["zero point"] = f"entry {name}/zero_points"
+        if not isinstance(quantizer, tuple) or not quantizer or not isinstance(quantizer[0], Global) \
+                or entry.dtype is None:
+            return None
+        scheme = quantizer[0].name
+        if scheme in ("per_tensor_affine", "per_tensor_symmetric") and len(quantizer) >= 3 and \
+                isinstance(quantizer[1], (int, float)) and type(quantizer[2]) is int:
+            # torch dequantizes with static_cast<float>(scale): that float32 is the scale used
+            found = checked_quantization((float(np.float32(quantizer[1])),), (quantizer[2],), None,
+                                         entry.dtype, entry.shape)
+        elif scheme == "per_channel_affine" and len(quantizer) >= 4 and len(parts) == 2 \
+                and type(quantizer[3]) is int:
+            scales, zeros = (self._small_values(part) for part in parts)
+            if isinstance(scales, str) or isinstance(zeros, str):
+                found = scales if isinstance(scales, str) else zeros
+            else:
+                found = checked_quantization(scales, [int(z) for z in zeros], quantizer[3], entry.dtype,
+                                             entry.shape)
+        else:
+            found = (f"the scheme {scheme[:40]} is not affine with integer zero points"
+                     if scheme != "per_channel_affine" else "its scales, zero points or axis are not "
+                     "torch's records")
+        return found
+
+    def _small_values(self, entry: TensorEntry) -> tuple | str:
+        """The values of a per-channel scales or zero-points tensor (a view of its storage,
+        read through the bounded header reads), or why they cannot be had."""
+        if not entry.mappable or len(entry.shape) != 1:
+            return f"its {entry.name} tensor cannot be read ({entry.problem or 'not one axis'})"
+        if entry.element_count > MAX_CHANNELS:
+            return f"it has more than {MAX_CHANNELS} scales or zero points"
+        data = self.reader.read(entry.offset, entry.nbytes, f"the {entry.name} tensor")
+        return tuple(view_array(data, entry.dtype, entry.little_endian, entry.shape, entry.strides,
+                                entry.name).tolist())
 
     def _broken(self, name: str, stored: str, extras: dict, problem: str, offset: int = 0,
                 nbytes: int = 0, shape: object = ()) -> TensorEntry:
@@ -592,4 +651,19 @@ def _short(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-FORMAT = ContainerFormat("pytorch", sniff_pytorch, list_pytorch)
+def pytorch_values(source: Source, entry: TensorEntry) -> EntryValues:
+    """The format's ``values`` hook: a dequantized entry's float32 values
+    (:func:`~core.formats.quantization.dequantized_values` of its stored integers, a view of
+    their storage).
+
+    Raises
+    ------
+    ContainerError
+        ``field="tensor"``: not a dequantized entry, or its quantization does not fit.
+    BudgetError
+        The integers and the values exceed the copy budget.
+    """
+    return dequantized_values(source, entry)
+
+
+FORMAT = ContainerFormat("pytorch", sniff_pytorch, list_pytorch, pytorch_values)

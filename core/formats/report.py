@@ -5,7 +5,9 @@ it cannot be decoded, with the stored type in the notes), shape in C order, kind
 ``copy`` or ``computed``: :class:`~core.formats.entry.Storage`), file offset of the first data
 byte, bytes of data, and notes (the strides of a view not in C order, the file of an entry
 stored in another one, the other entries sharing its bytes, the stored type when it differs from the engine's,
-the format's extras, and the problem of an entry that cannot be shown). Names and notes come
+the quantization's short form (``q: scale 0.02 zp 128``, ``q: per-channel axis 0 (64)``), the
+format's extras, and the problem of an entry that cannot be shown). The JSON gives every entry
+``"quantization"``: ``{"scale": [...], "zero_point": [...], "axis": N or null}``, or null. Names and notes come
 from the file, so they are written with control characters escaped
 (:func:`core.text.names.printable_name`); the JSON keeps them as strings (JSON escapes them).
 """
@@ -17,7 +19,7 @@ import math
 from core.formats.entry import ContainerListing, TensorEntry
 from core.text.names import printable_name
 
-__all__ = ["listing_json", "listing_table"]
+__all__ = ["listing_json", "listing_table", "quantization_text", "sharing_text"]
 
 _COLUMNS = ("name", "dtype", "shape", "kind", "offset", "bytes", "notes")
 #: Longest name or shape shown in the table (longer ones are cut with "...").
@@ -26,6 +28,31 @@ _MAX_CELL = 60
 
 def _shape_text(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def sharing_text(entry: TensorEntry) -> str:
+    """Where an entry's bytes are and who else has them, for the Tensors dock's ``sharing``
+    column: ``file NAME`` when it lives in another file (a shard, external data), ``shares A,
+    B`` for the other entries on its bytes (tied weights); empty for neither."""
+    parts = []
+    if entry.file is not None:
+        parts.append(f"file {printable_name(entry.file)}")
+    if entry.shares:
+        parts.append("shares " + ", ".join(printable_name(name) for name in entry.shares))
+    return "; ".join(parts)
+
+
+def quantization_text(entry: TensorEntry) -> str:
+    """An entry's quantization in a few words, for the Tensors dock's ``quantization`` column:
+    the short form of :class:`~core.formats.entry.Quantization` (``scale 0.02 zp 128``,
+    ``per-channel axis 0 (64)``), a block type (GGUF's ``Q4_K blocks``), ``not used`` for
+    parameters that do not fit (its notes say why); empty for an entry that is not quantized."""
+    if entry.quantization is not None:
+        return entry.quantization.summary()
+    if "quantization not used" in entry.extras:
+        return "not used"
+    block = entry.extras.get("quantization")
+    return f"{printable_name(str(block))} blocks" if block is not None else ""
 
 
 def _notes(entry: TensorEntry) -> str:
@@ -40,6 +67,8 @@ def _notes(entry: TensorEntry) -> str:
         parts.append(f"stored as {entry.stored_type}")
     if not entry.little_endian:
         parts.append("big-endian")
+    if entry.quantization is not None:
+        parts.append("q: " + entry.quantization.summary())
     parts.extend(f"{key} {value}" for key, value in entry.extras.items())
     if entry.problem:
         parts.append("NOT MAPPABLE: " + entry.problem)
@@ -97,6 +126,7 @@ def listing_json(listing: ContainerListing) -> dict:
                 "strides": list(e.strides) if e.strides is not None else None,
                 "file": e.file, "shares": list(e.shares) if e.shares else None, "offset": e.offset, "nbytes": e.nbytes, "mappable": e.mappable,
                 "problem": e.problem,
+                "quantization": e.quantization.as_json() if e.quantization is not None else None,
                 "extras": {k: _json_scalar(v) for k, v in e.extras.items()},
             }
             for e in listing.entries

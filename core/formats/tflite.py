@@ -5,15 +5,17 @@ the subgraph's name for subgraphs after the first), the engine type of its ``Ten
 shape, and the file offset and length of its buffer's bytes. A buffer stores its bytes either
 inside the flatbuffer (``Buffer.data``, a ``[ubyte]`` vector) or, in models over 2 GB, after it
 (``Buffer.offset`` / ``Buffer.size``, offset from the start of the file, valid when > 1); both
-are listed the same way. Extras: quantization scale, zero point and quantized dimension, the
-operators using the tensor, the shape signature, the subgraph and buffer numbers. TFLite
-stores data little-endian.
+are listed the same way. Extras: the operators using the tensor, the shape signature, the
+subgraph and buffer numbers. TFLite stores data little-endian.
 
-A quantized integer tensor (a scale in its quantization) is followed by a *computed* entry
+A quantized integer tensor (a scale in its ``QuantizationParameters``) has its
+:attr:`~core.formats.entry.TensorEntry.quantization`: ``scale``, ``zero_point`` and, for more
+than one scale, ``quantized_dimension`` as the axis. It is followed by a *computed* entry
 ``NAME (dequantized)``: its float32 values ``scale * (q - zero_point)``, per channel along the
 quantized dimension (:mod:`core.formats.quantization`), from the format's ``values`` hook
-(:func:`tflite_values`), which reads the tensor's full scales and zero points again and its
-integers with ``pread`` (a budget-checked copy); its offset and length are the integers' bytes.
+(:func:`tflite_values`), which reads its integers with ``pread`` (a budget-checked copy); its
+offset and length are the integers' bytes. Parameters that do not fit the tensor are said by the
+``quantization`` extra instead (no dequantized entry).
 
 Tensors without data (activations, inputs, outputs: computed at run time) are not entries; the
 listing's metadata counts them (``tensors without stored data``), so the list holds only
@@ -49,13 +51,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from core.budget import check_copy_budget
 from core.dtypes.table import resolve_dtype
-from core.errors import ContainerError
 from core.files.sources import FileSource
 from core.formats import listing_control
-from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
-from core.formats.quantization import dequantize_affine
+from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Quantization, TensorEntry
+from core.formats.quantization import checked_quantization, dequantized_entry, dequantized_values
 from core.formats.reader import HeaderReader, entry_limit, not_listed
 
 __all__ = ["FORMAT", "MAX_ITEMS", "TENSOR_TYPES", "list_tflite", "sniff", "tflite_values"]
@@ -339,8 +339,8 @@ def list_tflite(reader: HeaderReader) -> ContainerListing:
                     entry = _renamed(entry, f"{entry.name} (tensor {index})")
                 names.add(entry.name)
                 entries.append(entry)
-                if entry.problem is None and "quantization scale" in entry.extras and entry.dtype in _QUANTIZED:
-                    entries.append(_dequantized(entry))
+                if entry.problem is None and entry.quantization is not None:
+                    entries.append(dequantized_entry(entry))
     except _WalkLimitError:
         problems.append(reader.error(_walk_message(flat) + f"; {len(entries)} tensors listed, "
                                      "the rest not").message)
@@ -351,63 +351,18 @@ def list_tflite(reader: HeaderReader) -> ContainerListing:
     return ContainerListing("tflite", reader.path, tuple(entries), metadata, tuple(problems))
 
 
-#: Integer types whose quantized tensors get a dequantized entry.
-_QUANTIZED = ("int8", "uint8", "int16", "int32", "int64")
-_DEQUANTIZED = " (dequantized)"
-
-
-def _dequantized(entry: TensorEntry) -> TensorEntry:
-    """The computed float32 entry of a quantized tensor (module rules)."""
-    return replace(entry, name=entry.name + _DEQUANTIZED, dtype="float32", storage=Storage.COMPUTED,
-                   stored_type=f"{entry.stored_type}, dequantized",
-                   extras=dict(entry.extras, dequantized="scale * (q - zero point)"))
-
-
 def tflite_values(source: FileSource, entry: TensorEntry) -> EntryValues:
-    """The format's ``values`` hook: a dequantized entry's float32 values (module rules).
+    """The format's ``values`` hook: a dequantized entry's float32 values
+    (:func:`~core.formats.quantization.dequantized_values` of its stored integers).
 
     Raises
     ------
     ContainerError
-        ``field="tensor"``: not a dequantized entry, or its model or quantization changed or
-        does not fit the tensor.
+        ``field="tensor"``: not a dequantized entry, or its quantization does not fit.
     BudgetError
         The integers and the values exceed the copy budget.
     """
-    if entry.storage is not Storage.COMPUTED or not entry.name.endswith(_DEQUANTIZED):
-        raise ContainerError(f"'{entry.name}' is not a dequantized TFLite tensor (open it directly: "
-                             "its values are stored as they are)", field="tensor")
-    reader = HeaderReader(source, 0, "tflite")
-    flat = _Flat(reader)
-    subgraph_number, index = int(entry.extras["subgraph"]), int(entry.extras["tensor index"])
-    try:
-        model = flat.table(flat.unpack("<I", 0, "the root offset"), "the model table")
-        subgraph = flat.table(model.tables(_MODEL_SUBGRAPHS, "the subgraphs vector")[subgraph_number],
-                              f"subgraph {subgraph_number}")
-        tensor = flat.table(subgraph.tables(_SUBGRAPH_TENSORS, "the tensors")[index], "the tensor")
-        quant = tensor.table(_TENSOR_QUANTIZATION, "its quantization")
-        if quant is None:
-            raise _StructureError("it has no quantization", 0)
-        scale = quant.numbers(_QUANT_SCALE, "<f", "its quantization scale")
-        zero = quant.numbers(_QUANT_ZERO_POINT, "<q", "its quantization zero point")
-        axis = int(quant.scalar(_QUANT_DIMENSION, "<i"))
-    except (_StructureError, _WalkLimitError, IndexError) as bad:
-        raise ContainerError(f"the quantization of '{entry.name}' cannot be read again ({bad}); the "
-                             "model changed since it was listed (reload it)", field="tensor") from None
-    stored = resolve_dtype(_STORED_OF[entry.stored_type.split(",")[0]])
-    check_copy_budget(entry.nbytes, f"reading the {entry.nbytes} bytes of '{entry.name}'", "open a smaller tensor",
-                      field="tensor")
-    q = np.frombuffer(source.read_exact(0, entry.offset, entry.nbytes, f"the integers of '{entry.name}'"),
-                      dtype=stored.newbyteorder("<")).reshape(entry.shape)
-    values = dequantize_affine(q, scale, zero, axis, f"'{entry.name}'")
-    return EntryValues(values, f"from {entry.stored_type.split(',')[0]}",
-                       f"'{entry.name}': scale * (q - zero point) of its {entry.stored_type.split(',')[0]} "
-                       f"values, float32, a copy of {values.nbytes} bytes; its values are computed, not "
-                       "stored at a file offset")
-
-
-#: The schema type name of a quantized tensor -> its engine integer type.
-_STORED_OF = {"INT8": "int8", "UINT8": "uint8", "INT16": "int16", "INT32": "int32", "INT64": "int64"}
+    return dequantized_values(source, entry)
 
 
 def _walk_message(flat: _Flat) -> str:
@@ -499,7 +454,7 @@ def _tensor_entry(flat: _Flat, position: int, what: str, buffers: list[int], pre
         extras["shape signature"] = signature
     if tensor.scalar(_TENSOR_IS_VARIABLE, "<B"):
         extras["variable"] = True
-    _quantization(tensor, what, extras)
+    quantization = _quantization(tensor, what, extras, dtype, shape)
     if users:
         count, first = users
         extras["used by"] = ", ".join(first) + (f" and {count - 8} more" if count > 8 else "")
@@ -518,7 +473,8 @@ def _tensor_entry(flat: _Flat, position: int, what: str, buffers: list[int], pre
                        f"its buffer {buffer_index} holds {nbytes} bytes (open them with dtype "
                        "uint8 and a shape of your own)")
     return TensorEntry(name=name, dtype=dtype, little_endian=True, shape=shape, offset=offset,
-                       nbytes=nbytes, stored_type=type_name, extras=extras, problem=problem)
+                       nbytes=nbytes, stored_type=type_name, extras=extras, problem=problem,
+                       quantization=quantization)
 
 
 @functools.cache
@@ -526,24 +482,23 @@ def _itemsize(dtype: str) -> int:
     return resolve_dtype(dtype).itemsize
 
 
-def _quantization(tensor: _Table, what: str, extras: dict[str, object]) -> None:
+def _quantization(tensor: _Table, what: str, extras: dict[str, object], dtype: str | None,
+                  shape: tuple[int, ...]) -> Quantization | None:
+    """The tensor's quantization (scales, zero points, quantized dimension), or None; parameters
+    that cannot be one are said by the ``quantization`` extra."""
     quant = tensor.table(_TENSOR_QUANTIZATION, f"{what} quantization")
     if quant is None:
-        return
+        return None
     scale = quant.numbers(_QUANT_SCALE, "<f", f"{what} quantization scale")
     zero = quant.numbers(_QUANT_ZERO_POINT, "<q", f"{what} quantization zero point")
-    if not scale and not zero:
-        return
-    extras["quantization scale"] = _shown(scale)
-    extras["zero point"] = _shown(zero)
-    if len(scale) > 1:
-        extras["quantized dimension"] = int(quant.scalar(_QUANT_DIMENSION, "<i"))
-        extras["quantization channels"] = len(scale)
-
-
-def _shown(values: list) -> object:
-    """One value as itself; several as a tuple of at most 16 (the count is a separate extra)."""
-    return values[0] if len(values) == 1 else tuple(values[:16])
+    if not scale or dtype is None:
+        return None  # min/max only (a float tensor's calibration), or an undecodable type
+    axis = int(quant.scalar(_QUANT_DIMENSION, "<i"))
+    found = checked_quantization(scale, zero, axis, dtype, shape)
+    if isinstance(found, str):
+        extras["quantization not used"] = found
+        return None
+    return found
 
 
 FORMAT = ContainerFormat("tflite", sniff, list_tflite, tflite_values)

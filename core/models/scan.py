@@ -165,9 +165,7 @@ def _figures(record: TensorScan, opened: OpenedTensor, cancelled, workers: int) 
 
 
 def _quantized(entry: TensorEntry | None) -> bool:
-    if entry is None:
-        return False
-    return getattr(entry, "quantization", None) is not None or "quantization scale" in entry.extras
+    return entry is not None and entry.quantization is not None
 
 
 def _saturated(entry: TensorEntry | None, view: np.ndarray, statistics: Statistics, reader) -> int | None:

@@ -2,9 +2,13 @@
 
 A view of :attr:`Document.container` (listed by :mod:`core.formats` when a file is opened): a
 tree with the container at the root and one row per tensor (name, type, shape, kind, offset,
-bytes, notes), a filter box that keeps the rows whose name contains its text
+bytes, sharing, quantization, notes), a filter box that keeps the rows whose name contains its text
 (case-insensitive), and the entry the decode parameters show selected. The kind says how the
-values are had (``view``, ``copy``, ``computed``: :class:`core.formats.entry.Storage`).
+values are had (``view``, ``copy``, ``computed``: :class:`core.formats.entry.Storage`); sharing
+says the file it lives in when not the open one and the entries on the same bytes
+(:func:`core.formats.report.sharing_text`); quantization the scale and zero point or the
+per-channel axis (:func:`core.formats.report.quantization_text`). A quantized tensor's row is
+followed by its ``NAME (dequantized)`` row, a computed entry opened like the others.
 
 One path for every entry: choosing the row of a view of the open file is
 :meth:`Document.choose_tensor` (undoable); any other entry (a compressed npz member, a chunked
@@ -36,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from core.errors import ContainerError, CoreError, describe_error
 from core.formats.entry import ContainerListing, TensorEntry, find_entry
+from core.formats.report import quantization_text, sharing_text
 from core.text.byte_sizes import format_bytes
 from core.text.names import printable_name
 from inspector.state.document import Document
@@ -46,7 +51,7 @@ __all__ = ["TensorsModel", "TensorsPanel"]
 #: The invisible root (Qt's default "parent" argument).
 _ROOT = QModelIndex()
 
-COLUMNS = ("name", "type", "shape", "kind", "offset", "bytes", "notes")
+COLUMNS = ("name", "type", "shape", "kind", "offset", "bytes", "sharing", "quantization", "notes")
 
 #: Rows whose cells size the columns (the first ones): sizing a column from all of a listing of
 #: 400,000 tensors would take the GUI thread seconds.
@@ -84,6 +89,10 @@ def _cell(entry: TensorEntry, column: int) -> str:
         return str(entry.offset)
     if column == 5:
         return format_bytes(entry.nbytes)
+    if column == 6:
+        return sharing_text(entry)
+    if column == 7:
+        return quantization_text(entry)
     return entry_notes(entry)
 
 
@@ -266,7 +275,7 @@ class TensorsPanel(QWidget):
         self.problems.hide()
         self.open_button = QPushButton("Open in a new window", self, objectName="tensors.openValues")
         self.open_button.setToolTip("Open the chosen tensor's values in a new window: a copy in memory "
-                                    "(decompressed, read by h5py, dequantized by the gguf package, "
+                                    "(decompressed, read by h5py, dequantized, "
                                     "decoded from varints) or a view of the file it lives in")
         self.open_button.clicked.connect(self.open_current)
         self.open_button.hide()

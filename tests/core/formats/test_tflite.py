@@ -13,7 +13,7 @@ import pytest
 
 from core.errors import ContainerError
 from core.formats import tflite as tflite_format
-from core.formats.entry import find_entry
+from core.formats.entry import Quantization, find_entry
 from core.formats.registry import list_file
 from core.pipeline.pipeline import Pipeline
 
@@ -170,9 +170,9 @@ def test_inline_buffers_list_weights_with_offsets_quantization_and_users(tmp_pat
     assert weights.offset % 16 == 0  # force_align: 16 on Buffer.data
     assert weights.extras["used by"] == "FULLY_CONNECTED (operator 0)"
     filt = find_entry(listing, "conv/filter")
-    assert filt.extras["quantization scale"] == (0.5, 0.25)
-    assert filt.extras["zero point"] == (0, 1)
-    assert filt.extras["quantized dimension"] == 0 and filt.extras["quantization channels"] == 2
+    assert filt.quantization == Quantization((0.5, 0.25), (0, 1), 0, "int8")
+    assert filt.quantization.summary() == "per-channel axis 0 (2)"
+    assert find_entry(listing, "conv/filter (dequantized)").quantization == filt.quantization
     assert filt.extras["used by"] == "CONV_2D (operator 1)"
     with Pipeline(str(path)) as pipeline:
         assert pipeline.run(weights.params()).view.tolist() == WEIGHTS.tolist()

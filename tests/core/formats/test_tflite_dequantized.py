@@ -28,7 +28,7 @@ def _expected() -> dict[str, tuple[np.ndarray, np.ndarray]]:
 def test_every_quantized_weight_has_a_dequantized_entry_equal_to_the_interpreters_values():
     expected = _expected()
     listing = list_file(MODEL)
-    quantized = [e for e in listing.entries if "quantization scale" in e.extras and e.storage is Storage.VIEW]
+    quantized = [e for e in listing.entries if e.quantization is not None and e.storage is Storage.VIEW]
     assert {e.name for e in quantized} == {"functional_1/dense_1/MatMul1", "arith.constant1",
                                            "functional_1/conv_1/convolution"}
     for entry in quantized:

@@ -10,6 +10,10 @@ Rules
   and the ``top`` worst elements with their indices, in one pass over both tensors. The rule
   (tolerances, ULP, NaN policy) is :func:`core.compare.rules.resolve_rules`' for the pair's
   types, with the options given; different types are compared in their common type.
+- Quantized against float: when one side's tensor is quantized (its entry has a
+  quantization) and the other's is a float type, the quantized side's *dequantized* entry
+  (``NAME (dequantized)``, :mod:`core.formats.quantization`) is compared, and the pair's
+  reason says so; a dequantized entry whose quantized tensor is paired is not a pair of its own.
 - Shapes that differ: the pair is ``shape differs``; when both hold as many elements, their
   values are still compared in flat C order (a reshape in the conversion), else not at all
   (shapes that only broadcast are *not* broadcast: a bias against a matrix is no match).
@@ -32,7 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -41,6 +45,7 @@ from core.compare.result import CompareResult
 from core.compare.rules import resolve_rules
 from core.compare.scanner import Side, compare_sides, flat_view
 from core.errors import BudgetError, Cancelled, CoreError
+from core.formats.quantization import DEQUANTIZED_SUFFIX, dequantized_of, is_dequantized
 from core.models.matching import Matching, TensorPair
 from core.models.opening import OpenedTensor, TensorOpener, open_error
 
@@ -106,6 +111,7 @@ def diff_pairs(matching: Matching, *, rtol: float | None = None, atol: float | N
     Cancelled
         ``cancelled()`` returned True.
     """
+    matching = _fold_dequantized(matching)
     total = diff_work(matching)
     if work_limit is not None and total > work_limit:
         raise BudgetError(f"comparing these models is {total:,} element pairs, above the limit of {work_limit:,} "
@@ -134,6 +140,52 @@ def diff_pairs(matching: Matching, *, rtol: float | None = None, atol: float | N
                 progress(min(done, total), total)
     finally:
         opener.close_all()
+
+
+def _is_float(tensor) -> bool:
+    entry = tensor.entry
+    if entry is None:
+        return tensor.params is not None and str(tensor.params.dtype or "").startswith(("float", "bfloat", "half"))
+    return entry.quantization is None and _known(entry.dtype) and np.dtype(entry.dtype).kind == "f"
+
+
+def _known(dtype: str) -> bool:
+    try:
+        np.dtype(dtype)
+    except TypeError:
+        return False
+    return True
+
+
+def _dequantized(tensor):
+    """The ModelTensor of ``tensor``'s dequantized entry, or None."""
+    entry = tensor.entry
+    if entry is None or entry.quantization is None or tensor.listing is None:
+        return None
+    found = dequantized_of(tensor.listing, entry)
+    if found is None:
+        return None
+    name = found.name
+    label = tensor.label[: len(tensor.label) - len(tensor.name)] + name
+    return replace(tensor, name=name, label=label, entry=found)
+
+
+def _fold_dequantized(matching: Matching) -> Matching:
+    """Quantized against float compares the dequantized values (module rules)."""
+    pairs = []
+    used: set[str] = set()
+    for pair in matching.pairs:
+        if pair.a is not None and pair.b is not None:
+            for side, other in (("a", "b"), ("b", "a")):
+                mine, theirs = getattr(pair, side), getattr(pair, other)
+                dequantized = _dequantized(mine) if _is_float(theirs) else None
+                if dequantized is not None:
+                    used.add(f"{side}:{dequantized.name}")
+                    pair = replace(pair, **{side: dequantized})
+        pairs.append(pair)
+    kept = [p for p in pairs if not ((p.a is None and p.b is not None and f"b:{p.b.name}" in used)
+                                     or (p.b is None and p.a is not None and f"a:{p.a.name}" in used))]
+    return replace(matching, pairs=tuple(kept))
 
 
 def _diff_one(pair: TensorPair, index: int, opener: TensorOpener, options: dict, top: int, step, cancelled) -> PairDiff:
@@ -183,7 +235,12 @@ def _compare(pair, index, a: OpenedTensor, b: OpenedTensor, options, top, step, 
         raise
     except CoreError as error:
         return PairDiff(pair, index, "error", **known, reason=open_error(error))
-    if reason is not None:
+    shape_differs = a.shape != b.shape
+    for side, opened in (("A", a), ("B", b)):
+        if opened.tensor.entry is not None and is_dequantized(opened.tensor.entry) and \
+                not pair.key.endswith(DEQUANTIZED_SUFFIX):
+            reason = ((reason + "; ") if reason else "") + f"{side} is quantized: its dequantized values are compared"
+    if shape_differs:
         status = "shape differs"
     elif result.mismatched:
         status = "differs"

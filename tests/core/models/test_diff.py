@@ -135,3 +135,23 @@ def test_tolerances_apply_to_every_pair(tmp_path):
     b = _save(tmp_path / "b.safetensors", {"w": np.ones(8, np.float32)})
     assert _diff(a, b)[1][0].status == "differs"
     assert _diff(a, b, atol=2e-3)[1][0].status == "close"
+
+
+def test_a_quantized_checkpoint_against_its_float_values_compares_the_dequantized_values(tmp_path):
+    # quantized_values.pt: qtensors written by torch; expected: torch's own dequantize() of each
+    fixtures = os.path.join(os.path.dirname(__file__), "..", "formats", "fixtures", "pytorch")
+    with np.load(os.path.join(fixtures, "quantized_values.expected.npz")) as saved:
+        names = [str(n) for n in saved["names"]]
+        floats = {n: np.ascontiguousarray(saved[f"real{i}"].astype(np.float32)) for i, n in enumerate(names)}
+    reference = _save(tmp_path / "float.safetensors", floats)
+    floats_off = dict(floats)
+    floats_off[names[0]] = floats[names[0]] + np.float32(1.0)
+    shifted = _save(tmp_path / "shifted.safetensors", floats_off)
+    matching, diffs = _diff(os.path.join(fixtures, "quantized_values.pt"), reference)
+    by = {d.pair.key: d for d in diffs}
+    for name in names:
+        assert by[name].status == "equal", (name, by[name].status, by[name].reason)
+        assert "dequantized values are compared" in by[name].reason
+    assert not any(key.endswith("(dequantized)") for key in by)  # folded into their pairs
+    _matching, diffs = _diff(os.path.join(fixtures, "quantized_values.pt"), shifted)
+    assert {d.pair.key: d.status for d in diffs}[names[0]] == "differs"

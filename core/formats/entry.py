@@ -42,6 +42,7 @@ from core.dtypes.table import resolve_dtype
 from core.errors import ContainerError, CoreError
 from core.pipeline.pipeline import DecodeParams
 from core.text.names import closest_names, printable_name, short_name
+from core.text.number_format import format_value
 
 if TYPE_CHECKING:
     from core.files.sources import Source
@@ -96,9 +97,13 @@ class Quantization:
 
     def summary(self) -> str:
         """The short form the listing and the Tensors dock show: ``scale 0.02 zp 128`` per
-        tensor, ``per-channel axis 0 (64)`` per channel."""
+        tensor (the scale's shortest decimals, as the table writes a stored value),
+        ``per-channel axis 0 (64)`` per channel."""
         if self.axis is None:
-            return f"scale {self.scale[0]:.6g} zp {self.zero_point[0]}"
+            # a stored value: its shortest decimals, in float32 when it is one (most scales are)
+            scale = self.scale[0]
+            kind = np.float32 if math.isfinite(scale) and float(np.float32(scale)) == scale else np.float64
+            return f"scale {format_value(scale, kind)} zp {self.zero_point[0]}"
         return f"per-channel axis {self.axis} ({self.channels})"
 
     def as_json(self) -> dict[str, object]:

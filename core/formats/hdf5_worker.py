@@ -72,6 +72,7 @@ import numpy as np
 
 from core import budget
 from core.errors import DEBUG_VARIABLE, ContainerError, CoreError
+from core.files.range_file import RangeFile
 from core.formats import listing_control
 
 __all__ = ["FIX", "MAX_IDLE_WORKERS", "MEMORY_HEADROOM_BYTES", "SECONDS_PER_GIB", "TIME_LIMIT_SECONDS",
@@ -162,27 +163,13 @@ class _Closing:
             self.stream.close()
 
 
-class _DescriptorRange(io.RawIOBase):
+class _DescriptorRange(RangeFile):
     """Bytes ``start`` to ``start + size`` of descriptor ``fd`` as a read-only file object; a
     short ``pread`` inside the range (the file was cut) is an ``OSError``."""
 
     def __init__(self, fd: int, start: int, size: int) -> None:
-        super().__init__()
-        self._fd, self._start, self.size, self._position = fd, start, size, 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._position
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self.size}[whence]
-        self._position = max(0, base + offset)
-        return self._position
+        super().__init__(size)
+        self._fd, self._start = fd, start
 
     def readinto(self, buffer) -> int:
         view = memoryview(buffer).cast("B")

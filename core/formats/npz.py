@@ -26,7 +26,6 @@ data). Zip64 archives (``numpy.savez`` writes them for members over 2 GiB) are r
 
 from __future__ import annotations
 
-import io
 import lzma
 import struct
 import zipfile
@@ -39,6 +38,7 @@ from core.decode.decode_raw import byte_ordered
 from core.dtypes.table import resolve_dtype
 from core.errors import ContainerError, CoreError, SourceError
 from core.files.npy_header import MAX_HEADER_BYTES, NPY_MAGIC, NpyHeader, parse_npy_header
+from core.files.range_file import RangeFile
 from core.files.sources import FileSource
 from core.formats import listing_control
 from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
@@ -67,39 +67,7 @@ def sniff_npz(head: bytes, size: int) -> bool:
     return head[_LOCAL_HEADER_SIZE:_LOCAL_HEADER_SIZE + name_length].endswith(b".npy")
 
 
-class _RangeFile(io.RawIOBase):
-    """A read-only, seekable file object of ``size`` bytes whose reads go to :meth:`_read`."""
-
-    def __init__(self, size: int) -> None:
-        super().__init__()
-        self.size = size
-        self._position = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._position
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: self.size}[whence]
-        self._position = max(0, base + offset)
-        return self._position
-
-    def readinto(self, buffer) -> int:
-        count = max(0, min(len(buffer), self.size - self._position))
-        buffer[:count] = self._read(self._position, count)
-        self._position += count
-        return count
-
-    def _read(self, offset: int, count: int) -> bytes:
-        raise NotImplementedError
-
-
-class _ReaderFile(_RangeFile):
+class _ReaderFile(RangeFile):
     """Over a :class:`HeaderReader`: bounded reads, for the zip directory and member headers."""
 
     def __init__(self, reader: HeaderReader) -> None:
@@ -110,7 +78,7 @@ class _ReaderFile(_RangeFile):
         return self._reader.read(offset, count, "zip directory")
 
 
-class _SourceFile(_RangeFile):
+class _SourceFile(RangeFile):
     """Over file ``index`` of a source (its guarded map), for member data."""
 
     def __init__(self, source: FileSource, index: int) -> None:

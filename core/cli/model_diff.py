@@ -25,8 +25,9 @@ from core.models.diff import MODEL_WORK_LIMIT, STATUSES, PairDiff, diff_pairs, d
 from core.models.inventory import Inventory, ModelTensor, inventory
 from core.models.matching import MODES, Matching, MatchRules, match_tensors
 from core.models.opening import TensorOpener
+from core.models.rows import PAIR_COLUMNS, figure_text, pair_cells
 from core.pipeline.params import DecodeParams
-from core.text.figures import format_decibels, format_difference, format_estimate, format_share, format_similarity
+from core.text.figures import format_difference
 from core.text.names import printable_name
 
 __all__ = ["add_model_options", "is_model_diff", "run_model_diff"]
@@ -174,48 +175,13 @@ def _shape(opener: TensorOpener, tensor: ModelTensor) -> tuple | None:
 
 
 # ----------------------------------------------------------------------------- text
-def _shape_text(shape) -> str:
-    if shape is None:
-        return "-"
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _pair_types(d: PairDiff) -> tuple[str, str]:
-    dtype = d.dtype_a or d.dtype_b or "-"
-    if d.dtype_a and d.dtype_b and d.dtype_a != d.dtype_b:
-        dtype = f"{d.dtype_a}/{d.dtype_b}"
-    shape = _shape_text(d.shape_a if d.shape_a is not None else d.shape_b)
-    if d.shape_a is not None and d.shape_b is not None and d.shape_a != d.shape_b:
-        shape = f"{_shape_text(d.shape_a)}/{_shape_text(d.shape_b)}"
-    return dtype, shape
-
-
-def _figure(value, kind: str) -> str:
-    if value is None:
-        return "undefined"
-    if kind == "similarity":
-        return format_similarity(value)
-    if kind == "db":
-        return format_decibels(value)
-    if kind == "quantile":  # a histogram bin's lower edge (docs/compare.md)
-        return format_estimate(value)
-    return format_difference(value)
+_HEADER = ["status", "name", "dtype", "shape", "over tol", "max abs", "cosine", "SNR dB", "note"]
+_SHOWN = [PAIR_COLUMNS.index(name) for name in _HEADER]
 
 
 def _row(d: PairDiff) -> list[str]:
-    dtype, shape = _pair_types(d)
-    r = d.result
-    if r is None:
-        return [d.status, printable_name(d.pair.key), dtype, shape, "", "", "", "", d.reason or ""]
-    g = r.agreement
-    over = f"{r.mismatched:,} ({format_share(r.mismatched, r.compared)})" if r.mismatched else "0"
-    return [d.status, printable_name(d.pair.key), dtype, shape, over,
-            _figure(None if r.max_absolute is None else r.max_absolute.value, "difference"),
-            _figure(None if g is None else g.cosine, "similarity"), _figure(None if g is None else g.snr_db, "db"),
-            d.reason or ""]
-
-
-_HEADER = ["status", "name", "dtype", "shape", "over tol", "max abs", "cosine", "SNR dB", "note"]
+    cells = pair_cells(d)
+    return [cells[i] for i in _SHOWN]
 
 
 def _table(rows: list[list[str]]) -> list[str]:
@@ -244,10 +210,10 @@ def _details(d: PairDiff) -> list[str]:
                    f"max ULP {r.max_ulp.value}, mean abs {format_difference(r.mean_absolute)}, RMS {format_difference(r.rms)}")
     g = r.agreement
     if g is not None:
-        out.append(f"  cosine {_figure(g.cosine, 'similarity')}, Pearson {_figure(g.pearson, 'similarity')}, "
-                   f"SNR {_figure(g.snr_db, 'db')} dB, PSNR {_figure(g.psnr_db, 'db')} dB, "
-                   f"median |a - b| {_figure(g.quantile('median'), 'quantile')}, "
-                   f"p99 {_figure(g.quantile('p99'), 'quantile')}")
+        out.append(f"  cosine {figure_text(g.cosine, 'similarity')}, Pearson {figure_text(g.pearson, 'similarity')}, "
+                   f"SNR {figure_text(g.snr_db, 'db')} dB, PSNR {figure_text(g.psnr_db, 'db')} dB, "
+                   f"median |a - b| {figure_text(g.quantile('median'), 'quantile')}, "
+                   f"p99 {figure_text(g.quantile('p99'), 'quantile')}")
     if r.worst:
         out.append("  worst elements:")
         out += ["  " + line for line in r.mismatch_lines(r.worst)]

@@ -28,11 +28,11 @@ from core.cli.options import (
 )
 from core.errors import CoreError
 from core.models.inventory import Inventory, inventory
+from core.models.rows import SCAN_COLUMNS, scan_cells, shape_text
 from core.models.scan import FLAGS, TensorScan, scan_tensors
 from core.pipeline.pipeline import DecodeParams
-from core.text.figures import format_moment
 from core.text.names import printable_name
-from core.text.number_format import format_value, json_value
+from core.text.number_format import json_value
 
 __all__ = ["DEFAULT_FAIL_ON", "build_scan_parser", "run"]
 
@@ -112,43 +112,21 @@ def _status(rows: list[TensorScan], found: Inventory, fail_on: tuple[str, ...]) 
     return EXIT_CLEAN
 
 
-_COLUMNS = ("name", "dtype", "shape", "min", "max", "mean", "std", "nan", "inf", "zeros", "flags")
-
-
-def _shape_text(shape: tuple[int, ...] | None) -> str:
-    if shape is None:
-        return "?"
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _cells(row: TensorScan) -> list[str]:
-    shape = _shape_text(row.shape)
-    name = printable_name(row.tensor.label)
-    s = row.statistics
-    if s is None:
-        return [name, row.dtype or "?", shape, "", "", "", "", "", "", "", f"error: {row.error}"]
-    number = (lambda v: "" if v is None else format_value(v, row.dtype)) if row.dtype else str
-    return [name, row.dtype or "?", shape, number(s.min), number(s.max),
-            "" if s.mean is None else format_moment(s.mean), "" if s.std is None else format_moment(s.std),
-            f"{s.nan_count:,}", f"{(s.posinf_count or 0) + (s.neginf_count or 0):,}", f"{s.zero_count:,}",
-            " ".join(row.flags)]
-
-
 def _print_table(found: Inventory, fail_on: tuple[str, ...]) -> int:
     out = sys.stdout
     widths = [4, 8, 5, 12, 12, 12, 12, 7, 7, 9, 5]  # the figures' usual widths (rows stream out)
     widths[0] = min(60, max([len(printable_name(t.label)) for t in found.tensors] + [4]))
-    widths[2] = min(24, max([len(_shape_text(t.entry.shape)) for t in found.tensors if t.entry] + [5]))
+    widths[2] = min(24, max([len(shape_text(t.entry.shape)) for t in found.tensors if t.entry] + [5]))
 
     def line(cells: list[str]) -> str:
         shown = [c.ljust(w) if i in (0, 1, 2, 10) else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))]
         return "  ".join(shown).rstrip() + "\n"
 
-    out.write(line(list(_COLUMNS)))
+    out.write(line(list(SCAN_COLUMNS)))
     rows = []
     for row in scan_tensors(found):
         rows.append(row)
-        out.write(line(_cells(row)))
+        out.write(line(scan_cells(row)))
         out.flush()
     raw = [p for p in found.skipped if p.name is None and p.message.endswith(_RAW_SKIP)]
     for problem in found.skipped:

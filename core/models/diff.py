@@ -49,7 +49,7 @@ from core.formats.quantization import DEQUANTIZED_SUFFIX, dequantized_of, is_deq
 from core.models.matching import Matching, TensorPair
 from core.models.opening import OpenedTensor, TensorOpener, open_error
 
-__all__ = ["MODEL_WORK_LIMIT", "STATUSES", "WITHIN", "PairDiff", "diff_pairs", "diff_work", "first_divergent", "ranked"]
+__all__ = ["MODEL_WORK_LIMIT", "STATUSES", "WITHIN", "PairDiff", "diff_pairs", "diff_work", "first_divergent", "rank_key", "ranked"]
 
 #: Pair statuses, worst first.
 STATUSES = ("error", "differs", "shape differs", "only in A", "only in B", "dtype differs", "close", "equal")
@@ -258,14 +258,18 @@ def first_divergent(diffs: Sequence[PairDiff]) -> PairDiff | None:
     return next((d for d in sorted(diffs, key=lambda d: d.index) if d.divergent), None)
 
 
+def rank_key(d: PairDiff) -> tuple:
+    """What orders pairs worst first (module rules): status, then the larger share over
+    tolerance, then the lower SNR, then the pairs' order."""
+    share, snr = 0.0, math.inf
+    if d.result is not None:
+        share = -(d.result.mismatched / d.result.compared if d.result.compared else 0.0)
+        agreement = d.result.agreement
+        if agreement is not None and agreement.snr_db is not None:
+            snr = agreement.snr_db
+    return STATUSES.index(d.status), share, snr, d.index
+
+
 def ranked(diffs: Sequence[PairDiff]) -> list[PairDiff]:
     """Worst first (module rules)."""
-    def key(d: PairDiff):
-        share, snr = 0.0, math.inf
-        if d.result is not None:
-            share = -(d.result.mismatched / d.result.compared if d.result.compared else 0.0)
-            agreement = d.result.agreement
-            if agreement is not None and agreement.snr_db is not None:
-                snr = agreement.snr_db
-        return STATUSES.index(d.status), share, snr, d.index
-    return sorted(diffs, key=key)
+    return sorted(diffs, key=rank_key)

@@ -1,0 +1,176 @@
+"""The Model dock: every tensor of the open container with the figures that say which went
+wrong (:class:`inspector.state.model_scan.ModelScan`), sortable, filterable, problems
+highlighted; choosing a row shows that tensor.
+
+Controls: *Scan* (again), *Cancel*, a progress bar while scanning, a name filter and *Problems
+only*; a summary line (tensors, flagged ones by flag, errors, skipped) and the skipped entries
+and errors below the table. Enter or a double click on a row emits :attr:`ModelPanel.tensorChosen`
+with the tensor's name (the window shows it as the Tensors dock would).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.models.rows import SCAN_COLUMNS, scan_cells, scan_severity, scan_sort_key
+from core.models.scan import FLAGS
+from core.text.names import printable_name
+from inspector.state.model_scan import ModelScan
+from inspector.widgets import palette
+from inspector.widgets.rows_table import RowsModel
+
+__all__ = ["ModelPanel"]
+
+#: Problems listed under the table (the rest are counted).
+SHOWN_PROBLEMS = 20
+
+
+class ModelPanel(QWidget):
+    """The Model dock's widget over a :class:`ModelScan`.
+
+    Signals
+    -------
+    tensorChosen(str)
+        The name of the tensor whose row was activated.
+    """
+
+    tensorChosen = Signal(str)
+
+    def __init__(self, scan: ModelScan, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.scan = scan
+        scan.setParent(self)
+        self.scan_button = QPushButton("Scan", self, objectName="model.scan")
+        self.scan_button.setToolTip("Read every tensor of the open file for NaN, Inf, zeros, "
+                                    "constant and saturated values and their figures")
+        self.cancel_button = QPushButton("Cancel", self, objectName="model.cancel")
+        self.progress = QProgressBar(self, objectName="model.progress")
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumWidth(160)
+        self.filter_edit = QLineEdit(self, objectName="model.filter")
+        self.filter_edit.setPlaceholderText("Filter tensors by name")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.problems_only = QCheckBox("Problems only", self, objectName="model.problemsOnly")
+        self.problems_only.setToolTip("Show only tensors with NaN, Inf, all zeros, constant, saturated or "
+                                      "subnormal values, and those that could not be read")
+        self.model = RowsModel(SCAN_COLUMNS, scan_cells, scan_sort_key, scan_severity, 0, self)
+        self.table = QTableView(self, objectName="model.table")
+        self.table.setModel(self.model)
+        self.table.setSortingEnabled(True)
+        self.table.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setTextElideMode(Qt.ElideMiddle)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.Interactive)
+        header.setStretchLastSection(True)
+        self._size_columns()
+        self.summary = QLabel(self, objectName="model.summary")
+        self.summary.setTextFormat(Qt.PlainText)
+        self.summary.setWordWrap(True)
+        self.problems = QLabel(self, objectName="model.problems")
+        self.problems.setTextFormat(Qt.PlainText)
+        self.problems.setWordWrap(True)
+        self.problems.setStyleSheet(palette.banner_style("warning"))
+        self.problems.hide()
+        controls = QHBoxLayout()
+        controls.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.scan_button, self.cancel_button, self.progress):
+            controls.addWidget(widget)
+        controls.addWidget(self.filter_edit, 1)
+        controls.addWidget(self.problems_only)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(controls)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.problems)
+        self.scan_button.clicked.connect(scan.start)
+        self.cancel_button.clicked.connect(scan.cancel)
+        self.filter_edit.textChanged.connect(self._on_filter)
+        self.problems_only.toggled.connect(self._on_filter)
+        self.table.activated.connect(self._on_activated)
+        scan.reset.connect(self.model.clear)
+        scan.rowsAdded.connect(self._on_rows)
+        scan.stateChanged.connect(self._show_state)
+        scan.progressChanged.connect(self._on_progress)
+        self._show_state()
+
+    def _size_columns(self) -> None:
+        metrics = self.fontMetrics()
+        samples = {"name": "layers.10.mlp.down_proj.weight", "dtype": "bfloat16", "shape": "(4096, 11008)",
+                   "flags": "zeros constant"}
+        for column, name in enumerate(SCAN_COLUMNS):
+            text = samples.get(name, "-1.2345678e+10" if name in ("min", "max", "mean", "std") else "1,000,000")
+            self.table.setColumnWidth(column, metrics.horizontalAdvance(text) + 2 * metrics.horizontalAdvance("M"))
+
+    def _on_filter(self, *_args: object) -> None:
+        self.model.set_filter(self.filter_edit.text(), self.problems_only.isChecked())
+        self._show_state()
+
+    def _on_rows(self, rows: list) -> None:
+        self.model.add_rows(rows)
+        self._show_state()
+
+    def _on_progress(self, done: int, total: int) -> None:
+        self.progress.setValue(1000 if total <= 0 else int(1000 * done // total))
+
+    def _on_activated(self, index) -> None:
+        row = self.model.row_at(index.row())
+        if row is not None:
+            self.tensorChosen.emit(row.tensor.name)
+
+    def _show_state(self) -> None:
+        scan = self.scan
+        running = scan.running
+        self.scan_button.setEnabled(scan.available and not running)
+        self.scan_button.setText("Scan again" if scan.status in ("done", "cancelled", "failed") else "Scan")
+        self.cancel_button.setVisible(running)
+        self.progress.setVisible(running)
+        if not running:
+            self.progress.setValue(0)
+        self.summary.setText(self.summary_text())
+        self.summary.setStyleSheet(palette.inline_style("error" if scan.status == "failed" else None))
+        lines = [printable_name(p.path if p.name is None else f"{p.name}") + f": {p.message}"
+                 for p in scan.problems[:SHOWN_PROBLEMS]]
+        if len(scan.problems) > SHOWN_PROBLEMS:
+            lines.append(f"... and {len(scan.problems) - SHOWN_PROBLEMS:,} more")
+        self.problems.setText("\n".join(lines))
+        self.problems.setVisible(bool(lines))
+
+    def summary_text(self) -> str:
+        """``256 tensors: 3 flagged (nan 2, inf 1), 0 errors``, with what is still running or
+        why it stopped."""
+        scan = self.scan
+        rows = scan.rows
+        if scan.status == "idle":
+            return "Scan reads every tensor of the open file." if scan.available else "Open a model file to scan it."
+        flags = Counter(flag for row in rows for flag in row.flags)
+        flagged = sum(1 for row in rows if scan_severity(row) in ("error", "warning"))
+        errors = sum(1 for row in rows if row.error is not None)
+        shown = ", ".join(f"{flag} {flags[flag]:,}" for flag in FLAGS if flags[flag])
+        text = f"{len(rows):,} tensors: {flagged:,} flagged" + (f" ({shown})" if shown else "") + f", {errors:,} errors"
+        if self.model.shown_count != len(rows):
+            text += f"; {self.model.shown_count:,} shown"
+        ending = {"running": " (scanning...)", "cancelled": " (cancelled: incomplete)",
+                  "failed": f" (failed: {scan.error})"}.get(scan.status, "")
+        return text + ending

@@ -34,16 +34,20 @@ from PySide6.QtCore import Qt, SignalInstance
 from PySide6.QtWidgets import QWidget
 
 from inspector.bytes.data_inspector import DataInspector
+from inspector.compare.models_panel import ModelComparePanel
 from inspector.compare.panel import ComparePanel
 from inspector.compare.plot import ComparisonPlot
 from inspector.panels.bookmarks_panel import BookmarksPanel
 from inspector.panels.decode_panel import DecodePanel
+from inspector.panels.model_panel import ModelPanel
 from inspector.panels.statistics_panel import StatisticsPanel
 from inspector.panels.tensors_panel import TensorsPanel
 from inspector.plot.panel import PlotPanel
 from inspector.slice_editor.editor import SliceEditor
 from inspector.state.comparison import Comparison
 from inspector.state.document import Document
+from inspector.state.model_comparison import ModelComparison
+from inspector.state.model_scan import ModelScan
 from inspector.state.settings_store import SettingsStore
 from inspector.widgets.hex_view import HexView
 
@@ -58,6 +62,7 @@ class DockContext:
     document: Document
     comparison: Comparison
     settings: SettingsStore
+    models: ModelComparison
 
 
 class Shown(Enum):
@@ -66,6 +71,7 @@ class Shown(Enum):
     ALWAYS = "always"
     WITH_CONTAINER = "shown while a container file is open"
     WITH_COMPARISON = "shown once B is opened"
+    WITH_MODEL_COMPARISON = "shown while two models are compared"
 
     def is_met(self, context: DockContext) -> bool:
         """Whether what the dock shows is open now."""
@@ -73,6 +79,8 @@ class Shown(Enum):
             return context.document.container is not None
         if self is Shown.WITH_COMPARISON:
             return context.comparison.is_open
+        if self is Shown.WITH_MODEL_COMPARISON:
+            return context.models.is_open
         return True
 
     def changed(self, context: DockContext) -> SignalInstance | None:
@@ -81,6 +89,8 @@ class Shown(Enum):
             return context.document.containerChanged
         if self is Shown.WITH_COMPARISON:
             return context.comparison.filesChanged
+        if self is Shown.WITH_MODEL_COMPARISON:
+            return context.models.opened
         return None
 
 
@@ -161,6 +171,11 @@ DEFAULT_DOCKS: tuple[DockSpec, ...] = (
              shown=Shown.WITH_COMPARISON),
     DockSpec("bookmarks", "Bookmarks", BOTTOM, lambda c: BookmarksPanel(c.document), focus_text="Boo&kmarks",
              focus_key="Alt+8", tab_with="inspector", in_front=lambda c: len(c.document.bookmarks) > 0),
+    DockSpec("model", "Model", BOTTOM, lambda c: ModelPanel(ModelScan(c.document)), focus_text="&Model",
+             focus_key="Alt+9", focus=lambda panel: panel.table, tab_with="hex",
+             shown=Shown.WITH_CONTAINER, height_when_shown=0.4),  # wide: every figure of every tensor
+    DockSpec("modelCompare", "Compare models", BOTTOM, lambda c: ModelComparePanel(c.models), tab_with="hex",
+             focus=lambda panel: panel.table, shown=Shown.WITH_MODEL_COMPARISON, height_when_shown=0.45),
 )
 """The window's docks (module docstring); a session's bookmarks put the Bookmarks tab in front."""
 

@@ -66,6 +66,7 @@ from inspector.session_actions import SessionActions
 from inspector.state.background_task import shutdown_tasks
 from inspector.state.comparison import Comparison
 from inspector.state.document import Document
+from inspector.state.model_comparison import ModelComparison
 from inspector.state.settings_store import SettingsStore
 from inspector.state.snapshot import DocumentSnapshot
 from inspector.table.bookmark_marks import follow_bookmarks_in_table
@@ -129,8 +130,10 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
         self.comparison = Comparison(self.document, self)
+        self.model_comparison = ModelComparison(self.comparison, self)
         self.guess_banner.hide_on(self.comparison.filesChanged)
-        self.dock_layout = DockLayout(self, docks, DockContext(self.document, self.comparison, self.settings))
+        self.dock_layout = DockLayout(self, docks, DockContext(self.document, self.comparison, self.settings,
+                                                               self.model_comparison))
         self.docks = self.dock_layout.docks  # by name: dock.<name>
         panels = self.dock_layout.build()
         self.decode_panel, self.slice_editor, self.plot_panel = panels["decode"], panels["slice"], panels["plot"]
@@ -138,8 +141,11 @@ class MainWindow(QMainWindow):
         self.statistics_panel, self.tensors_panel = panels["statistics"], panels["tensors"]
         self.compare_panel, self.compare_plot = panels["compare"], panels["comparePlot"]
         self.bookmarks_panel = panels["bookmarks"]
+        self.model_panel, self.model_compare_panel = panels["model"], panels["modelCompare"]
         self.tensors_panel.valuesComputed.connect(self._open_in_new_window)
+        self.model_panel.tensorChosen.connect(self.tensors_panel.show_tensor)
         self._wire_compare()
+        self._wire_model_compare()
         self._wire_bookmarks()
         self.session_actions = SessionActions(self, self.session_banner)
         self.setStatusBar(StatusBar(self.document))
@@ -174,6 +180,7 @@ class MainWindow(QMainWindow):
         bookmarks = self.bookmarks_panel
         panels = PanelActions(
             session=self.session_actions.actions, compare=self.compare_action,
+            compare_models=self.compare_models_action,
             copy_comparison=self.compare_panel.copy_code, hex=self.hex_actions.actions,
             bookmarks=(bookmarks.add_element_action, bookmarks.add_region_action, bookmarks.add_bytes_action),
             find_bar=self.table_panel.find_bar)
@@ -228,6 +235,31 @@ class MainWindow(QMainWindow):
         for action in (self.next_mismatch_action, self.previous_mismatch_action):
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             self.addAction(action)  # keys that work anywhere in the window, with or without the dock
+
+    def _wire_model_compare(self) -> None:
+        """Compare models: File > Compare models…, its dock while two models are compared, and
+        the Compare dock's *Back to pairs* (the pair table, in front and focused)."""
+        self.compare_models_action = command_action("Compare &models…", self, self.show_compare_models_dialog)
+        models, back = self.model_comparison, self.compare_panel.back_button
+        self.dock_layout.follow(Shown.WITH_MODEL_COMPARISON)
+        models.opened.connect(lambda: back.setVisible(models.is_open))
+        back.clicked.connect(lambda: self.focus_panel("modelCompare"))
+
+    def show_compare_models_dialog(self) -> None:
+        """File > Compare models…: choose A and B (files or folders) and the pairing, then
+        compare them (the pair table fills in as pairs finish)."""
+        from inspector.panels.compare_models_dialog import CompareModelsDialog
+
+        listing = self.document.container
+        dialog = CompareModelsDialog(self, path_a="" if listing is None else listing.path,
+                                     directory=self.settings.last_directory())
+        if dialog.exec():
+            path_a, path_b, rules = dialog.choice()
+            self.compare_models(path_a, path_b, rules)
+
+    def compare_models(self, path_a: str, path_b: str, rules=None) -> None:
+        """Compare two models or dump folders pair by pair (the Compare models dock shows them)."""
+        self.model_comparison.open(os.path.abspath(path_a), os.path.abspath(path_b), rules)
 
     def _wire_bookmarks(self) -> None:
         """The Bookmarks dock's byte selection (from the hex view) and messages, and the marks of
@@ -441,6 +473,7 @@ class MainWindow(QMainWindow):
         self.save_display_options()
         self.dock_layout.save()
         self.statistics_panel.cancel()
+        self.model_comparison.close()
         self.comparison.close_b()
         shutdown_tasks()
         self.document.close_files()

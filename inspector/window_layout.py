@@ -122,6 +122,9 @@ class DockLayout(QObject):
         if geometry is not None:
             window.restoreGeometry(geometry)
         self.needs_default_layout = state is None or not window.restoreState(state, self.version)
+        for spec in self.specs:  # a layout saved while B or a model was open shows its docks
+            if not spec.shown.is_met(self.context):
+                self.docks[spec.name].hide()
 
     def follow(self, *shown: Shown) -> None:
         """Show and hide the docks shown while something is open, as it opens and closes."""
@@ -154,6 +157,7 @@ class DockLayout(QObject):
         groups, come to the front and take their share of the height."""
         met = when.is_met(self.context)
         specs = [spec for spec in self.specs if spec.shown is when]
+        appearing = [spec for spec in specs if met and self.docks[spec.name].isHidden()]
         for spec in specs:
             self.docks[spec.name].setVisible(met)
         if not met:
@@ -161,7 +165,7 @@ class DockLayout(QObject):
         for spec in specs:
             if spec.tab_with is not None:
                 self._form_group(spec.tab_with)
-        for spec in specs:
+        for spec in appearing:  # a dock already shown keeps its place in its tab group
             self.docks[spec.name].raise_()
         if any(spec.area == Qt.LeftDockWidgetArea for spec in specs):
             self.fit_side(Qt.LeftDockWidgetArea)  # the panels of fields; plots take their share
@@ -170,11 +174,16 @@ class DockLayout(QObject):
 
     def _take_height_share(self, spec: DockSpec) -> None:
         """A dock with a :attr:`DockSpec.height_when_shown` takes that share of the window's
-        height from the first dock of its area (when it is shown, not tabbed behind another)."""
+        height from the first dock of its area (when it is shown, not tabbed behind another); a
+        bottom dock takes it from the table above (when it has less)."""
         dock = self.docks[spec.name]
         if spec.height_when_shown is None or dock.isHidden() or dock.isFloating():
             return
         window = self._window
+        if spec.area == Qt.BottomDockWidgetArea:  # the bottom row: its height against the table's
+            if window.dockWidgetArea(dock) == spec.area and dock.height() < window.height() * spec.height_when_shown:
+                window.resizeDocks([dock], [int(window.height() * spec.height_when_shown)], Qt.Vertical)
+            return
         column: list[QDockWidget] = []  # one dock per tab group, in the order of the specs
         for other in self.specs:
             candidate = self.docks[other.name]

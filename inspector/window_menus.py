@@ -54,6 +54,7 @@ class PanelActions:
 
     session: Sequence[QAction]
     compare: QAction
+    compare_models: QAction
     copy_comparison: Callable[[], object]
     hex: Sequence[QAction]
     bookmarks: Sequence[QAction]
@@ -84,6 +85,7 @@ class WindowMenus(QObject):
         self.close_action = command_action("&Close", window, commands.close_file, shortcut="Ctrl+W")
         file_menu.addAction(self.close_action)
         file_menu.addAction(panels.compare)
+        file_menu.addAction(panels.compare_models)
         file_menu.addSeparator()
         self.reopen_action = QAction("Reopen last files on &start", window, checkable=True)
         self.reopen_action.setChecked(settings.reopen_last_files())

@@ -87,7 +87,12 @@ class ComparePanel(QWidget):
         self.files_label = QLabel("No B: open the reference tensor to compare the view with it.")
         self.files_label.setObjectName("compare.bFiles")
         self.files_label.setWordWrap(True)
+        self.back_button = QPushButton("◀ Back to pairs")
+        self.back_button.setObjectName("compare.backToPairs")
+        self.back_button.setToolTip("Return to the table of the two models' tensor pairs (Compare models)")
+        self.back_button.hide()  # shown while two models are compared
         files_row = QHBoxLayout()
+        files_row.addWidget(self.back_button)
         files_row.addWidget(self.open_button)
         files_row.addWidget(self.close_button)
         files_row.addWidget(self.files_label, 1)

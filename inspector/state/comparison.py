@@ -33,9 +33,10 @@ Rules
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from core.compare.result import CompareResult
@@ -44,6 +45,7 @@ from core.compare.scanner import Side, Window, check_compare_work, compare_sides
 from core.compare.shift import ShiftSuggestion, suggest_shift
 from core.compare.snippet import numpy_compare_snippet
 from core.errors import CoreError, ErrorReport, SourceError, describe_error
+from core.files.memory import open_memory
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from inspector.state.background_task import BackgroundTask
 from inspector.state.document import Document
@@ -223,15 +225,25 @@ class Comparison(QObject):
     def open_b(self, paths: Sequence[str | os.PathLike], overrides: dict[str, object] | None = None) -> bool:
         """Open ``paths`` as B (read-only) and compare; False (and the error reported) when
         they cannot be opened. ``overrides``: as :meth:`set_b_overrides` (None: keep them)."""
+        names = tuple(os.fspath(p) for p in paths)
+        return self._open_b(lambda: Pipeline(list(names)), names, overrides)
+
+    def open_b_values(self, values: np.ndarray, name: str, overrides: dict[str, object] | None = None) -> bool:
+        """Compare with ``values`` in memory (a copy or computed tensor: a compressed member,
+        dequantized weights), shown as B under ``name``; as :meth:`open_b` otherwise."""
+        return self._open_b(lambda: Pipeline(open_memory(values, name=name)), (name,), overrides)
+
+    def _open_b(self, make_pipeline: Callable[[], Pipeline], names: tuple[str, ...],
+                overrides: dict[str, object] | None) -> bool:
         try:
-            pipeline = Pipeline([os.fspath(p) for p in paths])
+            pipeline = make_pipeline()
         except Exception as error:  # the boundary: report, keep what was open
             self._report("B", error)
             return False
         self._retire_pipeline()
         self._pipeline = pipeline
         self._file_monitor.watch(pipeline.source)
-        self._paths = tuple(os.fspath(p) for p in paths)
+        self._paths = names
         if overrides is not None:
             self._b_overrides = dict(overrides)
         self.filesChanged.emit()

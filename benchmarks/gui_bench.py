@@ -310,6 +310,54 @@ def compare_latency_rows(nbytes: int) -> list[Row]:
                 "", "< 50 ms", worst is not None and worst < 0.05, note=f"(compared in {elapsed:.2f} s)")]
 
 
+def model_latency_rows(nbytes: int, tensors: int = 256) -> list[Row]:
+    """Worst lateness of a 10 ms timer while the Model dock scans a safetensors file of
+    ``tensors`` float32 tensors (random values) and while Compare models compares it with a
+    copy of itself, rows streaming into their tables: the window must stay responsive."""
+
+    from PySide6.QtWidgets import QApplication
+    from safetensors.numpy import save_file
+
+    from inspector.compare.models_panel import ModelComparePanel
+    from inspector.panels.model_panel import ModelPanel
+    from inspector.state.comparison import Comparison
+    from inspector.state.document import Document
+    from inspector.state.model_comparison import ModelComparison
+    from inspector.state.model_scan import ModelScan
+
+    app = QApplication.instance() or QApplication([])
+    out = []
+    with temp_dir() as tmp:
+        rng = np.random.default_rng(7)
+        count = nbytes // 4 // tensors
+        values = {f"layers.{i}.weight": rng.standard_normal(count, dtype=np.float32) for i in range(tensors)}
+        paths = [f"{tmp}/a.safetensors", f"{tmp}/b.safetensors"]
+        for path in paths:
+            save_file(values, path)
+        del values
+        document = Document()
+        scan = ModelScan(document, auto_bytes=0)
+        panel = ModelPanel(scan)
+        document.open_files([paths[0]])
+        worst, elapsed = _worst_lateness(app, scan.start, lambda: scan.running)
+        label = f"{nbytes // MiB} MiB, {tensors} tensors"
+        out.append(Row(f"GUI event-loop latency (worst) while the Model dock scans {label}", worst, None, "",
+                       "< 50 ms", worst is not None and worst < 0.05,
+                       note=f"({len(scan.rows)} rows in {elapsed:.2f} s)"))
+        comparison = Comparison(document)
+        models = ModelComparison(comparison)
+        pairs = ModelComparePanel(models)
+        worst, elapsed = _worst_lateness(app, lambda: models.open(*paths), lambda: models.running)
+        out.append(Row(f"GUI event-loop latency (worst) while comparing two models of {label}", worst, None, "",
+                       "< 50 ms", worst is not None and worst < 0.05,
+                       note=f"({len(models.rows)} pairs in {elapsed:.2f} s)"))
+        for widget in (panel, pairs):
+            widget.deleteLater()
+        document.close_files()
+        app.processEvents()
+    return out
+
+
 def rows(*, tiny: bool, quick: bool, repeats: int) -> list[Row]:
     big = 8 * MiB if tiny else 8 * GiB
     out = first_paint_rows(big)
@@ -318,4 +366,5 @@ def rows(*, tiny: bool, quick: bool, repeats: int) -> list[Row]:
     out += plot_rows(10**5 if tiny else (10**7 if quick else 10**8), repeats)
     out += event_loop_rows(4 * MiB if tiny else (256 * MiB if quick else 1 * GiB))
     out += compare_latency_rows(4 * MiB if tiny else (256 * MiB if quick else 1 * GiB))
+    out += model_latency_rows(4 * MiB if tiny else (256 * MiB if quick else 1 * GiB))
     return out

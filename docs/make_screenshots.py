@@ -112,6 +112,26 @@ def model_outputs(path: Path) -> None:
     golden.astype(np.float32).tofile(path.with_name("golden.bin"))
 
 
+def layer_dumps(path: Path) -> None:
+    """Compare models: a port's per-layer activations (a folder of ``.npy`` dumps, 12 layers of
+    48 x 64 float32) and the golden ones beside it (``golden/``): equal through layer 6, then a
+    patch that drifts further at each layer."""
+    y, x = np.mgrid[0:48, 0:64].astype(np.float32)
+    path.mkdir()
+    golden = path.with_name("golden")
+    golden.mkdir()
+    for layer in range(1, 13):
+        values = (np.sin(x / (4 + layer)) * np.cos(y / (3 + layer / 2))).astype(np.float32)
+        np.save(golden / f"layer{layer}.npy", values)
+        if layer >= 7:
+            values = values.copy()
+            values[10:30, 20:44] += np.float32(0.004 * (layer - 6) ** 2) * np.sin(x[10:30, 20:44] / 3)
+        np.save(path / f"layer{layer}.npy", values)
+
+
+layer_dumps.suffix = ""  # type: ignore[attr-defined]
+
+
 def bookmarked_session(path: Path) -> None:
     """Sessions: a session file (written by the session engine) of the spectrogram records beside
     it, with element, region and byte-range bookmarks; opened as ``tensor-inspector S.json``."""
@@ -152,6 +172,7 @@ SHOTS = [
     ("iq_constellation.png", iq_capture, ["--dtype", "complex64", "--complex-part", "constellation"]),
     ("compare.png", model_outputs, ["--dtype", "float32", "--shape", "48,64", "--compare", "{dir}/golden.bin"]),
     ("bookmarks.png", bookmarked_session, []),
+    ("compare_models.png", layer_dumps, ["--compare", "{dir}/golden"]),
 ]
 
 

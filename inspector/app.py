@@ -14,6 +14,7 @@ parser runs before Qt is imported, so ``--help`` needs no display.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import fields, replace
 
@@ -89,12 +90,20 @@ def main(argv: list[str] | None = None) -> int:
     window = MainWindow()
     if args.screenshot:
         window.resize(1400, 860)
-    paths = open_startup_files(window, args.files, cli_params, slice_text)
+    models = _models_compared(args, cli_params)
+    if models and os.path.isdir(models[0]):
+        paths = []  # a folder of tensors: the pair table is the start; a pair opens its files
+    else:
+        paths = open_startup_files(window, args.files, cli_params, slice_text)
     if args.tensor is not None and paths:
         show_startup_tensor(window, args.tensor)
     _apply_plot_choices(window, args.colour, args.complex_part)
     window.show()
-    if args.compare and paths:  # once the first layout is applied (queued by show()): the docks
+    if models:  # once the first layout is applied (queued by show()), as for --compare of files
+        from PySide6.QtCore import QTimer
+
+        QTimer.singleShot(0, lambda shown=window: _compare_models_at_start(shown, *models))
+    elif args.compare and paths:  # once the first layout is applied (queued by show()): the docks
         from PySide6.QtCore import QTimer  # it reveals are then tabbed into place, with no stale tab bar
 
         QTimer.singleShot(0, lambda shown=window: _compare_at_start(shown, args.compare))
@@ -170,7 +179,7 @@ def _screenshot(app, window, path: str, inspected: list[str]) -> int:
 
     timer = QElapsedTimer()
     timer.start()
-    while timer.elapsed() < 400 or (window.comparison.is_running and timer.elapsed() < 20_000):
+    while timer.elapsed() < 400 or (_busy(window) and timer.elapsed() < 20_000):
         app.processEvents()
     timer.restart()
     while timer.elapsed() < 200:  # what a finished comparison laid out last
@@ -192,9 +201,20 @@ def _screenshot(app, window, path: str, inspected: list[str]) -> int:
     return 0
 
 
+def _busy(window) -> bool:
+    """Work whose outcome the screenshot shows is still running (comparisons, the model scan)."""
+    return window.comparison.is_running or window.model_comparison.running or window.model_panel.scan.running
+
+
 def _compare_at_start(window, paths: list[str]) -> None:
     """``--compare B``: open B as the reference and select the worst mismatch once it is known
     (an error, such as a missing B, is shown in the Compare dock as for File > Compare with…)."""
+    _select_worst_when_compared(window)
+    window.comparison.open_b(paths)
+
+
+def _select_worst_when_compared(window) -> None:
+    """Select the worst mismatch of the next comparison result (if it has mismatches)."""
     comparison = window.comparison
 
     def select_worst(result) -> None:
@@ -205,7 +225,38 @@ def _compare_at_start(window, paths: list[str]) -> None:
             window.compare_panel.visit(0)
 
     comparison.resultChanged.connect(select_worst)
-    comparison.open_b(paths)
+
+
+def _models_compared(args, cli_params) -> tuple[str, str] | None:
+    """``A --compare B`` of two models or folders (:func:`core.cli.model_diff.are_models`):
+    their paths; None for any other start."""
+    from core.cli.model_diff import are_models
+    from core.pipeline.pipeline import DecodeParams
+
+    if not args.compare or len(args.files) != 1 or len(args.compare) != 1:
+        return None
+    a, b = args.files[0], args.compare[0]
+    if not (os.path.exists(a) and os.path.exists(b)):
+        return None  # the files' own errors say what is missing
+    return (a, b) if are_models(a, b, layout_given=cli_params != DecodeParams()) else None
+
+
+def _compare_models_at_start(window, path_a: str, path_b: str) -> None:
+    """``A --compare B`` of two models: their pair table; once every pair is compared, the first
+    divergent pair (if any) opens in the element-level compare with its worst mismatch selected, so "which layer is the first
+    wrong, and where" is one command and one glance."""
+    models = window.model_comparison
+
+    def open_first() -> None:
+        if models.status != "running":
+            models.stateChanged.disconnect(open_first)
+            first = models.first_divergent
+            if first is not None:
+                _select_worst_when_compared(window)
+                models.open_pair(first)
+
+    window.compare_models(path_a, path_b)
+    models.stateChanged.connect(open_first)
 
 
 def _apply_plot_choices(window, colour: str | None, complex_part: str | None) -> None:

@@ -245,7 +245,7 @@ class MainWindow(QMainWindow):
         models.opened.connect(lambda: back.setVisible(models.is_open))
         back.clicked.connect(lambda: self.focus_panel("modelCompare"))
 
-    def show_compare_models_dialog(self) -> None:
+    def show_compare_models_dialog(self):
         """File > Compare models…: choose A and B (files or folders) and the pairing, then
         compare them (the pair table fills in as pairs finish)."""
         from inspector.panels.compare_models_dialog import CompareModelsDialog
@@ -253,9 +253,10 @@ class MainWindow(QMainWindow):
         listing = self.document.container
         dialog = CompareModelsDialog(self, path_a="" if listing is None else listing.path,
                                      directory=self.settings.last_directory())
-        if dialog.exec():
-            path_a, path_b, rules = dialog.choice()
-            self.compare_models(path_a, path_b, rules)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.compare_models(*dialog.choice()))
+        dialog.show()  # not modal, as the window's other dialogs
+        return dialog
 
     def compare_models(self, path_a: str, path_b: str, rules=None) -> None:
         """Compare two models or dump folders pair by pair (the Compare models dock shows them)."""

@@ -30,7 +30,7 @@ from core.pipeline.params import DecodeParams
 from core.text.figures import format_difference
 from core.text.names import printable_name
 
-__all__ = ["add_model_options", "is_model_diff", "run_model_diff"]
+__all__ = ["add_model_options", "are_models", "is_model_diff", "run_model_diff"]
 
 EXIT_WITHIN, EXIT_OVER = 0, 1
 #: Most bytes of a --map JSON file or an --order file.
@@ -59,14 +59,18 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
 
 def is_model_diff(args: argparse.Namespace) -> bool:
     """A folder on either side, or two container files with no layout option given."""
-    a, b = args.file_a, args.file_b
+    layout_given = any(getattr(args, name, None) is not None for name in _LAYOUT_OPTIONS) or any(
+        getattr(args, f"{side}_{name}", None) is not None for side in "ab" for name in _LAYOUT_OPTIONS)
+    return are_models(args.file_a, args.file_b, layout_given=layout_given)
+
+
+def are_models(a: str, b: str, *, layout_given: bool) -> bool:
+    """Whether ``a`` and ``b`` are compared as whole models (``diff A B``, and the window's
+    ``--compare B``): a folder on either side, or two container files when no layout option
+    (dtype, offset, shape...) says to read them as one tensor each."""
     if os.path.isdir(a) or os.path.isdir(b):
         return True
-    if any(getattr(args, name, None) is not None for name in _LAYOUT_OPTIONS):
-        return False
-    if any(getattr(args, f"{side}_{name}", None) is not None for side in "ab" for name in _LAYOUT_OPTIONS):
-        return False
-    return _is_container(a) and _is_container(b)
+    return not layout_given and _is_container(a) and _is_container(b)
 
 
 def _is_container(path: str) -> bool:

@@ -34,7 +34,7 @@ class Notes(QWidget):
         QVBoxLayout(self).addWidget(self.text)
 
 
-NOTES = DockSpec("notes", "Notes", RIGHT, lambda c: Notes(c.document), focus_text="&Notes", focus_key="Alt+9",
+NOTES = DockSpec("notes", "Notes", RIGHT, lambda c: Notes(c.document), focus_text="&Notes", focus_key="Alt+0",
                  tab_with="plot")
 #: A dock of its own at the bottom, shown only while B is open, with no focus key.
 B_NOTES = DockSpec("bNotes", "B notes", BOTTOM, lambda c: Notes(c.document), shown=Shown.WITH_COMPARISON)
@@ -76,17 +76,18 @@ def test_a_dock_added_to_the_table_has_its_menu_entries_focus_key_and_place(qtbo
     assert dock is window.docks["notes"] and dock.windowTitle() == "Notes"
     notes = dock.widget()
     assert isinstance(notes, Notes) and notes.document is window.document  # built by its factory
-    # View menu: a Go to entry with its key after Bookmarks' (before Ctrl+L), and a toggle after Bookmarks'.
+    # View menu: a Go to entry with its key after the last one's (Model's, before Ctrl+L), and a
+    # toggle after the last dock's (Compare models').
     actions = window.menus.view_menu.actions()
     texts = [a.text() for a in actions]
     go_to = actions[texts.index("Go to &Notes")]
-    assert go_to.shortcut().toString() == "Alt+9"
-    assert texts.index("Go to &Notes") == texts.index("Go to Boo&kmarks") + 1
-    assert actions.index(dock.toggleViewAction()) == actions.index(window.docks["bookmarks"].toggleViewAction()) + 1
+    assert go_to.shortcut().toString() == "Alt+0"
+    assert texts.index("Go to &Notes") == texts.index("Go to &Model") + 1
+    assert actions.index(dock.toggleViewAction()) == actions.index(window.docks["modelCompare"].toggleViewAction()) + 1
     # Its key shows it and focuses its field, from the table.
     dock.hide()
     window.table_panel.view.setFocus()
-    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_9, Qt.KeyboardModifier.AltModifier)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_0, Qt.KeyboardModifier.AltModifier)
     assert dock.isVisible()
     assert QApplication.focusWidget() is notes.text
     # The first-run layout tabbed it beside the Plot, the Plot in front.
@@ -101,7 +102,7 @@ def test_a_dock_added_to_the_table_has_its_menu_entries_focus_key_and_place(qtbo
     assert not window.docks["plot"].visibleRegion().isEmpty()  # the group's first dock in front
     assert dock.visibleRegion().isEmpty()
     # Help > Keyboard shortcuts lists its key (read from the actions).
-    assert ("Alt+9", "Go to Notes") in window.show_shortcuts().rows()
+    assert ("Alt+0", "Go to Notes") in window.show_shortcuts().rows()
 
 
 def test_a_dock_shown_while_b_is_open_follows_the_comparison_and_the_reset(qtbot, settings, data_file, tmp_path):
@@ -135,22 +136,25 @@ def test_a_layout_saved_with_other_docks_is_not_restored(qtbot, settings, data_f
 
 
 # ---------------------------------------------------------------------------- the table
-def test_the_default_table_is_consistent_and_keys_are_alt_1_to_8():
+def test_the_default_table_is_consistent_and_keys_are_alt_1_to_9():
     check_docks(DEFAULT_DOCKS)
     assert focus_keys(DEFAULT_DOCKS) == (
         ("table", "&Table", "Alt+1"), ("decode", "&Decode panel", "Alt+2"), ("slice", "&Slice panel", "Alt+3"),
         ("plot", "&Plot", "Alt+4"), ("hex", "&Bytes", "Alt+5"), ("inspector", "Data &inspector", "Alt+6"),
-        ("statistics", "S&tatistics", "Alt+7"), ("bookmarks", "Boo&kmarks", "Alt+8"))
+        ("statistics", "S&tatistics", "Alt+7"), ("bookmarks", "Boo&kmarks", "Alt+8"), ("model", "&Model", "Alt+9"))
     assert [(d.name, d.tab_with) for d in DEFAULT_DOCKS if d.tab_with] == [
-        ("statistics", "plot"), ("compare", "slice"), ("comparePlot", "plot"), ("bookmarks", "inspector")]
+        ("statistics", "plot"), ("compare", "slice"), ("comparePlot", "plot"), ("bookmarks", "inspector"),
+        ("model", "hex"), ("modelCompare", "hex")]
     assert {d.name: d.shown for d in DEFAULT_DOCKS if d.shown is not Shown.ALWAYS} == {
-        "tensors": Shown.WITH_CONTAINER, "compare": Shown.WITH_COMPARISON, "comparePlot": Shown.WITH_COMPARISON}
+        "tensors": Shown.WITH_CONTAINER, "compare": Shown.WITH_COMPARISON, "comparePlot": Shown.WITH_COMPARISON,
+        "model": Shown.WITH_CONTAINER, "modelCompare": Shown.WITH_MODEL_COMPARISON}
 
 
 @pytest.mark.parametrize("docks, message", [
     ((*DEFAULT_DOCKS, dataclasses.replace(NOTES, name="plot")), "two docks are named 'plot'"),
     ((*DEFAULT_DOCKS, dataclasses.replace(NOTES, name="table")), "two docks are named 'table'"),
     ((*DEFAULT_DOCKS, dataclasses.replace(NOTES, focus_key="Alt+8")), "docks 'bookmarks' and 'notes' both use Alt+8"),
+    ((*DEFAULT_DOCKS, dataclasses.replace(NOTES, focus_key="Alt+9")), "docks 'model' and 'notes' both use Alt+9"),
     ((*DEFAULT_DOCKS, dataclasses.replace(NOTES, focus_key="Alt+1")), "docks 'table' and 'notes' both use Alt+1"),
     ((*DEFAULT_DOCKS, dataclasses.replace(NOTES, focus_text=None)), "give both a focus key and its menu text"),
     ((*DEFAULT_DOCKS, dataclasses.replace(NOTES, tab_with="nowhere")), "tabbed with 'nowhere', which is not listed"),
@@ -163,12 +167,14 @@ def test_an_inconsistent_table_is_refused(docks, message):
 
 
 def test_the_layout_version_follows_the_set_of_dock_names():
-    assert layout_version(DEFAULT_DOCKS) == 2  # layouts saved before the table restore
-    assert layout_version(tuple(reversed(DEFAULT_DOCKS))) == 2  # the order is not the set
+    old = tuple(d for d in DEFAULT_DOCKS if d.name not in ("model", "modelCompare"))
+    assert layout_version(old) == 2  # the docks of the layouts saved before the table restore
+    assert layout_version(tuple(reversed(old))) == 2  # the order is not the set
+    assert layout_version(DEFAULT_DOCKS) > 1000  # with the Model docks: not restored from before
     with_notes = layout_version((*DEFAULT_DOCKS, NOTES))
     assert with_notes > 1000 and with_notes == layout_version((*DEFAULT_DOCKS, dataclasses.replace(NOTES, title="N")))
     assert layout_version((*DEFAULT_DOCKS, B_NOTES)) not in (2, with_notes)
-    assert layout_version(DEFAULT_DOCKS[:-1]) not in (0, 1, 2)  # without Bookmarks: not the old version 1
+    assert layout_version(old[:-1]) not in (0, 1, 2)  # without Bookmarks: not the old version 1
 
 
 # ---------------------------------------------------------------------------- docs/ui-names.md

@@ -52,7 +52,8 @@ def test_alt_digits_focus_each_panel_and_are_listed_in_the_view_menu(window, qtb
     assert menu_keys == {
         "Go to &Table": "Alt+1", "Go to &Decode panel": "Alt+2", "Go to &Slice panel": "Alt+3",
         "Go to &Plot": "Alt+4", "Go to &Bytes": "Alt+5", "Go to Data &inspector": "Alt+6",
-        "Go to S&tatistics": "Alt+7", "Go to Boo&kmarks": "Alt+8", "Go to slice &expression": "Ctrl+L",
+        "Go to S&tatistics": "Alt+7", "Go to Boo&kmarks": "Alt+8", "Go to &Model": "Alt+9",
+        "Go to slice &expression": "Ctrl+L",
     }
     window.table_panel.view.setFocus()
     expected = {"table": "table.view", "decode": None, "slice": None, "hex": "hex.view"}

@@ -9,7 +9,10 @@ Rules
   not followed (no cycles), hidden files and folders (a leading ``.``) are skipped. A folder
   that is a TensorFlow checkpoint (a ``checkpoint`` file) or a SavedModel is that checkpoint.
 - Every container is listed (headers only); each of its entries that can be had is a
-  :class:`ModelTensor`. An entry that cannot (a string, an opaque pickled object) is *skipped*
+  :class:`ModelTensor`, in the container's order, except where that order is only the string
+  order of the names (:data:`NAME_SORTED_FORMATS`: safetensors writers sort their tensors by
+  name, and sharded-model indexes their weight maps): those are taken in natural order (``layers.2`` before ``layers.10``), so "the first
+  divergent tensor" follows the layers. An entry that cannot (a string, an opaque pickled object) is *skipped*
   with its reason, not an error.
 - Files whose data a listed container already covers (a checkpoint's ``.data-*`` shards, the
   shards of a sharded-model index, ONNX external data) are not listed again.
@@ -40,11 +43,14 @@ from core.formats.registry import container_path, list_container
 from core.pipeline.params import DecodeParams
 from core.text.names import printable_name
 
-__all__ = ["CONTAINER_SUFFIXES", "MAX_FILES", "Inventory", "ModelTensor", "PathProblem", "inventory", "natural_key"]
+__all__ = ["CONTAINER_SUFFIXES", "MAX_FILES", "NAME_SORTED_FORMATS", "Inventory", "ModelTensor", "PathProblem", "inventory", "natural_key"]
 
 #: Name endings that say a file is a container: one no format claims is damaged, not raw data.
 CONTAINER_SUFFIXES = (".safetensors", ".gguf", ".tflite", ".onnx", ".keras", ".npz", ".pt", ".pth",
                       ".pt2", ".ckpt", ".index.json", ".h5", ".hdf5", ".tfrecord", ".wav", ".aiff")
+
+#: Formats whose stored order is their writers' sort of the names, not the model's order.
+NAME_SORTED_FORMATS = ("safetensors", "safetensors-index", "pytorch-index")
 
 #: Most files one run looks at (a folder of more is cut, with an error saying so).
 MAX_FILES = 100_000
@@ -148,7 +154,10 @@ def inventory(paths: Iterable[str | os.PathLike], params: DecodeParams | None = 
             continue
         for problem in listing.problems:
             skipped.append(PathProblem(listing.path, problem))
-        for entry in listing.entries:
+        entries = listing.entries
+        if listing.format in NAME_SORTED_FORMATS:
+            entries = sorted(entries, key=lambda e: natural_key(e.name))
+        for entry in entries:
             label = f"{prefix}:{entry.name}" if several else entry.name
             if not entry.readable:
                 skipped.append(PathProblem(listing.path, entry.problem or f"its type {entry.stored_type} "

@@ -91,14 +91,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.screenshot:
         window.resize(1400, 860)
     models = _models_compared(args, cli_params)
-    if models and os.path.isdir(models[0]):
-        paths = []  # a folder of tensors: the pair table is the start; a pair opens its files
+    folders = not args.compare and _folders_of_tensors(args.files)
+    if (models and os.path.isdir(models[0])) or folders:
+        paths = []  # folders of tensors: the pair table or the scan is the start; a row opens its file
     else:
         paths = open_startup_files(window, args.files, cli_params, slice_text)
     if args.tensor is not None and paths:
         show_startup_tensor(window, args.tensor)
     _apply_plot_choices(window, args.colour, args.complex_part)
     window.show()
+    if folders:
+        window.scan_models(args.files)
     if models:  # once the first layout is applied (queued by show()), as for --compare of files
         from PySide6.QtCore import QTimer
 
@@ -239,6 +242,14 @@ def _models_compared(args, cli_params) -> tuple[str, str] | None:
     if not (os.path.exists(a) and os.path.exists(b)):
         return None  # the files' own errors say what is missing
     return (a, b) if are_models(a, b, layout_given=cli_params != DecodeParams()) else None
+
+
+def _folders_of_tensors(files: list[str]) -> bool:
+    """Whether every path given is a folder that is not itself one container (a TensorFlow
+    checkpoint folder opens as its checkpoint): those are scanned in the Model dock."""
+    from core.formats.registry import container_path
+
+    return bool(files) and all(os.path.isdir(f) and container_path(f) == f for f in files)
 
 
 def _compare_models_at_start(window, path_a: str, path_b: str) -> None:

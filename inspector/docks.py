@@ -63,6 +63,7 @@ class DockContext:
     comparison: Comparison
     settings: SettingsStore
     models: ModelComparison
+    scan: ModelScan
 
 
 class Shown(Enum):
@@ -72,6 +73,7 @@ class Shown(Enum):
     WITH_CONTAINER = "shown while a container file is open"
     WITH_COMPARISON = "shown once B is opened"
     WITH_MODEL_COMPARISON = "shown while two models are compared"
+    WITH_MODEL = "shown while a container file is open or a folder is scanned"
 
     def is_met(self, context: DockContext) -> bool:
         """Whether what the dock shows is open now."""
@@ -81,6 +83,8 @@ class Shown(Enum):
             return context.comparison.is_open
         if self is Shown.WITH_MODEL_COMPARISON:
             return context.models.is_open
+        if self is Shown.WITH_MODEL:
+            return context.scan.available
         return True
 
     def changed(self, context: DockContext) -> SignalInstance | None:
@@ -91,6 +95,8 @@ class Shown(Enum):
             return context.comparison.filesChanged
         if self is Shown.WITH_MODEL_COMPARISON:
             return context.models.opened
+        if self is Shown.WITH_MODEL:
+            return context.scan.targetChanged
         return None
 
 
@@ -171,9 +177,9 @@ DEFAULT_DOCKS: tuple[DockSpec, ...] = (
              shown=Shown.WITH_COMPARISON),
     DockSpec("bookmarks", "Bookmarks", BOTTOM, lambda c: BookmarksPanel(c.document), focus_text="Boo&kmarks",
              focus_key="Alt+8", tab_with="inspector", in_front=lambda c: len(c.document.bookmarks) > 0),
-    DockSpec("model", "Model", BOTTOM, lambda c: ModelPanel(ModelScan(c.document)), focus_text="&Model",
+    DockSpec("model", "Model", BOTTOM, lambda c: ModelPanel(c.scan), focus_text="&Model",
              focus_key="Alt+9", focus=lambda panel: panel.table, tab_with="hex",
-             shown=Shown.WITH_CONTAINER, height_when_shown=0.4),  # wide: every figure of every tensor
+             shown=Shown.WITH_MODEL, height_when_shown=0.4),  # wide: every figure of every tensor
     DockSpec("modelCompare", "Compare models", BOTTOM, lambda c: ModelComparePanel(c.models), tab_with="hex",
              focus=lambda panel: panel.table, shown=Shown.WITH_MODEL_COMPARISON, height_when_shown=0.45),
 )

@@ -67,6 +67,7 @@ from inspector.state.background_task import shutdown_tasks
 from inspector.state.comparison import Comparison
 from inspector.state.document import Document
 from inspector.state.model_comparison import ModelComparison
+from inspector.state.model_scan import ModelScan
 from inspector.state.settings_store import SettingsStore
 from inspector.state.snapshot import DocumentSnapshot
 from inspector.table.bookmark_marks import follow_bookmarks_in_table
@@ -131,9 +132,10 @@ class MainWindow(QMainWindow):
 
         self.comparison = Comparison(self.document, self)
         self.model_comparison = ModelComparison(self.comparison, self)
+        self.model_scan = ModelScan(self.document, self)
         self.guess_banner.hide_on(self.comparison.filesChanged)
         self.dock_layout = DockLayout(self, docks, DockContext(self.document, self.comparison, self.settings,
-                                                               self.model_comparison))
+                                                               self.model_comparison, self.model_scan))
         self.docks = self.dock_layout.docks  # by name: dock.<name>
         panels = self.dock_layout.build()
         self.decode_panel, self.slice_editor, self.plot_panel = panels["decode"], panels["slice"], panels["plot"]
@@ -180,7 +182,7 @@ class MainWindow(QMainWindow):
         bookmarks = self.bookmarks_panel
         panels = PanelActions(
             session=self.session_actions.actions, compare=self.compare_action,
-            compare_models=self.compare_models_action,
+            compare_models=self.compare_models_action, scan_folder=self.scan_folder_action,
             copy_comparison=self.compare_panel.copy_code, hex=self.hex_actions.actions,
             bookmarks=(bookmarks.add_element_action, bookmarks.add_region_action, bookmarks.add_bytes_action),
             find_bar=self.table_panel.find_bar)
@@ -241,7 +243,8 @@ class MainWindow(QMainWindow):
         the Compare dock's *Back to pairs* (the pair table, in front and focused)."""
         self.compare_models_action = command_action("Compare &models…", self, self.show_compare_models_dialog)
         models, back = self.model_comparison, self.compare_panel.back_button
-        self.dock_layout.follow(Shown.WITH_MODEL_COMPARISON)
+        self.dock_layout.follow(Shown.WITH_MODEL_COMPARISON, Shown.WITH_MODEL)
+        self.scan_folder_action = command_action("Scan &folder…", self, self._on_scan_folder_triggered)
         models.opened.connect(lambda: back.setVisible(models.is_open))
         back.clicked.connect(lambda: self.focus_panel("modelCompare"))
 
@@ -257,6 +260,17 @@ class MainWindow(QMainWindow):
         dialog.accepted.connect(lambda: self.compare_models(*dialog.choice()))
         dialog.show()  # not modal, as the window's other dialogs
         return dialog
+
+    def _on_scan_folder_triggered(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Scan every tensor of a folder", self.settings.last_directory())
+        if path:
+            self.scan_models([path])
+
+    def scan_models(self, paths: Sequence[str]) -> None:
+        """Scan every tensor of folders or model files in the Model dock (File > Scan folder…,
+        ``tensor-inspector FOLDER``); a row opens its tensor in the window."""
+        self.model_scan.scan_paths(paths)
+        self.focus_panel("model")
 
     def compare_models(self, path_a: str, path_b: str, rules=None) -> None:
         """Compare two models or dump folders pair by pair (the Compare models dock shows them)."""
@@ -475,6 +489,7 @@ class MainWindow(QMainWindow):
         self.dock_layout.save()
         self.statistics_panel.cancel()
         self.model_comparison.close()
+        self.model_scan.cancel()
         self.comparison.close_b()
         shutdown_tasks()
         self.document.close_files()

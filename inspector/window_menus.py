@@ -55,6 +55,7 @@ class PanelActions:
     session: Sequence[QAction]
     compare: QAction
     compare_models: QAction
+    scan_folder: QAction
     copy_comparison: Callable[[], object]
     hex: Sequence[QAction]
     bookmarks: Sequence[QAction]
@@ -86,6 +87,7 @@ class WindowMenus(QObject):
         file_menu.addAction(self.close_action)
         file_menu.addAction(panels.compare)
         file_menu.addAction(panels.compare_models)
+        file_menu.addAction(panels.scan_folder)
         file_menu.addSeparator()
         self.reopen_action = QAction("Reopen last files on &start", window, checkable=True)
         self.reopen_action.setChecked(settings.reopen_last_files())

@@ -4,12 +4,15 @@ highlighted; choosing a row shows that tensor.
 
 Controls: *Scan* (again), *Cancel*, a progress bar while scanning, a name filter and *Problems
 only*; a summary line (tensors, flagged ones by flag, errors, skipped) and the skipped entries
-and errors below the table. Enter or a double click on a row emits :attr:`ModelPanel.tensorChosen`
-with the tensor's name (the window shows it as the Tensors dock would).
+and errors below the table. Enter or a double click on a row of the open container emits
+:attr:`ModelPanel.tensorChosen` with the tensor's name (the window shows it as the Tensors dock
+would); a row of a scanned folder is shown in the window (:meth:`ModelScan.open_row`), and
+*Scan the open file* goes back to following the window's file.
 """
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 
 from PySide6.QtCore import Qt, Signal
@@ -54,7 +57,6 @@ class ModelPanel(QWidget):
     def __init__(self, scan: ModelScan, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.scan = scan
-        scan.setParent(self)
         self.scan_button = QPushButton("Scan", self, objectName="model.scan")
         self.scan_button.setToolTip("Read every tensor of the open file for NaN, Inf, zeros, "
                                     "constant and saturated values and their figures")
@@ -66,6 +68,8 @@ class ModelPanel(QWidget):
         self.filter_edit = QLineEdit(self, objectName="model.filter")
         self.filter_edit.setPlaceholderText("Filter tensors by name")
         self.filter_edit.setClearButtonEnabled(True)
+        self.close_button = QPushButton("Scan the open file", self, objectName="model.close")
+        self.close_button.setToolTip("Stop showing the folder's scan: scan the file open in the window instead")
         self.problems_only = QCheckBox("Problems only", self, objectName="model.problemsOnly")
         self.problems_only.setToolTip("Show only tensors with NaN, Inf, all zeros, constant, saturated or "
                                       "subnormal values, and those that could not be read")
@@ -87,6 +91,11 @@ class ModelPanel(QWidget):
         self.summary = QLabel(self, objectName="model.summary")
         self.summary.setTextFormat(Qt.PlainText)
         self.summary.setWordWrap(True)
+        self.open_error = QLabel(self, objectName="model.openError")
+        self.open_error.setTextFormat(Qt.PlainText)
+        self.open_error.setWordWrap(True)
+        self.open_error.setStyleSheet(palette.banner_style("error"))
+        self.open_error.hide()
         self.problems = QLabel(self, objectName="model.problems")
         self.problems.setTextFormat(Qt.PlainText)
         self.problems.setWordWrap(True)
@@ -98,20 +107,24 @@ class ModelPanel(QWidget):
             controls.addWidget(widget)
         controls.addWidget(self.filter_edit, 1)
         controls.addWidget(self.problems_only)
+        controls.addWidget(self.close_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(controls)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.summary)
+        layout.addWidget(self.open_error)
         layout.addWidget(self.problems)
         self.scan_button.clicked.connect(scan.start)
         self.cancel_button.clicked.connect(scan.cancel)
+        self.close_button.clicked.connect(scan.follow_document)
         self.filter_edit.textChanged.connect(self._on_filter)
         self.problems_only.toggled.connect(self._on_filter)
         self.table.activated.connect(self._on_activated)
         scan.reset.connect(self.model.clear)
         scan.rowsAdded.connect(self._on_rows)
         scan.stateChanged.connect(self._show_state)
+        scan.targetChanged.connect(self._show_state)
         scan.progressChanged.connect(self._on_progress)
         self._show_state()
 
@@ -136,8 +149,14 @@ class ModelPanel(QWidget):
 
     def _on_activated(self, index) -> None:
         row = self.model.row_at(index.row())
-        if row is not None:
+        if row is None:
+            return
+        if self.scan.follows_document:
             self.tensorChosen.emit(row.tensor.name)
+            return
+        problem = self.scan.open_row(row)
+        self.open_error.setText(problem or "")
+        self.open_error.setVisible(problem is not None)
 
     def _show_state(self) -> None:
         scan = self.scan
@@ -145,6 +164,7 @@ class ModelPanel(QWidget):
         self.scan_button.setEnabled(scan.available and not running)
         self.scan_button.setText("Scan again" if scan.status in ("done", "cancelled", "failed") else "Scan")
         self.cancel_button.setVisible(running)
+        self.close_button.setVisible(not scan.follows_document)
         self.progress.setVisible(running)
         if not running:
             self.progress.setValue(0)
@@ -164,11 +184,13 @@ class ModelPanel(QWidget):
         rows = scan.rows
         if scan.status == "idle":
             return "Scan reads every tensor of the open file." if scan.available else "Open a model file to scan it."
+        where = "" if scan.follows_document else ", ".join(printable_name(os.path.basename(p) or p)
+                                                           for p in scan.paths[:3]) + ": "
         flags = Counter(flag for row in rows for flag in row.flags)
         flagged = sum(1 for row in rows if scan_severity(row) in ("error", "warning"))
         errors = sum(1 for row in rows if row.error is not None)
         shown = ", ".join(f"{flag} {flags[flag]:,}" for flag in FLAGS if flags[flag])
-        text = f"{len(rows):,} tensors: {flagged:,} flagged" + (f" ({shown})" if shown else "") + f", {errors:,} errors"
+        text = f"{where}{len(rows):,} tensors: {flagged:,} flagged" + (f" ({shown})" if shown else "") + f", {errors:,} errors"
         if self.model.shown_count != len(rows):
             text += f"; {self.model.shown_count:,} shown"
         ending = {"running": " (scanning...)", "cancelled": " (cancelled: incomplete)",

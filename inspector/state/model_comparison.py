@@ -35,13 +35,10 @@ from core.models.matching import Matching, MatchRules, match_tensors
 from core.models.shown import tensor_form
 from core.text.names import printable_name
 from inspector.state.comparison import Comparison
+from inspector.state.model_scan import same_files, show_in_document
 from inspector.state.row_stream import RowStream
 
 __all__ = ["ModelComparison"]
-
-
-def _same_files(open_paths, paths) -> bool:
-    return [os.path.realpath(p) for p in open_paths] == [os.path.realpath(p) for p in paths]
 
 
 def _fields(params) -> dict[str, object]:
@@ -167,17 +164,11 @@ class ModelComparison(QObject):
             self.stateChanged.emit()
             return
         shown = form_a or form_b
-        label = f"compare pair {printable_name(diff.pair.key)}"
-        if shown.values is None and document.on_disk and _same_files(document.paths, shown.paths):
-            document.set_view(shown.params, "", label=label)  # one undoable edit, the file stays open
-        elif shown.values is None:
-            document.open_files(list(shown.paths), shown.params)
-        else:
-            document.open_object(shown.values, name=shown.title)
+        show_in_document(document, shown, f"compare pair {printable_name(diff.pair.key)}")
         comparison = self._comparison
         if form_a is None or form_b is None:
             comparison.close_b()
-        elif form_b.values is None and comparison.is_open and _same_files(comparison.paths, form_b.paths):
+        elif form_b.values is None and comparison.is_open and same_files(comparison.paths, form_b.paths):
             comparison.set_b_overrides(_fields(form_b.params))
         elif form_b.values is None:
             comparison.open_b(list(form_b.paths), overrides=_fields(form_b.params))

@@ -147,7 +147,7 @@ def test_the_default_table_is_consistent_and_keys_are_alt_1_to_9():
         ("model", "hex"), ("modelCompare", "hex")]
     assert {d.name: d.shown for d in DEFAULT_DOCKS if d.shown is not Shown.ALWAYS} == {
         "tensors": Shown.WITH_CONTAINER, "compare": Shown.WITH_COMPARISON, "comparePlot": Shown.WITH_COMPARISON,
-        "model": Shown.WITH_CONTAINER, "modelCompare": Shown.WITH_MODEL_COMPARISON}
+        "model": Shown.WITH_MODEL, "modelCompare": Shown.WITH_MODEL_COMPARISON}
 
 
 @pytest.mark.parametrize("docks, message", [

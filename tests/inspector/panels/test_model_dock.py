@@ -137,3 +137,28 @@ def test_rows_appear_while_the_scan_runs(qtbot, tmp_path):
     assert [r.tensor.name for r in scan.rows] == [f"t{i:03d}" for i in range(64)]  # in the file's order
     assert all(r.flags == ("zeros", "constant") for r in scan.rows)
     document.close_files()
+
+
+def test_a_folder_of_dumps_is_scanned_and_a_row_opens_its_file(window, qtbot, tmp_path):
+    folder = tmp_path / "dumps"
+    folder.mkdir()
+    for i in (1, 2, 10):
+        np.save(folder / f"layer{i}.npy", np.full((2, 3), i, np.float32) if i != 2 else np.array([np.nan, 1], np.float32))
+    (folder / "notes.txt").write_text("not a tensor")
+    window.scan_models([str(folder)])
+    scan = window.model_scan
+    _wait_done(qtbot, scan)
+    panel = window.findChild(ModelPanel)
+    assert not window.docks["model"].isHidden()
+    assert _column(panel, "name") == ["layer1.npy", "layer2.npy", "layer10.npy"]  # natural order
+    assert panel.summary.text() == "dumps: 3 tensors: 3 flagged (nan 1, constant 2), 0 errors"
+    assert "notes.txt" in panel.problems.text()  # skipped, with its reason
+    close = window.findChild(QPushButton, "model.close")
+    assert not close.isHidden()
+    panel.table.activated.emit(panel.model.index(2, 0))
+    assert window.document.paths == (str(folder / "layer10.npy"),)
+    assert window.document.result.view.tolist() == [[10.0] * 3] * 2
+    assert len(scan.rows) == 3 and scan.status == "done"  # the folder's scan stays
+    close.click()
+    assert scan.follows_document and scan.rows == [] and close.isHidden()
+    assert window.docks["model"].isHidden()  # an .npy file is no container: nothing to scan

@@ -80,6 +80,15 @@ for trial in range(trials):
         else:
             outcomes.append(repr(error))
         document.close_files()
+        # Qt objects go while Qt is alive, in this thread: the interpreter's own teardown of a
+        # QObject whose listing task just ended can crash the child at exit (not the app's path).
+        from inspector.state.background_task import shutdown_tasks
+        shutdown_tasks()
+        app.processEvents()
+        del document
+        import gc
+        gc.collect()
+        app.processEvents()
     if timer is not None:
         timer.join()
 print("|".join(outcomes))

@@ -37,6 +37,10 @@ QUANTILES = (("median", 0.5), ("p99", 0.99))
 
 #: Elements converted to float64 at a time by :func:`block_sums` (three such buffers fit a core's cache).
 _SUM_CHUNK = 1 << 15
+#: Length of one dot product of :func:`block_sums`: at most OpenBLAS's 10,000, above which it
+#: splits a dot product over its own threads (numpy's ``vecdot`` calls BLAS), which fight the
+#: comparison's worker threads (tens of times slower on two cores).
+_DOT_ROW = 1 << 13
 _FLOAT_BITS = {4: (np.int32, 23, 8), 8: (np.int64, 52, 11)}  # bit view, mantissa bits, exponent bits
 
 
@@ -170,33 +174,46 @@ class Agreement:
         return out
 
 
-def block_sums(a: np.ndarray, b: np.ndarray, zeros: int, fine: np.ndarray, scratch) -> AgreementSums:
+def block_sums(a: np.ndarray, b: np.ndarray, zeros: int, fine: np.ndarray, scratch,
+               peak: float | None = None) -> AgreementSums:
     """The sums of the finite pairs ``a[i]``, ``b[i]`` (flat, any real type), with ``zeros``
     pairs of zero error and ``fine`` (:func:`fine_histogram`) of their absolute errors;
-    ``scratch``: the thread's buffers (:class:`core.compare.blockstats.Scratch`)."""
+    ``scratch``: the thread's buffers (:class:`core.compare.blockstats.Scratch`); ``peak``:
+    ``max |b|`` when the caller has it already."""
     n = int(a.size)
     if n == 0:
         return AgreementSums()
     step = min(n, _SUM_CHUNK)
-    wide_a = scratch.get("agree_a", np.float64, step)
-    wide_b = scratch.get("agree_b", np.float64, step)
-    ones = scratch.get("agree_1", np.float64, step)
+    rows = -(-step // _DOT_ROW)
+    # float64 copies of a cache-sized piece of A and B at a time, in rows of one dot product
+    # each, short enough for BLAS to compute on the calling thread alone
+    wide = scratch.get("agree", np.float64, 2 * rows * _DOT_ROW)
+    ones = scratch.get("agree_1", np.float64, _DOT_ROW)
     if ones[:1].tolist() != [1.0] or ones[-1:].tolist() != [1.0]:
         ones.fill(1.0)
     sums = np.zeros(5)
     with np.errstate(over="ignore", invalid="ignore"):
-        # float64 copies of a cache-sized piece at a time; np.vecdot: one pass per sum (not
-        # np.dot: threaded BLAS would fight the worker threads)
         for start in range(0, n, step):
             stop = min(n, start + step)
-            wa, wb, one = wide_a[:stop - start], wide_b[:stop - start], ones[:stop - start]
-            np.copyto(wa, a[start:stop], casting="unsafe")
-            np.copyto(wb, b[start:stop], casting="unsafe")
-            sums += (np.vecdot(wa, one), np.vecdot(wb, one), np.vecdot(wa, wa), np.vecdot(wb, wb), np.vecdot(wa, wb))
-        sum_a, sum_b, sum_aa, sum_bb, sum_ab = (float(x) for x in sums)
+            count = stop - start
+            used = -(-count // _DOT_ROW)
+            width = used * _DOT_ROW
+            pair = wide[:2 * width].reshape(2, width)
+            if width == count:
+                np.concatenate((a[start:stop], b[start:stop]), out=wide[:2 * width], casting="unsafe")
+            else:  # the last row's tail is zeros: it adds nothing
+                np.copyto(pair[0, :count], a[start:stop], casting="unsafe")
+                np.copyto(pair[1, :count], b[start:stop], casting="unsafe")
+                pair[:, count:] = 0.0
+            rows_of = pair.reshape(2, used, _DOT_ROW)
+            squares = np.vecdot(rows_of, rows_of).sum(axis=1)  # Σaa, Σbb
+            plain = np.vecdot(rows_of, np.broadcast_to(ones, (used, _DOT_ROW))).sum(axis=1)  # Σa, Σb
+            sums += (squares[0], squares[1], np.vecdot(rows_of[0], rows_of[1]).sum(), plain[0], plain[1])
+        sum_aa, sum_bb, sum_ab, sum_a, sum_b = (float(x) for x in sums)
         mean_a, mean_b = sum_a / n, sum_b / n
         m2_a = max(0.0, sum_aa - sum_a * mean_a)
         m2_b = max(0.0, sum_bb - sum_b * mean_b)
         c_ab = sum_ab - sum_a * mean_b
-    peak = max(float(b.max()), -float(b.min()))
+    if peak is None:
+        peak = max(float(b.max()), -float(b.min()))
     return AgreementSums(n, sum_aa, sum_bb, sum_ab, mean_a, mean_b, m2_a, m2_b, c_ab, peak, zeros, fine)

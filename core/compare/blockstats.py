@@ -256,7 +256,7 @@ def _fast_figures(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules,
     exponents[low:low + values - 1] = counts[1:]
     summary.exponents = exponents
     if agreement:
-        summary.agreement = block_sums(a, b, summary.exact, fine, scratch)
+        summary.agreement = block_sums(a, b, summary.exact, fine, scratch, float(magnitude_b.max()))
     _lists(summary, mismatch, absolute, a, b, rules, shared)
     return summary
 

@@ -29,7 +29,12 @@ Rules
   over tolerance first, then the lower SNR.
 - Work: the element pairs of all compared tensors are counted before anything is read
   (:func:`diff_work`) and refused above ``work_limit`` (default :data:`MODEL_WORK_LIMIT`).
-  Memory: one pair open at a time, a few blocks each.
+  Pairs whose larger side holds fewer than :data:`BIG_PAIR` values are compared ``workers`` at
+  a time, one core each (opened in the calling thread, compared on a pool); bigger ones alone,
+  on every core. Results come back in the pairs' order; ``progress(done, total)`` (element
+  pairs) runs in the calling thread after each pair and after each block of a big pair;
+  ``cancelled()`` is checked between pairs and (in any thread) between blocks. Memory: at most
+  :data:`IN_FLIGHT` pairs open, a few blocks each.
 """
 
 from __future__ import annotations

@@ -164,8 +164,13 @@ def diff_pairs(matching: Matching, *, rtol: float | None = None, atol: float | N
                     if known is not None:  # one side only, or a side that cannot be opened
                         future.set_result(known)
                     elif max(opened[0].view.size, opened[1].view.size) >= BIG_PAIR or workers <= 1:
-                        while pending:  # alone, on every core, with progress after each block
-                            yield finished()
+                        try:
+                            while pending:  # alone, on every core, with progress after each block
+                                yield finished()
+                        except BaseException:  # closed or failed meanwhile: this pair is not pending yet
+                            for item in opened:
+                                opener.close(item)
+                            raise
                         base = done
 
                         def step(pairs_done: int, _total: int, base=base) -> None:

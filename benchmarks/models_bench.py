@@ -4,9 +4,17 @@ tensor by tensor, against the single-tensor statistics and compare of the same b
 Goals: the scan of a 4 GiB safetensors file of 256 tensors >= 0.8x the throughput of the
 statistics (without histogram, the scan's figures) of one tensor over the same bytes, with
 < 100 MiB added memory; the model diff of two 2 GiB files (every figure: agreement included)
->= 0.8x the throughput of one compare of the same bytes, < 200 MiB added memory. The files are
-sparse (their data reads as zeros, so they cost no disk); each probe runs in a fresh process
-and its memory is its peak RSS less that of a process that only imports the engine.
+>= 0.8x the throughput of one compare of the same bytes, < 200 MiB added memory.
+
+The files hold real values, not zeros (a sparse file would read as zeros, which no checkpoint
+holds and which takes other paths through the arithmetic): float32 weights drawn from
+N(0, 0.02) as a trained layer's are, written in chunks with a fixed seed. B is A plus noise:
+rounding-sized (N(0, 2e-6): within float32's default tolerance) for most tensors, and larger
+(N(0, 1e-4): many elements over tolerance, so the mismatch lists fill) for every eighth, as a
+conversion with a few broken layers looks. The baselines read the same bytes as one tensor, so
+they see the same values. Each probe runs in a fresh process and its memory is its peak RSS
+less that of a process that only imports the engine (the files are in the page cache, which
+RSS does not count).
 """
 
 from __future__ import annotations
@@ -14,6 +22,8 @@ from __future__ import annotations
 import json
 import struct
 from pathlib import Path
+
+import numpy as np
 
 from benchmarks.harness import Row, run_probe, temp_dir
 
@@ -61,9 +71,9 @@ with Pipeline({a!r}) as pa, Pipeline({b!r}) as pb:
 """
 
 
-def _sparse_safetensors(path: Path, tensors: int, tensor_bytes: int) -> int:
-    """A safetensors file of ``tensors`` float32 tensors of ``tensor_bytes`` each, data sparse;
-    returns the data's offset in the file."""
+def _safetensors(path: Path, tensors: int, tensor_bytes: int, values) -> int:
+    """A safetensors file of ``tensors`` float32 tensors of ``tensor_bytes`` each, tensor ``i``'s
+    values ``values(i, count)`` (written a tensor at a time); returns the data's offset."""
     header, offset = {}, 0
     for i in range(tensors):
         header[f"layers.{i}.weight"] = {"dtype": "F32", "shape": [tensor_bytes // 4],
@@ -73,8 +83,26 @@ def _sparse_safetensors(path: Path, tensors: int, tensor_bytes: int) -> int:
     text += b" " * (-len(text) % 8)
     with open(path, "wb") as file:
         file.write(struct.pack("<Q", len(text)) + text)
-        file.truncate(8 + len(text) + offset)
+        for i in range(tensors):
+            file.write(np.ascontiguousarray(values(i, tensor_bytes // 4), "<f4").tobytes())
     return 8 + len(text)
+
+
+def _weights(seed: int):
+    """Tensor ``i`` of model ``seed``: N(0, 0.02) float32, the same for a seed and index."""
+    def values(i: int, count: int) -> np.ndarray:
+        return np.random.default_rng((seed, i)).normal(0, 0.02, count).astype(np.float32)
+    return values
+
+
+def _converted(seed: int):
+    """Tensor ``i`` of the other side: model ``seed``'s plus noise (module docstring)."""
+    weights = _weights(seed)
+
+    def values(i: int, count: int) -> np.ndarray:
+        noise = np.random.default_rng((seed, i, 1)).normal(0, 1e-4 if i % 8 == 7 else 2e-6, count)
+        return (weights(i, count) + noise).astype(np.float32)
+    return values
 
 
 def rows(*, tiny: bool = False, quick: bool = False, repeats: int = 3) -> list[Row]:
@@ -86,7 +114,7 @@ def rows(*, tiny: bool = False, quick: bool = False, repeats: int = 3) -> list[R
         folder = Path(folder)
         base = run_probe(_IMPORTS + "\nRESULT = {}\n")["peak_rss"]
         model = folder / "model.safetensors"
-        offset = _sparse_safetensors(model, count, scan_bytes // count)
+        offset = _safetensors(model, count, scan_bytes // count, _weights(1))
         scan = min((run_probe(_SCAN.format(path=str(model))) for _ in range(repeats)), key=lambda r: r["seconds"])
         stats = min((run_probe(_STATS.format(path=str(model), offset=offset)) for _ in range(repeats)),
                     key=lambda r: r["seconds"])
@@ -98,9 +126,10 @@ def rows(*, tiny: bool = False, quick: bool = False, repeats: int = 3) -> list[R
         added = max(0, scan["peak_rss"] - base)
         out.append(Row(f"scan every tensor ({size}): added memory", added, None, "", "< 100 MiB",
                        added < 100 * MiB, unit="B"))
+        model.unlink()  # disk and page cache: the scan's file is done with
         a, b = folder / "a.safetensors", folder / "b.safetensors"
-        offset = _sparse_safetensors(a, count, diff_bytes // count)
-        _sparse_safetensors(b, count, diff_bytes // count)
+        offset = _safetensors(a, count, diff_bytes // count, _weights(2))
+        _safetensors(b, count, diff_bytes // count, _converted(2))
         diff = min((run_probe(_DIFF.format(a=str(a), b=str(b))) for _ in range(repeats)), key=lambda r: r["seconds"])
         compare = min((run_probe(_COMPARE.format(a=str(a), b=str(b), offset=offset)) for _ in range(repeats)),
                       key=lambda r: r["seconds"])

@@ -221,6 +221,8 @@ def _fast_figures(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules,
     summary = BlockSummary(start, n, categories=np.zeros(6, np.int64), finite=n)
     summary.max_abs = (float(absolute[i]), start + i)
     magnitude_b = np.abs(b, out=scratch.get("magnitude", work, n))
+    if agreement:  # while A and B are still in the caches; its zeros and error histogram come below
+        summary.agreement = block_sums(a, b, 0, None, scratch, float(magnitude_b.max()))
     tolerance = np.multiply(magnitude_b, work.type(rules.rtol), out=scratch.get("tolerance", work, n))
     tolerance += work.type(rules.atol)
     mismatch = np.greater(absolute, tolerance, out=scratch.get("mismatch", bool, n))
@@ -256,7 +258,7 @@ def _fast_figures(start: int, a: np.ndarray, b: np.ndarray, rules: CompareRules,
     exponents[low:low + values - 1] = counts[1:]
     summary.exponents = exponents
     if agreement:
-        summary.agreement = block_sums(a, b, summary.exact, fine, scratch)
+        summary.agreement.zeros, summary.agreement.fine = summary.exact, fine
     _lists(summary, mismatch, absolute, a, b, rules, shared)
     return summary
 

@@ -29,13 +29,20 @@ Rules
   over tolerance first, then the lower SNR.
 - Work: the element pairs of all compared tensors are counted before anything is read
   (:func:`diff_work`) and refused above ``work_limit`` (default :data:`MODEL_WORK_LIMIT`).
-  Memory: one pair open at a time, a few blocks each.
+  Pairs whose larger side holds fewer than :data:`BIG_PAIR` values are compared ``workers`` at
+  a time, one core each (opened in the calling thread, compared on a pool); bigger ones alone,
+  on every core. Results come back in the pairs' order; ``progress(done, total)`` (element
+  pairs) runs in the calling thread after each pair and after each block of a big pair;
+  ``cancelled()`` is checked between pairs and (in any thread) between blocks. Memory: at most
+  :data:`IN_FLIGHT` pairs open, a few blocks each.
 """
 
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -49,7 +56,8 @@ from core.formats.quantization import DEQUANTIZED_SUFFIX, dequantized_of, is_deq
 from core.models.matching import Matching, TensorPair
 from core.models.opening import OpenedTensor, TensorOpener, open_error
 
-__all__ = ["MODEL_WORK_LIMIT", "STATUSES", "WITHIN", "PairDiff", "diff_pairs", "diff_work", "first_divergent", "rank_key", "ranked"]
+__all__ = ["BIG_PAIR", "IN_FLIGHT", "MODEL_WORK_LIMIT", "STATUSES", "WITHIN", "PairDiff", "diff_pairs", "diff_work",
+           "first_divergent", "rank_key", "ranked"]
 
 #: Pair statuses, worst first.
 STATUSES = ("error", "differs", "shape differs", "only in A", "only in B", "dtype differs", "close", "equal")
@@ -57,6 +65,10 @@ STATUSES = ("error", "differs", "shape differs", "only in A", "only in B", "dtyp
 WITHIN = ("dtype differs", "close", "equal")
 #: Most element pairs one model diff compares unless asked for more (2**34: 64 GiB of float32 a side).
 MODEL_WORK_LIMIT = 1 << 34
+#: Pairs whose larger side holds at least this many values are compared alone, on every core.
+BIG_PAIR = 1 << 22
+#: Most pairs open at once (compared or waiting to be).
+IN_FLIGHT = 4
 
 
 @dataclass(frozen=True)
@@ -99,7 +111,7 @@ def diff_work(matching: Matching) -> int:
 def diff_pairs(matching: Matching, *, rtol: float | None = None, atol: float | None = None, ulp: int | None = None,
                bitwise: bool = False, nan_policy: str = "equal", top: int = 5,
                progress: Callable[[int, int], None] | None = None, cancelled: Callable[[], bool] | None = None,
-               work_limit: int | None = MODEL_WORK_LIMIT) -> Iterator[PairDiff]:
+               work_limit: int | None = MODEL_WORK_LIMIT, workers: int = 2) -> Iterator[PairDiff]:
     """Yield the :class:`PairDiff` of every pair of ``matching``, in its order (module rules).
 
     Raises
@@ -121,23 +133,67 @@ def diff_pairs(matching: Matching, *, rtol: float | None = None, atol: float | N
                   nan_policy=nan_policy)  # bad tolerances are refused before anything is read
     options = {"rtol": rtol, "atol": atol, "ulp": ulp, "bitwise": bitwise, "nan_policy": nan_policy}
     opener = TensorOpener()
-    scratches = ScratchPool()
-    options["scratches"] = scratches
+    options["scratches"] = ScratchPool()
     done = 0
+    # (index, pair, future of its PairDiff, its opened tensors), in the pairs' order
+    pending: deque[tuple[int, TensorPair, Future, list[OpenedTensor]]] = deque()
+
+    def finished() -> PairDiff:
+        nonlocal done
+        _index, pair, future, opened = pending.popleft()
+        try:
+            result = future.result()
+        finally:
+            for item in opened:
+                opener.close(item)
+        done += min(_entry_size(pair.a), _entry_size(pair.b))
+        if progress is not None:
+            progress(min(done, total), total)
+        return result
+
     try:
-        for index, pair in enumerate(matching.pairs):
-            if cancelled is not None and cancelled():
-                raise Cancelled("model comparison cancelled")
-            base = done
+        with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="diff") as pool:
+            try:
+                for index, pair in enumerate(matching.pairs):
+                    if cancelled is not None and cancelled():
+                        raise Cancelled("model comparison cancelled")
+                    while len(pending) >= IN_FLIGHT:
+                        yield finished()
+                    future: Future = Future()
+                    opened: list[OpenedTensor] = []
+                    known = _open_pair(pair, index, opener, opened)
+                    if known is not None:  # one side only, or a side that cannot be opened
+                        future.set_result(known)
+                    elif max(opened[0].view.size, opened[1].view.size) >= BIG_PAIR or workers <= 1:
+                        try:
+                            while pending:  # alone, on every core, with progress after each block
+                                yield finished()
+                        except BaseException:  # closed or failed meanwhile: this pair is not pending yet
+                            for item in opened:
+                                opener.close(item)
+                            raise
+                        base = done
 
-            def step(pairs_done: int, _total: int, base=base) -> None:
-                if progress is not None:
-                    progress(min(total, base + pairs_done), total)
+                        def step(pairs_done: int, _total: int, base=base) -> None:
+                            if progress is not None:
+                                progress(min(total, base + pairs_done), total)
 
-            yield _diff_one(pair, index, opener, options, top, step, cancelled)
-            done = base + min(_entry_size(pair.a), _entry_size(pair.b))
-            if progress is not None:
-                progress(min(done, total), total)
+                        try:
+                            future.set_result(_compare(pair, index, opened[0], opened[1], options, top, step,
+                                                       cancelled, workers))
+                        except BaseException:
+                            for item in opened:
+                                opener.close(item)
+                            raise
+                    else:  # small pairs side by side, one core each
+                        future = pool.submit(_compare, pair, index, opened[0], opened[1], options, top, None,
+                                             cancelled, 1)
+                    pending.append((index, pair, future, opened))
+                while pending:
+                    yield finished()
+            finally:
+                for _index, _pair, future, _opened in pending:
+                    future.cancel()
     finally:
         opener.close_all()
 
@@ -188,7 +244,9 @@ def _fold_dequantized(matching: Matching) -> Matching:
     return replace(matching, pairs=tuple(kept))
 
 
-def _diff_one(pair: TensorPair, index: int, opener: TensorOpener, options: dict, top: int, step, cancelled) -> PairDiff:
+def _open_pair(pair: TensorPair, index: int, opener: TensorOpener, opened: list[OpenedTensor]) -> PairDiff | None:
+    """Open both sides of ``pair`` into ``opened``; the pair's :class:`PairDiff` when it has one
+    side only or a side cannot be opened (then nothing stays open), else None."""
     if pair.a is None or pair.b is None:
         present = pair.a if pair.a is not None else pair.b
         entry = present.entry
@@ -197,20 +255,24 @@ def _diff_one(pair: TensorPair, index: int, opener: TensorOpener, options: dict,
         if pair.a is None:
             return PairDiff(pair, index, "only in B", dtype_b=dtype, shape_b=shape)
         return PairDiff(pair, index, "only in A", dtype_a=dtype, shape_a=shape)
-    opened: list[OpenedTensor] = []
     try:
         for side, tensor in (("A", pair.a), ("B", pair.b)):
             try:
                 opened.append(opener.open(tensor))
             except CoreError as error:
+                for item in opened:
+                    opener.close(item)
+                opened.clear()
                 return PairDiff(pair, index, "error", reason=f"{side}: {open_error(error)}")
-        return _compare(pair, index, opened[0], opened[1], options, top, step, cancelled)
-    finally:
+    except BaseException:
         for item in opened:
             opener.close(item)
+        opened.clear()
+        raise
+    return None
 
 
-def _compare(pair, index, a: OpenedTensor, b: OpenedTensor, options, top, step, cancelled) -> PairDiff:
+def _compare(pair, index, a: OpenedTensor, b: OpenedTensor, options, top, step, cancelled, workers) -> PairDiff:
     known = {"dtype_a": a.dtype, "dtype_b": b.dtype, "shape_a": a.shape, "shape_b": b.shape}
     tolerances = {k: v for k, v in options.items() if k != "scratches"}
     try:
@@ -230,7 +292,7 @@ def _compare(pair, index, a: OpenedTensor, b: OpenedTensor, options, top, step, 
     try:
         result = compare_sides(Side(view_a, a.new_reader, a.check), Side(view_b, b.new_reader, b.check),
                                rules, list_limit=top, agreement=True, work_limit=None, scratches=options["scratches"],
-                               progress=step, cancelled=cancelled)
+                               progress=step, cancelled=cancelled, workers=workers)
     except Cancelled:
         raise
     except CoreError as error:

@@ -4,7 +4,10 @@ container however many of its tensors are open.
 Rule: a tensor of a container is :func:`core.formats.values.open_entry`'s (a view of its file,
 or its format's budget-checked copy or computed values); a raw file is decoded with its
 :class:`~core.pipeline.params.DecodeParams`. A container's file stays open while any of its
-tensors is (:class:`TensorOpener` counts them) and is closed after its last.
+tensors is (:class:`TensorOpener` counts them); after its last it is kept open, idle, while
+it is one of the :data:`KEEP_IDLE` containers used last (the next tensor of the same file then
+costs no new open and map), and closed when more are idle or by :meth:`TensorOpener.close_all`.
+A file changed meanwhile is found by the check each read makes (``check_unchanged``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ from core.models.inventory import ModelTensor
 from core.pipeline.pipeline import Pipeline
 from core.scan.blocks import BlockReader
 
-__all__ = ["OpenedTensor", "TensorOpener", "open_error", "storage_of"]
+__all__ = ["KEEP_IDLE", "OpenedTensor", "TensorOpener", "open_error", "storage_of"]
+
+#: Containers kept open with no tensor of theirs open (the ones used last).
+KEEP_IDLE = 4
 
 
 def storage_of(tensor: ModelTensor) -> str:
@@ -55,6 +61,7 @@ class TensorOpener:
 
     def __init__(self) -> None:
         self._open: dict[str, tuple[Pipeline, int]] = {}
+        self._idle: dict[str, Pipeline] = {}  # oldest first
 
     def open(self, tensor: ModelTensor) -> OpenedTensor:
         """The tensor open.
@@ -96,6 +103,9 @@ class TensorOpener:
         for pipeline, _users in self._open.values():
             pipeline.close()
         self._open.clear()
+        for pipeline in self._idle.values():
+            pipeline.close()
+        self._idle.clear()
 
     def _undo(self, tensor: ModelTensor, owned: Pipeline | None) -> None:
         if owned is not None:
@@ -105,7 +115,9 @@ class TensorOpener:
     def _get(self, path: str) -> Pipeline:
         pipeline, users = self._open.get(path, (None, 0))
         if pipeline is None:
-            pipeline = Pipeline(path)
+            pipeline = self._idle.pop(path, None)
+            if pipeline is None:
+                pipeline = Pipeline(path)
         self._open[path] = (pipeline, users + 1)
         return pipeline
 
@@ -116,7 +128,9 @@ class TensorOpener:
         pipeline, users = found
         if users <= 1:
             del self._open[path]
-            pipeline.close()
+            self._idle[path] = pipeline
+            while len(self._idle) > KEEP_IDLE:
+                self._idle.pop(next(iter(self._idle))).close()
         else:
             self._open[path] = (pipeline, users - 1)
 

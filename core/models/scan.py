@@ -43,8 +43,10 @@ from core.scan.statistics import Statistics, compute_statistics
 
 __all__ = ["BIG_TENSOR", "FLAGS", "IN_FLIGHT", "TensorScan", "scan_tensors"]
 
-#: Tensors of at least this many values are scanned alone, on every core.
-BIG_TENSOR = 1 << 22
+#: Tensors of at least this many values are scanned alone, on every core: two blocks of
+#: compute_statistics (2**22 values each), so that both cores have one; a tensor of one block
+#: would leave a core idle, and is better scanned beside another.
+BIG_TENSOR = 1 << 23
 #: Most tensors open at once (scanned or waiting to be).
 IN_FLIGHT = 4
 #: The flags a scan can raise, in the order they are shown.

@@ -9,7 +9,8 @@ Rules
   into blocks of at most ``chunk_elements`` elements; block *i* of every view covers the same
   C-order element range, which starts at flat index ``start``.
 - ``work(start, blocks, state)`` runs on a pool of ``workers`` threads (numpy and ``pread``
-  release the GIL, so two cores are used). ``state`` is made once per thread by ``new_state()``
+  release the GIL, so two cores are used); with one worker, in the calling thread (a caller
+  that runs many small scans side by side on its own threads starts no pool for each). ``state`` is made once per thread by ``new_state()``
   (typically that thread's :class:`~core.scan.blocks.BlockReader` and scratch buffers), so no
   two threads share a reader buffer. The work reads its blocks itself (:func:`read_whole`).
 - ``merge(summary)`` runs in the calling thread, in block order (so figures that depend on the
@@ -123,6 +124,9 @@ def scan_blocks(
             local.state = new_state() if new_state is not None else None
         return work(start, blocks, local.state), blocks[0].size
 
+    if workers == 1:  # one thread: the calling one (no pool to start and join for each view)
+        return _scan_inline(views, chunk_elements, work, merge, new_state, before_block, cancelled, cancel_message,
+                            progress, total, done, weight)
     pending: deque[Future] = deque()
 
     def collect(done: int) -> int:
@@ -152,4 +156,23 @@ def scan_blocks(
         finally:
             for future in pending:
                 future.cancel()
+    return done
+
+
+def _scan_inline(views, chunk_elements, work, merge, new_state, before_block, cancelled, cancel_message, progress,
+                 total, done, weight) -> int:
+    """:func:`scan_blocks` with one worker, run in the calling thread (same order, same figures)."""
+    state = new_state() if new_state is not None else None
+    start = 0
+    for blocks in zip(*(iter_blocks(view, chunk_elements) for view in views)):
+        if cancelled is not None and cancelled():
+            raise Cancelled(cancel_message)
+        if before_block is not None:
+            before_block()
+        merge(work(start, blocks, state))
+        size = blocks[0].size
+        start += size
+        done += size * weight
+        if progress is not None:
+            progress(done, total)
     return done

@@ -90,3 +90,18 @@ def test_fine_histogram_bins_a_power_of_two_in_64():
     counts = fine_histogram(values)
     one = 127 << 6  # float32 exponent of 1.0, 6 mantissa bits of 0
     assert counts[one] == 2 and counts[one + 1] == 1 and counts[one + 64] == 1 and counts.sum() == 4
+
+
+def test_sums_over_several_pieces_with_a_ragged_end_agree_with_float64():
+    # 2**17 + 2**11 + 5 pairs: pieces of block_sums' chunk and a last row only partly filled
+    # (its tail is zeros and must add nothing); one block, so the sums are block_sums' alone.
+    n = (1 << 17) + (1 << 11) + 5
+    rng = np.random.default_rng(7)
+    a = rng.normal(3.0, 0.5, n).astype(np.float32)  # a mean far from 0: the moments must hold
+    b = (a + rng.normal(0, 0.01, n)).astype(np.float32)
+    g = _agreement(a, b, chunk_elements=1 << 18)
+    wa, wb = a.astype(np.float64), b.astype(np.float64)
+    assert g.pairs == n and g.peak_b == float(np.abs(b).max())
+    assert g.cosine == pytest.approx(wa @ wb / math.sqrt((wa @ wa) * (wb @ wb)), rel=1e-12)
+    ca, cb = wa - wa.mean(), wb - wb.mean()
+    assert g.pearson == pytest.approx(ca @ cb / math.sqrt((ca @ ca) * (cb @ cb)), rel=1e-9)

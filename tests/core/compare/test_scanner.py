@@ -198,3 +198,25 @@ def test_window_differences_reads_only_the_window(tmp_path):
     assert w.differences.mismatch.tolist() == [[False] * 3, [False, True, False], [False] * 3]
     assert w.differences.absolute[1, 1] == pytest.approx(0.5)
     assert w.differences.relative[1, 1] == pytest.approx(0.5 / b[3, 4])
+
+
+def test_one_worker_runs_in_the_calling_thread_with_progress_and_cancellation():
+    import threading
+
+    a = np.arange(1000, dtype=np.float64)
+    b = a + (np.arange(1000) % 7 == 0)
+    threads, seen = set(), []
+
+    def progress(done, total):
+        threads.add(threading.get_ident())
+        seen.append((done, total))
+
+    one = compare_sides(Side(a), Side(b), chunk_elements=100, workers=1, list_limit=5, progress=progress)
+    two = compare_sides(Side(a), Side(b), chunk_elements=100, workers=2, list_limit=5)
+    assert threads == {threading.get_ident()} and seen == [(100 * k, 1000) for k in range(1, 11)]
+    assert one == two and one.mismatched == 143  # multiples of 7 below 1000
+    calls = []
+    with pytest.raises(Cancelled, match="comparison cancelled"):
+        compare_sides(Side(a), Side(a), chunk_elements=100, workers=1, progress=progress,
+                      cancelled=lambda: len(calls) > 2 or calls.append(1))
+    assert seen[-1] == (300, 1000)  # three blocks were done, the fourth was not started

@@ -155,3 +155,68 @@ def test_a_quantized_checkpoint_against_its_float_values_compares_the_dequantize
     assert not any(key.endswith("(dequantized)") for key in by)  # folded into their pairs
     _matching, diffs = _diff(os.path.join(fixtures, "quantized_values.pt"), shifted)
     assert {d.pair.key: d.status for d in diffs}[names[0]] == "differs"
+
+
+def _many_pairs(tmp_path, count=12):
+    rng = np.random.default_rng(3)
+    a, b = {}, {}
+    for i in range(count):
+        values = rng.normal(0, 1, 500 + 37 * i).astype(np.float32)
+        a[f"t{i:02d}"] = values
+        b[f"t{i:02d}"] = values + np.float32(0.25) * (i % 3 == 0)  # every third pair differs
+    return _save(tmp_path / "a.safetensors", a), _save(tmp_path / "b.safetensors", b)
+
+
+def _figures(d):
+    r = d.result
+    return (d.pair.key, d.status, r.mismatched, r.max_absolute.value, r.rms, r.agreement.cosine, r.agreement.snr_db)
+
+
+def test_pairs_side_by_side_give_the_pairs_in_order_with_the_figures_of_one_at_a_time(tmp_path, monkeypatch):
+    import core.models.diff as diff_module
+
+    a, b = _many_pairs(tmp_path)
+    matching = match_tensors(inventory([a]).tensors, inventory([b]).tensors)
+    alone = [_figures(d) for d in diff_pairs(matching, workers=1)]
+    assert [key for key, *_ in alone] == [f"t{i:02d}" for i in range(12)]
+    assert [status for _key, status, *_ in alone] == ["differs", "equal", "equal"] * 4
+    assert alone[0][2] == 500 and alone[0][3] == pytest.approx(0.25, rel=1e-6)  # 0.25 added in float32
+    seen = []
+    side_by_side = [_figures(d) for d in diff_pairs(matching, progress=lambda done, total: seen.append((done, total)))]
+    assert side_by_side == alone
+    total = sum(500 + 37 * i for i in range(12))
+    assert seen[-1] == (total, total) and all(x[0] <= y[0] for x, y in zip(seen, seen[1:]))
+    monkeypatch.setattr(diff_module, "BIG_PAIR", 700)  # pairs from t06 on: alone, on every core
+    assert [_figures(d) for d in diff_pairs(matching)] == alone
+
+
+def test_cancel_stops_the_model_diff_between_pairs_and_blocks(tmp_path):
+    from core.errors import Cancelled
+
+    a, b = _many_pairs(tmp_path)
+    matching = match_tensors(inventory([a]).tensors, inventory([b]).tensors)
+    calls = []
+    got = []
+    with pytest.raises(Cancelled):
+        for d in diff_pairs(matching, cancelled=lambda: len(calls) > 5 or calls.append(1)):
+            got.append(d.pair.key)
+    assert len(got) < 12
+
+
+def test_the_opener_keeps_the_last_few_idle_containers_open(tmp_path):
+    from core.models import opening
+
+    paths = [_save(tmp_path / f"m{i}.safetensors", {"x": np.full(3, i, np.float32)}) for i in range(opening.KEEP_IDLE + 2)]
+    tensors = [inventory([p]).tensors[0] for p in paths]
+    opener = opening.TensorOpener()
+    first = opener.open(tensors[0])
+    pipeline = opener._open[str(tensors[0].path)][0]
+    opener.close(first)
+    again = opener.open(tensors[0])  # the same open container, not a new one
+    assert opener._open[str(tensors[0].path)][0] is pipeline and again.view.tolist() == [0.0, 0.0, 0.0]
+    opener.close(again)
+    for tensor in tensors[1:]:
+        opener.close(opener.open(tensor))
+    assert len(opener._idle) == opening.KEEP_IDLE and str(tensors[0].path) not in opener._idle  # the oldest closed
+    opener.close_all()
+    assert not opener._idle and not opener._open

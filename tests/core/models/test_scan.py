@@ -142,3 +142,15 @@ def test_progress_counts_every_tensors_bytes_to_the_end(tmp_path):
 def test_natural_order():
     names = ["layer10.bin", "Layer2.bin", "layer1.bin", "layer2.bin", "a.bin"]
     assert sorted(names, key=natural_key) == ["a.bin", "layer1.bin", "Layer2.bin", "layer2.bin", "layer10.bin"]
+
+
+def test_big_tensors_alone_and_small_ones_side_by_side_give_the_same_rows_in_order(tmp_path, monkeypatch):
+    import core.models.scan as scan_module
+
+    path, weights = _model(tmp_path)
+    alone = [(r.tensor.name, r.statistics, r.flags) for r in scan_tensors(inventory([path]), workers=1)]
+    assert [name for name, *_ in alone] == [t.name for t in inventory([path]).tensors]
+    assert dict((name, s.max) for name, s, _f in alone)["embed"] == 5.5  # arange(12) - 5.5
+    for big in (1, 6, 1 << 23):  # every tensor alone; those of at least 6 values; none
+        monkeypatch.setattr(scan_module, "BIG_TENSOR", big)
+        assert [(r.tensor.name, r.statistics, r.flags) for r in scan_tensors(inventory([path]))] == alone

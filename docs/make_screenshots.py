@@ -112,6 +112,30 @@ def model_outputs(path: Path) -> None:
     golden.astype(np.float32).tofile(path.with_name("golden.bin"))
 
 
+def broken_checkpoint(path: Path) -> None:
+    """The Model dock: a 24-layer safetensors checkpoint (written by the safetensors package)
+    after a bad fine-tuning step: layer 15's attention output has NaN and infinities, two norms
+    are all zeros, one bias is constant."""
+    from safetensors.numpy import save_file
+
+    rng = np.random.default_rng(5)
+    tensors = {"embed.weight": rng.normal(0, 0.02, (128, 64)).astype(np.float32)}
+    for layer in range(24):
+        tensors[f"layers.{layer}.attn.o_proj.weight"] = rng.normal(0, 0.02, (64, 64)).astype(np.float32)
+        tensors[f"layers.{layer}.mlp.up.weight"] = rng.normal(0, 0.02, (128, 64)).astype(np.float32)
+        tensors[f"layers.{layer}.norm.weight"] = (1 + rng.normal(0, 0.05, 64)).astype(np.float32)
+    broken = tensors["layers.15.attn.o_proj.weight"]
+    broken[5:9, 10:40] = np.nan  # the tensor shown is layer 16: rows 15 and 17 in sight
+    broken[20, 3] = np.inf
+    tensors["layers.17.norm.weight"][:] = 0
+    tensors["layers.18.norm.weight"][:] = 0
+    tensors["layers.4.norm.weight"][:] = 1
+    save_file(tensors, str(path), metadata={"format": "pt", "producer": "make_screenshots.py"})
+
+
+broken_checkpoint.suffix = ".safetensors"  # type: ignore[attr-defined]
+
+
 def layer_dumps(path: Path) -> None:
     """Compare models: a port's per-layer activations (a folder of ``.npy`` dumps, 12 layers of
     48 x 64 float32) and the golden ones beside it (``golden/``): equal through layer 6, then a
@@ -172,6 +196,7 @@ SHOTS = [
     ("iq_constellation.png", iq_capture, ["--dtype", "complex64", "--complex-part", "constellation"]),
     ("compare.png", model_outputs, ["--dtype", "float32", "--shape", "48,64", "--compare", "{dir}/golden.bin"]),
     ("bookmarks.png", bookmarked_session, []),
+    ("model_scan.png", broken_checkpoint, ["--tensor", "layers.16.attn.o_proj.weight"]),
     ("compare_models.png", layer_dumps, ["--compare", "{dir}/golden"]),
 ]
 

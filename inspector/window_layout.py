@@ -316,10 +316,10 @@ class DockLayout(QObject):
         table = window.centralWidget().minimumSizeHint().width()
         plot = max(min(int(width * plot_share), width - left - table), int(width * 0.18))
         window.resizeDocks([decode, docks["plot"]], [left, plot], Qt.Horizontal)
-        if height >= COMPACT_HEIGHT:
-            window.resizeDocks([decode, slice_dock], [int(height * 0.42), int(height * 0.58)], Qt.Vertical)
-            for spec in self.specs:  # a dock shown while open (Tensors, Compare) keeps its share
-                if spec.shown is not Shown.ALWAYS:
-                    self._take_height_share(spec)
         window.resizeDocks([docks["hex"]], [int(height * 0.26)], Qt.Vertical)
         window.resizeDocks([docks["hex"], docks["inspector"]], [int(width * 0.55), int(width * 0.45)], Qt.Horizontal)
+        if height >= COMPACT_HEIGHT:
+            window.resizeDocks([decode, slice_dock], [int(height * 0.42), int(height * 0.58)], Qt.Vertical)
+            for spec in self.specs:  # a dock shown while open (Tensors, Compare, Model) keeps its share
+                if spec.shown is not Shown.ALWAYS:
+                    self._take_height_share(spec)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -126,6 +126,7 @@ class ModelPanel(QWidget):
         scan.stateChanged.connect(self._show_state)
         scan.targetChanged.connect(self._show_state)
         scan.progressChanged.connect(self._on_progress)
+        scan.document.paramsChanged.connect(self._select_current)
         self._show_state()
 
     def _size_columns(self) -> None:
@@ -143,6 +144,28 @@ class ModelPanel(QWidget):
     def _on_rows(self, rows: list) -> None:
         self.model.add_rows(rows)
         self._show_state()
+        self._select_current()
+
+    def resizeEvent(self, event) -> None:
+        """The current row stays in sight when the dock is resized (first shown with a model)."""
+        super().resizeEvent(event)
+        current = self.table.selectionModel().currentIndex()
+        if current.isValid():
+            self.table.scrollTo(current, QAbstractItemView.PositionAtCenter)
+
+    def _select_current(self, *_args: object) -> None:
+        """The row of the tensor the window shows is the current row (kept in sight)."""
+        entry = self.scan.document.current_entry if self.scan.follows_document else None
+        if entry is None:
+            return
+        row = next((r for r in self.model.rows if r.tensor.entry is not None and r.tensor.entry.name == entry.name), None)
+        shown = -1 if row is None else self.model.shown_row_of(row)
+        current = self.table.selectionModel().currentIndex()
+        if shown < 0 or current.row() == shown:
+            return
+        index = self.model.index(shown, 0)
+        self.table.selectionModel().setCurrentIndex(index, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+        self.table.scrollTo(index, QAbstractItemView.PositionAtCenter)
 
     def _on_progress(self, done: int, total: int) -> None:
         self.progress.setValue(1000 if total <= 0 else int(1000 * done // total))

@@ -200,3 +200,15 @@ def test_the_command_line_screenshot_of_two_folders_shows_the_pair_table(tmp_pat
                          cwd=Path(__file__).resolve().parents[3], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_two_models_with_no_common_name_say_so_and_how_to_pair_them(window, qtbot, tmp_path):
+    save_file({"encoder.w": np.ones(3, np.float32)}, str(tmp_path / "a.safetensors"))
+    save_file({"decoder.v": np.ones(3, np.float32)}, str(tmp_path / "b.safetensors"))
+    window.compare_models(str(tmp_path / "a.safetensors"), str(tmp_path / "b.safetensors"))
+    models = window.model_comparison
+    qtbot.waitUntil(lambda: models.status != "running", timeout=20_000)
+    panel = window.findChild(ModelComparePanel)
+    assert models.status == "failed" and panel.model.rowCount() == 0
+    text = panel.summary.text()
+    assert text.startswith("0 pairs: none (failed: ") and "--match" in text

@@ -179,7 +179,7 @@ DEFAULT_DOCKS: tuple[DockSpec, ...] = (
              focus_key="Alt+8", tab_with="inspector", in_front=lambda c: len(c.document.bookmarks) > 0),
     DockSpec("model", "Model", BOTTOM, lambda c: ModelPanel(c.scan), focus_text="&Model",
              focus_key="Alt+9", focus=lambda panel: panel.table, tab_with="hex",
-             shown=Shown.WITH_MODEL, height_when_shown=0.4),  # wide: every figure of every tensor
+             shown=Shown.WITH_MODEL, height_when_shown=0.32),  # wide: every figure of every tensor
     DockSpec("modelCompare", "Compare models", BOTTOM, lambda c: ModelComparePanel(c.models), tab_with="hex",
              focus=lambda panel: panel.table, shown=Shown.WITH_MODEL_COMPARISON, height_when_shown=0.45),
 )

@@ -320,6 +320,8 @@ class DockLayout(QObject):
         window.resizeDocks([docks["hex"], docks["inspector"]], [int(width * 0.55), int(width * 0.45)], Qt.Horizontal)
         if height >= COMPACT_HEIGHT:
             window.resizeDocks([decode, slice_dock], [int(height * 0.42), int(height * 0.58)], Qt.Vertical)
-            for spec in self.specs:  # a dock shown while open (Tensors, Compare, Model) keeps its share
-                if spec.shown is not Shown.ALWAYS:
-                    self._take_height_share(spec)
+            # A dock shown while open (Tensors, Compare, Model) keeps its share: the bottom row's
+            # height first, so that the side columns share out what it leaves them.
+            shown_later = [spec for spec in self.specs if spec.shown is not Shown.ALWAYS]
+            for spec in sorted(shown_later, key=lambda spec: spec.area != Qt.BottomDockWidgetArea):
+                self._take_height_share(spec)

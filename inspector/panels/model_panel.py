@@ -41,6 +41,9 @@ __all__ = ["ModelPanel"]
 
 #: Problems listed under the table (the rest are counted).
 SHOWN_PROBLEMS = 20
+#: Names that size the name column (the first ones), and the most of the table it takes.
+SIZED_ROWS = 200
+NAME_WIDTH_SHARE = 0.45
 
 
 class ModelPanel(QWidget):
@@ -137,11 +140,22 @@ class ModelPanel(QWidget):
             text = samples.get(name, "-1.2345678e+10" if name in ("min", "max", "mean", "std") else "1,000,000")
             self.table.setColumnWidth(column, metrics.horizontalAdvance(text) + 2 * metrics.horizontalAdvance("M"))
 
+    def _size_names(self, rows: list) -> None:
+        """The name column as wide as the first :data:`SIZED_ROWS` names need, at most
+        :data:`NAME_WIDTH_SHARE` of the table (the tool tip has the whole name)."""
+        metrics = self.fontMetrics()
+        widest = max((metrics.horizontalAdvance(scan_cells(row)[0]) for row in rows[:SIZED_ROWS]), default=0)
+        limit = max(200, int(self.table.viewport().width() * NAME_WIDTH_SHARE))
+        self.table.setColumnWidth(0, max(self.table.columnWidth(0),
+                                         min(widest + 2 * metrics.horizontalAdvance("M"), limit)))
+
     def _on_filter(self, *_args: object) -> None:
         self.model.set_filter(self.filter_edit.text(), self.problems_only.isChecked())
         self._show_state()
 
     def _on_rows(self, rows: list) -> None:
+        if len(self.model.rows) < SIZED_ROWS:  # the first rows of a scan: the names as wide as they need
+            self._size_names(rows)
         self.model.add_rows(rows)
         self._show_state()
         self._select_current()

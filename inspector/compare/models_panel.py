@@ -14,17 +14,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import QItemSelectionModel
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QLineEdit,
-    QProgressBar,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -34,7 +28,7 @@ from core.models.rows import PAIR_COLUMNS, pair_cells, pair_severity, pair_sort_
 from core.text.names import printable_name
 from inspector.state.model_comparison import ModelComparison
 from inspector.widgets import palette
-from inspector.widgets.rows_table import RowsModel
+from inspector.widgets.rows_table import RowsModel, RowsView, name_filter, note_label, progress_bar
 
 __all__ = ["ModelComparePanel"]
 
@@ -49,46 +43,21 @@ class ModelComparePanel(QWidget):
     def __init__(self, models: ModelComparison, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.models = models
-        self.sides = QLabel(self, objectName="modelCompare.sides")
-        self.sides.setTextFormat(Qt.PlainText)
-        self.sides.setWordWrap(True)
+        self.sides = note_label(self, "modelCompare.sides")
         self.cancel_button = QPushButton("Cancel", self, objectName="modelCompare.cancel")
-        self.progress = QProgressBar(self, objectName="modelCompare.progress")
-        self.progress.setRange(0, 1000)
-        self.progress.setTextVisible(False)
-        self.progress.setMaximumWidth(160)
+        self.progress = progress_bar(self, "modelCompare.progress")
         self.first_button = QPushButton("First divergent", self, objectName="modelCompare.firstDivergent")
         self.first_button.setToolTip("Open the first pair, in order, that is over tolerance")
-        self.filter_edit = QLineEdit(self, objectName="modelCompare.filter")
-        self.filter_edit.setPlaceholderText("Filter pairs by name")
-        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit = name_filter(self, "modelCompare.filter", "Filter pairs by name")
         self.over_only = QCheckBox("Over tolerance only", self, objectName="modelCompare.overOnly")
         self.over_only.setToolTip("Show only pairs that differ, whose shapes differ, that are on one side only "
                                   "or could not be compared")
         self.close_button = QPushButton("Close", self, objectName="modelCompare.close")
         self.model = RowsModel(PAIR_COLUMNS, pair_cells, pair_sort_key, pair_severity, PAIR_COLUMNS.index("name"), self)
-        self.table = QTableView(self, objectName="modelCompare.table")
-        self.table.setModel(self.model)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(_STATUS, Qt.AscendingOrder)  # worst first
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.setTextElideMode(Qt.ElideMiddle)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.Interactive)
-        header.setStretchLastSection(True)
+        self.table = RowsView(self.model, "modelCompare.table", self, sort_column=_STATUS)  # worst first
         self._size_columns()
-        self.summary = QLabel(self, objectName="modelCompare.summary")
-        self.summary.setTextFormat(Qt.PlainText)
-        self.summary.setWordWrap(True)
-        self.problems = QLabel(self, objectName="modelCompare.problems")
-        self.problems.setTextFormat(Qt.PlainText)
-        self.problems.setWordWrap(True)
-        self.problems.setStyleSheet(palette.banner_style("warning"))
-        self.problems.hide()
+        self.summary = note_label(self, "modelCompare.summary")
+        self.problems = note_label(self, "modelCompare.problems", banner="warning")
         controls = QHBoxLayout()
         controls.setContentsMargins(0, 0, 0, 0)
         for widget in (self.cancel_button, self.progress, self.first_button):
@@ -117,12 +86,9 @@ class ModelComparePanel(QWidget):
         self._show_state()
 
     def _size_columns(self) -> None:
-        metrics = self.fontMetrics()
-        samples = {"status": "shape differs", "name": "layers.10.mlp.down_proj.weight", "dtype": "float16/float32",
-                   "shape": "(4096, 11008)", "over tol": "1,234 (12.5%)", "cosine": "0.9999999"}
-        for column, name in enumerate(PAIR_COLUMNS):
-            text = samples.get(name, "1.2345e-05")
-            self.table.setColumnWidth(column, metrics.horizontalAdvance(text) + 2 * metrics.horizontalAdvance("M"))
+        self.table.size_columns(PAIR_COLUMNS, {"status": "shape differs", "name": "layers.10.mlp.down_proj.weight",
+                                               "dtype": "float16/float32", "shape": "(4096, 11008)",
+                                               "over tol": "1,234 (12.5%)", "cosine": "0.9999999"}, "1.2345e-05")
 
     def _on_filter(self, *_args: object) -> None:
         self.model.set_filter(self.filter_edit.text(), self.over_only.isChecked())

@@ -15,17 +15,12 @@ from __future__ import annotations
 import os
 from collections import Counter
 
-from PySide6.QtCore import QItemSelectionModel, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QLineEdit,
-    QProgressBar,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -35,7 +30,7 @@ from core.models.scan import FLAGS
 from core.text.names import printable_name
 from inspector.state.model_scan import ModelScan
 from inspector.widgets import palette
-from inspector.widgets.rows_table import RowsModel
+from inspector.widgets.rows_table import RowsModel, RowsView, name_filter, note_label, progress_bar
 
 __all__ = ["ModelPanel"]
 
@@ -64,46 +59,19 @@ class ModelPanel(QWidget):
         self.scan_button.setToolTip("Read every tensor of the open file for NaN, Inf, zeros, "
                                     "constant and saturated values and their figures")
         self.cancel_button = QPushButton("Cancel", self, objectName="model.cancel")
-        self.progress = QProgressBar(self, objectName="model.progress")
-        self.progress.setRange(0, 1000)
-        self.progress.setTextVisible(False)
-        self.progress.setMaximumWidth(160)
-        self.filter_edit = QLineEdit(self, objectName="model.filter")
-        self.filter_edit.setPlaceholderText("Filter tensors by name")
-        self.filter_edit.setClearButtonEnabled(True)
+        self.progress = progress_bar(self, "model.progress")
+        self.filter_edit = name_filter(self, "model.filter", "Filter tensors by name")
         self.close_button = QPushButton("Scan the open file", self, objectName="model.close")
         self.close_button.setToolTip("Stop showing the folder's scan: scan the file open in the window instead")
         self.problems_only = QCheckBox("Problems only", self, objectName="model.problemsOnly")
         self.problems_only.setToolTip("Show only tensors with NaN, Inf, all zeros, constant, saturated or "
                                       "subnormal values, and those that could not be read")
         self.model = RowsModel(SCAN_COLUMNS, scan_cells, scan_sort_key, scan_severity, 0, self)
-        self.table = QTableView(self, objectName="model.table")
-        self.table.setModel(self.model)
-        self.table.setSortingEnabled(True)
-        self.table.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.setTextElideMode(Qt.ElideMiddle)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.Interactive)
-        header.setStretchLastSection(True)
+        self.table = RowsView(self.model, "model.table", self)
         self._size_columns()
-        self.summary = QLabel(self, objectName="model.summary")
-        self.summary.setTextFormat(Qt.PlainText)
-        self.summary.setWordWrap(True)
-        self.open_error = QLabel(self, objectName="model.openError")
-        self.open_error.setTextFormat(Qt.PlainText)
-        self.open_error.setWordWrap(True)
-        self.open_error.setStyleSheet(palette.banner_style("error"))
-        self.open_error.hide()
-        self.problems = QLabel(self, objectName="model.problems")
-        self.problems.setTextFormat(Qt.PlainText)
-        self.problems.setWordWrap(True)
-        self.problems.setStyleSheet(palette.banner_style("warning"))
-        self.problems.hide()
+        self.summary = note_label(self, "model.summary")
+        self.open_error = note_label(self, "model.openError", banner="error")
+        self.problems = note_label(self, "model.problems", banner="warning")
         controls = QHBoxLayout()
         controls.setContentsMargins(0, 0, 0, 0)
         for widget in (self.scan_button, self.cancel_button, self.progress):
@@ -133,12 +101,10 @@ class ModelPanel(QWidget):
         self._show_state()
 
     def _size_columns(self) -> None:
-        metrics = self.fontMetrics()
-        samples = {"name": "layers.10.mlp.down_proj.weight", "dtype": "bfloat16", "shape": "(4096, 11008)",
-                   "flags": "zeros constant"}
-        for column, name in enumerate(SCAN_COLUMNS):
-            text = samples.get(name, "-1.2345678e+10" if name in ("min", "max", "mean", "std") else "1,000,000")
-            self.table.setColumnWidth(column, metrics.horizontalAdvance(text) + 2 * metrics.horizontalAdvance("M"))
+        self.table.size_columns(SCAN_COLUMNS, {"name": "layers.10.mlp.down_proj.weight", "dtype": "bfloat16",
+                                               "shape": "(4096, 11008)", "flags": "zeros constant",
+                                               "min": "-1.2345678e+10", "max": "-1.2345678e+10",
+                                               "mean": "-1.2345678e+10", "std": "-1.2345678e+10"}, "1,000,000")
 
     def _size_names(self, rows: list) -> None:
         """The name column as wide as the first :data:`SIZED_ROWS` names need, at most

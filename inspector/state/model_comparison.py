@@ -9,7 +9,7 @@ Rules
   order or shape) and compared by :func:`core.models.diff.diff_pairs` with the tolerances of
   the window's :class:`~inspector.state.comparison.Comparison` (so the pair table and the
   element-level compare judge alike), on a worker thread: rows arrive in the pairs' order as
-  each pair finishes (:class:`~inspector.state.row_stream.RowStream`).
+  each pair finishes (:class:`~inspector.state.row_stream.StreamedRows`).
 - The first divergent pair (:func:`core.models.diff.first_divergent`) is known as soon as the
   rows before it are: pairs are compared in order.
 - :meth:`ModelComparison.open_pair` shows a pair in the element-level compare: A's tensor in the
@@ -36,7 +36,7 @@ from core.models.shown import tensor_form
 from core.text.names import printable_name
 from inspector.state.comparison import Comparison
 from inspector.state.model_scan import same_files, show_in_document
-from inspector.state.row_stream import RowStream
+from inspector.state.row_stream import StreamedRows
 
 __all__ = ["ModelComparison"]
 
@@ -46,54 +46,36 @@ def _fields(params) -> dict[str, object]:
     return {f.name: getattr(params, f.name) for f in dataclasses.fields(params)}
 
 
-class ModelComparison(QObject):
-    """The pairs of two models (module rules).
+class ModelComparison(StreamedRows):
+    """The pairs of two models (module rules); the signals of
+    :class:`~inspector.state.row_stream.StreamedRows`, with :class:`PairDiff` rows in the pairs'
+    order and element pairs compared as progress, and:
 
     Signals
     -------
     opened()
         A comparison was started or closed (:attr:`is_open`, :attr:`paths` changed).
-    reset()
-        The rows were cleared.
-    rowsAdded(list)
-        :class:`PairDiff` rows, in the pairs' order, appended to :attr:`rows`.
-    stateChanged()
-        :attr:`status` changed (``running``, ``done``, ``cancelled``, ``failed``).
-    progressChanged(int, int)
-        Element pairs compared, and the total.
     pairOpened(object)
         The :class:`PairDiff` now shown in the element-level compare.
     """
 
     opened = Signal()
-    reset = Signal()
-    rowsAdded = Signal(list)
-    stateChanged = Signal()
-    progressChanged = Signal("qlonglong", "qlonglong")
     pairOpened = Signal(object)
 
     def __init__(self, comparison: Comparison, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._comparison = comparison
-        self._stream: RowStream | None = None
         self._found: list[object] = []  # the sides' inventories, then the matching (worker-filled)
         self.paths: tuple[str, str] | None = None
         self.rules = MatchRules()
         self.rows: list[PairDiff] = []
         self.sides: tuple[Inventory, Inventory] | None = None
         self.notes: tuple[str, ...] = ()
-        #: ``idle``, ``running``, ``done``, ``cancelled`` or ``failed``.
-        self.status = "idle"
-        self.error: str | None = None
         self.current: PairDiff | None = None
 
     @property
     def is_open(self) -> bool:
         return self.paths is not None
-
-    @property
-    def running(self) -> bool:
-        return self.status == "running"
 
     @property
     def problems(self) -> tuple[tuple[str, PathProblem], ...]:
@@ -110,12 +92,10 @@ class ModelComparison(QObject):
 
     def open(self, path_a: str | os.PathLike, path_b: str | os.PathLike, rules: MatchRules | None = None) -> None:
         """Compare the models at ``path_a`` and ``path_b`` (a running comparison is cancelled)."""
-        self._stop()
         self.paths = (os.fspath(path_a), os.fspath(path_b))
         self.rules = rules or MatchRules()
-        self.rows, self.sides, self.notes, self.error, self.current = [], None, (), None, None
+        self.sides, self.notes, self.current = None, (), None
         self.opened.emit()
-        self.reset.emit()
         settings = self._comparison.settings
         path_a, path_b, match_rules = self.paths[0], self.paths[1], self.rules
         found: list[object] = []
@@ -131,24 +111,12 @@ class ModelComparison(QObject):
                               bitwise=settings.bitwise, nan_policy=settings.nan_policy,
                               progress=progress, cancelled=cancelled)
 
-        stream = RowStream(produce, self)
-        stream.rowsAdded.connect(self._on_rows)
-        stream.progressChanged.connect(self.progressChanged)
-        stream.finished.connect(lambda outcome, error: self._on_finished(stream, found, outcome, error))
-        self._stream = stream
-        self._set_status("running")
-        stream.start()
-
-    def cancel(self) -> None:
-        if self._stream is not None:
-            self._stream.cancel()
+        self._run(produce)
 
     def close(self) -> None:
         """Stop and forget the comparison (the element-level compare stays as it is)."""
-        self._stop()
-        self.paths, self.rows, self.sides, self.notes, self.current = None, [], None, (), None
-        self.reset.emit()
-        self._set_status("idle")
+        self.paths, self.sides, self.notes, self.current = None, None, (), None
+        self._clear()
         self.opened.emit()
 
     def open_pair(self, diff: PairDiff) -> None:
@@ -177,32 +145,15 @@ class ModelComparison(QObject):
         self.current = diff
         self.pairOpened.emit(diff)
 
-    def _stop(self) -> None:
-        stream, self._stream = self._stream, None
-        if stream is not None:
-            stream.cancel()
-            stream.rowsAdded.disconnect(self._on_rows)
+    def _rows_arrived(self) -> None:
+        self._take_found()
 
-    def _on_rows(self, rows: list) -> None:
-        self._take_found(self._found)
-        self.rows.extend(rows)
-        self.rowsAdded.emit(rows)
+    def _ended(self) -> None:
+        self._take_found()
 
-    def _on_finished(self, stream: RowStream, found: list, outcome: str, error) -> None:
-        if stream is not self._stream:
-            return
-        self._stream = None
-        self._take_found(found)
-        if outcome == "failed":
-            self.error = describe_error(error).message
-        self._set_status({"succeeded": "done"}.get(outcome, outcome))
-
-    def _take_found(self, found: list) -> None:
+    def _take_found(self) -> None:
+        found = self._found
         if found and self.sides is None:
             self.sides = found[0]
         if len(found) > 1 and isinstance(found[1], Matching) and not self.notes:
             self.notes = found[1].notes
-
-    def _set_status(self, status: str) -> None:
-        self.status = status
-        self.stateChanged.emit()

@@ -34,7 +34,7 @@ from core.models.scan import TensorScan, scan_tensors
 from core.models.shown import TensorForm, tensor_form
 from core.text.names import printable_name
 from inspector.state.document import Document
-from inspector.state.row_stream import RowStream
+from inspector.state.row_stream import StreamedRows
 
 __all__ = ["AUTO_SCAN_BYTES", "ModelScan", "same_files", "show_in_document"]
 
@@ -59,43 +59,29 @@ def show_in_document(document: Document, form: TensorForm, label: str) -> None:
         document.open_object(form.values, name=form.title)
 
 
-class ModelScan(QObject):
-    """The rows of a model's scan (module rules).
+class ModelScan(StreamedRows):
+    """The rows of a model's scan (module rules); the signals of :class:`StreamedRows`, with
+    :class:`TensorScan` rows and bytes of tensor data as progress, and:
 
     Signals
     -------
     targetChanged()
         What is scanned changed (:attr:`available`, :attr:`paths`).
-    reset()
-        The rows were cleared (a new target, or a new scan).
-    rowsAdded(list)
-        :class:`TensorScan` rows, in order, appended to :attr:`rows`.
-    stateChanged()
-        Running, finished, cancelled or failed; :attr:`status` says which.
-    progressChanged(int, int)
-        Bytes of tensor data scanned, and the total.
     """
 
     targetChanged = Signal()
-    reset = Signal()
-    rowsAdded = Signal(list)
-    stateChanged = Signal()
-    progressChanged = Signal("qlonglong", "qlonglong")
 
     def __init__(self, document: Document, parent: QObject | None = None, *,
                  auto_bytes: int = AUTO_SCAN_BYTES) -> None:
         super().__init__(parent)
         self._document = document
         self._auto_bytes = auto_bytes
-        self._stream: RowStream | None = None
         self._listing: ContainerListing | None = None
+        self._found: list[Inventory] = []  # the run's inventory (worker-filled)
         #: The paths given by :meth:`scan_paths` (empty: the document's open container).
         self.paths: tuple[str, ...] = ()
         self.rows: list[TensorScan] = []
         self.problems: tuple[PathProblem, ...] = ()  # skipped entries and errors of the inventory
-        #: ``idle`` (nothing scanned), ``running``, ``done``, ``cancelled`` or ``failed``.
-        self.status = "idle"
-        self.error: str | None = None
         document.containerChanged.connect(self._on_container)
         document.closing.connect(lambda: self._on_container(None))
 
@@ -111,10 +97,6 @@ class ModelScan(QObject):
     @property
     def follows_document(self) -> bool:
         return not self.paths
-
-    @property
-    def running(self) -> bool:
-        return self.status == "running"
 
     def scan_paths(self, paths: Sequence[str | os.PathLike]) -> None:
         """Scan ``paths`` (folders, model files) instead of the open container, now."""
@@ -138,27 +120,16 @@ class ModelScan(QObject):
             paths = [self._listing.path]
         else:
             return
-        self._stop()
-        self.rows, self.problems, self.error = [], (), None
-        self.reset.emit()
+        self.problems = ()
         found: list[Inventory] = []
+        self._found = found
 
         def produce(progress, cancelled):
             listed = inventory(paths, cancelled=cancelled)
             found.append(listed)
             return scan_tensors(listed, progress=progress, cancelled=cancelled)
 
-        stream = RowStream(produce, self)
-        stream.rowsAdded.connect(self._on_rows)
-        stream.progressChanged.connect(self.progressChanged)
-        stream.finished.connect(lambda outcome, error: self._on_finished(stream, found, outcome, error))
-        self._stream = stream
-        self._set_status("running")
-        stream.start()
-
-    def cancel(self) -> None:
-        if self._stream is not None:
-            self._stream.cancel()
+        self._run(produce)
 
     def open_row(self, row: TensorScan) -> str | None:
         """Show the tensor of a scan of given paths in the document (:func:`show_in_document`);
@@ -170,29 +141,9 @@ class ModelScan(QObject):
         show_in_document(self._document, form, f"show tensor {printable_name(row.tensor.label)}")
         return None
 
-    def _stop(self) -> None:
-        stream, self._stream = self._stream, None
-        if stream is not None:
-            stream.cancel()
-            stream.rowsAdded.disconnect(self._on_rows)
-
-    def _on_rows(self, rows: list) -> None:
-        self.rows.extend(rows)
-        self.rowsAdded.emit(rows)
-
-    def _on_finished(self, stream: RowStream, found: list[Inventory], outcome: str, error) -> None:
-        if stream is not self._stream:
-            return  # a scan replaced meanwhile
-        self._stream = None
-        if found:
-            self.problems = found[0].errors + found[0].skipped
-        if outcome == "failed":
-            self.error = describe_error(error).message
-        self._set_status({"succeeded": "done"}.get(outcome, outcome))
-
-    def _set_status(self, status: str) -> None:
-        self.status = status
-        self.stateChanged.emit()
+    def _ended(self) -> None:
+        if self._found:
+            self.problems = self._found[0].errors + self._found[0].skipped
 
     def _on_container(self, listing: ContainerListing | None) -> None:
         if self.paths or listing is self._listing:
@@ -205,11 +156,8 @@ class ModelScan(QObject):
     def _retarget(self, listing: ContainerListing | None) -> None:
         """Scan ``listing`` by the rules of an opened container: the rows cleared, scanned at
         once when small."""
-        self._stop()
         self._listing = listing
-        self.rows, self.problems, self.error = [], (), None
-        self.reset.emit()
-        self._set_status("idle")
+        self.problems = ()
+        self._clear()
         if listing is not None and sum(e.nbytes or 0 for e in listing.entries) <= self._auto_bytes:
             self.start()
-

@@ -15,6 +15,9 @@ Rules
 - :meth:`RowStream.cancel` stops the work at its next check (between blocks or rows); the rows
   so far stay and :attr:`RowStream.outcome` says ``cancelled``, so a partial table is never
   shown as complete.
+- :class:`StreamedRows` is the owner of such rows (the Model dock's scan, Compare models' pairs):
+  one run at a time (a new one cancels the one before, whose late rows and outcome are
+  dropped), the rows so far, and a status.
 """
 
 from __future__ import annotations
@@ -24,9 +27,10 @@ from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from core.errors import describe_error
 from inspector.state.background_task import BackgroundTask
 
-__all__ = ["BATCH_MS", "RowStream"]
+__all__ = ["BATCH_MS", "RowStream", "StreamedRows"]
 
 #: How often the GUI thread takes the rows produced meanwhile.
 BATCH_MS = 100
@@ -94,3 +98,93 @@ class RowStream(QObject):
         self._deliver()
         self.outcome, self.error = outcome, error
         self.finished.emit(outcome, error)
+
+
+class StreamedRows(QObject):
+    """The rows of the latest run of a producer, and its status (module rules); subclasses say
+    what is produced and call :meth:`_run`.
+
+    Signals
+    -------
+    reset()
+        The rows were cleared (a new run, or nothing to show).
+    rowsAdded(list)
+        Rows, in order, appended to :attr:`rows`.
+    stateChanged()
+        :attr:`status` or :attr:`error` changed.
+    progressChanged(int, int)
+        ``(done, total)`` as the run reports it.
+    """
+
+    reset = Signal()
+    rowsAdded = Signal(list)
+    stateChanged = Signal()
+    progressChanged = Signal("qlonglong", "qlonglong")
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._stream: RowStream | None = None
+        self.rows: list[object] = []
+        #: ``idle`` (nothing run), ``running``, ``done``, ``cancelled`` or ``failed``.
+        self.status = "idle"
+        #: The message of what failed, or of a refusal met meanwhile (None: nothing).
+        self.error: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.status == "running"
+
+    def cancel(self) -> None:
+        """Stop the running run at its next check (the rows so far stay)."""
+        if self._stream is not None:
+            self._stream.cancel()
+
+    def _run(self, produce: Produce) -> None:
+        """Clear the rows and run ``produce`` (the run before is cancelled)."""
+        self._stop()
+        self.rows, self.error = [], None
+        self.reset.emit()
+        stream = RowStream(produce, self)
+        stream.rowsAdded.connect(self._on_rows)
+        stream.progressChanged.connect(self.progressChanged)
+        stream.finished.connect(lambda outcome, error: self._on_finished(stream, outcome, error))
+        self._stream = stream
+        self._set_status("running")
+        stream.start()
+
+    def _clear(self, status: str = "idle") -> None:
+        """Stop, forget the rows and say ``status``."""
+        self._stop()
+        self.rows, self.error = [], None
+        self.reset.emit()
+        self._set_status(status)
+
+    def _stop(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.cancel()
+            stream.rowsAdded.disconnect(self._on_rows)
+
+    def _rows_arrived(self) -> None:
+        """Called before each batch is appended (what the run found besides its rows)."""
+
+    def _ended(self) -> None:
+        """Called when the current run ends, before the status says how."""
+
+    def _on_rows(self, rows: list) -> None:
+        self._rows_arrived()
+        self.rows.extend(rows)
+        self.rowsAdded.emit(rows)
+
+    def _on_finished(self, stream: RowStream, outcome: str, error) -> None:
+        if stream is not self._stream:
+            return  # a run replaced meanwhile
+        self._stream = None
+        self._ended()
+        if outcome == "failed":
+            self.error = describe_error(error).message
+        self._set_status({"succeeded": "done"}.get(outcome, outcome))
+
+    def _set_status(self, status: str) -> None:
+        self.status = status
+        self.stateChanged.emit()

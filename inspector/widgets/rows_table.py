@@ -23,10 +23,11 @@ from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QLineEdit, QProgressBar, QTableView, QWidget
 
 from inspector.widgets import palette
 
-__all__ = ["RowsModel"]
+__all__ = ["RowsModel", "RowsView", "name_filter", "note_label", "progress_bar"]
 
 _ROOT = QModelIndex()
 
@@ -164,3 +165,63 @@ class RowsModel(QAbstractTableModel):
         self._shown = self._ordered(list(before))
         self._move_persistent(before)
         self.layoutChanged.emit()
+
+
+class RowsView(QTableView):
+    """The table of a :class:`RowsModel`: sorted by a click on a header, one row selected at a
+    time, read-only, long names elided in the middle, compact rows; ``sort_column`` sorts at
+    once (-1: arrival order)."""
+
+    def __init__(self, model: RowsModel, name: str, parent: QWidget, sort_column: int = -1) -> None:
+        super().__init__(parent, objectName=name)
+        self.setModel(model)
+        self.setSortingEnabled(True)
+        if sort_column < 0:
+            self.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
+        else:
+            self.sortByColumn(sort_column, Qt.AscendingOrder)
+        self.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.setTextElideMode(Qt.ElideMiddle)
+        self.verticalHeader().hide()
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.Interactive)
+        header.setStretchLastSection(True)
+
+    def size_columns(self, columns: Sequence[str], samples: dict[str, str], default: str) -> None:
+        """Each column as wide as its sample text (``default`` for the others) and a margin."""
+        metrics = self.fontMetrics()
+        margin = 2 * metrics.horizontalAdvance("M")
+        for column, name in enumerate(columns):
+            self.setColumnWidth(column, metrics.horizontalAdvance(samples.get(name, default)) + margin)
+
+
+def note_label(parent: QWidget, name: str, banner: str | None = None) -> QLabel:
+    """A word-wrapped plain-text label; ``banner``: a severity's banner style, hidden until it
+    has something to say."""
+    label = QLabel(parent, objectName=name)
+    label.setTextFormat(Qt.PlainText)
+    label.setWordWrap(True)
+    if banner is not None:
+        label.setStyleSheet(palette.banner_style(banner))
+        label.hide()
+    return label
+
+
+def progress_bar(parent: QWidget, name: str) -> QProgressBar:
+    """A small progress bar in thousandths, no text (beside a table's controls)."""
+    bar = QProgressBar(parent, objectName=name)
+    bar.setRange(0, 1000)
+    bar.setTextVisible(False)
+    bar.setMaximumWidth(160)
+    return bar
+
+
+def name_filter(parent: QWidget, name: str, placeholder: str) -> QLineEdit:
+    """The filter box above a table of rows (with a clear button)."""
+    edit = QLineEdit(parent, objectName=name)
+    edit.setPlaceholderText(placeholder)
+    edit.setClearButtonEnabled(True)
+    return edit

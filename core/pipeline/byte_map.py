@@ -25,7 +25,7 @@ from functools import cached_property
 
 import numpy as np
 
-from core.files.sources import SourceLayout
+from core.files.layout import SourceLayout
 
 __all__ = ["ByteMap", "address_of", "buffer_range_contains"]
 

@@ -42,9 +42,10 @@ from core.dtypes.table import (
     type_row,
 )
 from core.errors import DecodeError, ShapeError, SourceError
+from core.files.layout import SourceLayout
 from core.files.memory import is_in_memory, open_memory
 from core.files.npy_header import opaque_type_error
-from core.files.sources import Source, SourceLayout, open_source
+from core.files.sources import Source, open_source
 from core.pipeline.byte_map import ByteMap, address_of, buffer_range_contains
 from core.pipeline.params import DecodeParams
 from core.pipeline.record_window import check_read_span, record_window, window_view

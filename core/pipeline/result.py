@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.errors import CoreError
-from core.files.sources import MappedRange, SourceLayout
+from core.files.layout import SourceLayout
+from core.files.sources import MappedRange
 from core.pipeline.byte_map import ByteMap
 from core.pipeline.params import DecodeParams
 from core.scan.blocks import DEFAULT_MAX_SPAN, BlockReader

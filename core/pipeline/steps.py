@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from core.dtypes.table import TypeRow, engine_name, tf_name
-from core.files.sources import Source, SourceLayout
+from core.files.layout import SourceLayout
+from core.files.sources import Source
 from core.text.names import printable_name
 
 __all__ = ["copy_reason", "source_step", "decode_step"]

@@ -71,29 +71,23 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-import core.budget as budget
 from core.dtypes.table import resolve_dtype, type_row
-from core.errors import ContainerError, CoreError
-from core.files.sources import Source, open_source
+from core.errors import CoreError
 from core.formats.entry import (
     ContainerFormat,
     ContainerListing,
-    EntryValues,
     Quantization,
     Storage,
     TensorEntry,
-    entry_file,
 )
+from core.formats.onnx_values import FIELD_NUMBERS, VARINT_FIELDS, integers_or_values, onnx_values, stored_bytes
 from core.formats.quantization import (
     MAX_CHANNELS,
     checked_quantization,
     dequantized_entry,
-    dequantized_values,
-    is_dequantized,
-    view_array,
 )
 from core.formats.reader import HeaderReader, entry_limit, not_listed
-from core.formats.tfrecord_wire import FileWindow, WireError, decode_varints, fields, varint
+from core.formats.tfrecord_wire import FileWindow, WireError, fields, varint
 from core.text.names import printable_name
 
 __all__ = ["FORMAT", "MAX_GRAPH_DEPTH", "ONNX_TYPES", "list_onnx", "onnx_values", "sniff"]
@@ -126,12 +120,6 @@ ONNX_TYPES: dict[int, tuple[str, str | None, str]] = {
     25: ("UINT2", None, "int32_data"), 26: ("INT2", None, "int32_data"),
     27: ("FLOAT6E2M3", None, "int32_data"), 28: ("FLOAT6E3M2", None, "int32_data"),
 }
-
-#: Field numbers of the fields whose values an entry can be stored in (TensorProto's typed
-#: fields, AttributeProto's f/floats/i/ints), by the name the entry's "stored in" extra says.
-_FIELD_NUMBERS = {"float_data": 4, "int32_data": 5, "int64_data": 7, "double_data": 10,
-                  "uint64_data": 11, "f": 2, "floats": 7, "i": 3, "ints": 8}
-_VARINT_FIELDS = {"int32_data", "int64_data", "uint64_data", "i", "ints"}
 
 # ModelProto's fields and their wire types, for the sniff (writers emit them in number order)
 _MODEL_WIRES = {1: 0, 2: 2, 3: 2, 4: 2, 5: 0, 6: 2, 7: 2, 8: 2, 14: 2, 20: 2, 25: 2}
@@ -478,7 +466,7 @@ class _Walker:
             extras["stored in"] = "raw_data"
             start, end = tensor.raw
             return self.ranged(name, shape, dtype, onnx_name, extras, start, end - start, count, None)
-        number = _FIELD_NUMBERS.get(field_name, 6)
+        number = FIELD_NUMBERS.get(field_name, 6)
         if tensor.runs.get(number) or count:
             return self.typed(name, tensor, extras, field_name, dtype, onnx_name)
         extras["stored in"] = "nothing (no values)"
@@ -557,7 +545,7 @@ class _Walker:
         """A tensor stored in its typed field: a view for one packed run of fixed-width
         values, else a copy; a problem when the type cannot be shown."""
         shape = tuple(tensor.dims)
-        number = _FIELD_NUMBERS.get(field_name, 6)
+        number = FIELD_NUMBERS.get(field_name, 6)
         runs = tensor.runs.get(number, [])
         extras["stored in"] = field_name
         if not runs:
@@ -577,7 +565,7 @@ class _Walker:
                                else f"tensor '{printable_name(name)}' is {onnx_name}, which the tool cannot "
                                "decode yet (--dtype uint8 shows the bytes of its field)")
         count = math.prod(shape)
-        if field_name not in _VARINT_FIELDS:
+        if field_name not in VARINT_FIELDS:
             width = 4 if field_name in ("float_data", "f", "floats") else 8
             per = 2 if dtype.startswith("complex") else 1
             stored = sum((e - s) if w == 2 else width for _, w, s, e in runs)
@@ -689,129 +677,11 @@ def _parameter_values(walker: _Walker, entry: TensorEntry) -> np.ndarray | str:
         return f"has more than {MAX_CHANNELS} values"
     try:
         if entry.storage is Storage.VIEW:
-            data = _stored_bytes(walker.reader.source, entry)
-            return _integers_or_values(data, entry)
+            data = stored_bytes(walker.reader.source, entry)
+            return integers_or_values(data, entry)
         return onnx_values(walker.reader.source, entry).array
     except CoreError as error:
         return f"cannot be read ({error})"
-
-
-def _integers_or_values(data: bytes, entry: TensorEntry) -> np.ndarray:
-    """The elements a view entry's stored bytes hold (int4/uint4 unpacked)."""
-    if entry.dtype in ("int4", "uint4"):
-        return _unpack4(np.frombuffer(data, np.uint8), entry.element_count, entry.dtype == "int4").reshape(entry.shape)
-    return view_array(data, str(entry.dtype), True, entry.shape, None, entry.name)
-
-
-# -- values of the copy entries -------------------------------------------------------------------
-def _stored_bytes(source: Source, entry: TensorEntry) -> bytes:
-    if entry.file is None:
-        return source.read_exact(0, entry.offset, entry.nbytes, f"the data of '{entry.name}'")
-    with open_source(entry_file(source.paths[0], entry)) as other:
-        return other.read_exact(0, entry.offset, entry.nbytes, f"the data of '{entry.name}'")
-
-
-def _field_values(data: bytes, base: int, field_name: str, runs: bool) -> bytes:
-    """The concatenated payload of ``field_name`` in ``data``: ``data`` itself (one packed run,
-    or one value), or when ``runs`` the values of its fields in a span of whole fields."""
-    if not runs:
-        return data
-    number = _FIELD_NUMBERS[field_name]
-    return b"".join(data[vs:ve] for n, _, vs, ve in fields(data, 0, len(data), base) if n == number)
-
-
-def _unpack4(packed: np.ndarray, count: int, signed: bool) -> np.ndarray:
-    out = np.empty(packed.size * 2, np.uint8)
-    out[0::2] = packed & 0x0F
-    out[1::2] = packed >> 4
-    out = out[:count]
-    if signed:
-        return ((out.astype(np.int8) ^ 8) - 8).astype(np.int8)
-    return out
-
-
-def _decode(entry: TensorEntry, payload: bytes, field_name: str) -> np.ndarray:
-    row = type_row(entry.dtype)
-    count = entry.element_count
-    if field_name in ("raw_data", "external data"):  # an odd count of int4/uint4
-        return _unpack4(np.frombuffer(payload, np.uint8), count, entry.dtype == "int4")
-    if field_name not in _VARINT_FIELDS:
-        width = "<f4" if field_name in ("float_data", "f", "floats") else "<f8"
-        values = np.frombuffer(payload, width)
-        return values.view(row.dtype.newbyteorder("<")) if entry.dtype.startswith("complex") else values
-    numbers = decode_varints(np.frombuffer(payload, np.uint8))
-    if field_name in ("uint64_data",):
-        return numbers.astype(row.dtype)
-    signed = numbers.view(np.int64)
-    if entry.dtype in ("int4", "uint4"):
-        return _unpack4(signed.astype(np.uint8), count, entry.dtype == "int4")
-    if row.kind == "float" or entry.dtype == "bfloat16":  # bit patterns in the low bits (ONNX's rule)
-        bits = np.uint16 if row.itemsize == 2 else np.uint8
-        return signed.astype(bits).view(row.dtype)
-    if entry.dtype == "bool":
-        return signed != 0
-    return signed.astype(row.dtype)
-
-
-def onnx_values(source: Source, entry: TensorEntry) -> EntryValues:
-    """The format's ``values`` hook: the values of a copy entry (varints decoded, several runs
-    joined, int4/uint4 unpacked), a copy after a budget check; for a dequantized entry, the
-    float32 values of its integers so decoded
-    (:func:`~core.formats.quantization.dequantized_values`).
-
-    Raises
-    ------
-    ContainerError
-        ``field="tensor"``: the stored values are not the count the dims say, or no longer parse
-        (the file changed).
-    BudgetError
-        The stored bytes or the decoded copy would exceed the copy budget.
-    """
-    if is_dequantized(entry):
-        return dequantized_values(source, entry, _stored_integers)
-    field_name = str(entry.extras.get("stored in", ""))
-    row = type_row(entry.dtype)
-    budget.check_copy_budget(entry.nbytes + entry.element_count * row.itemsize,
-                             f"decoding '{entry.name}'", "open a smaller model", field="tensor")
-    where = f"the onnx file '{printable_name(source.paths[0])}'"
-    data = _stored_bytes(source, entry)
-    try:
-        payload = _field_values(data, entry.offset, field_name, "fields" in entry.extras)
-        values = _decode(entry, payload, field_name)
-    except (WireError, ValueError) as error:
-        raise ContainerError(f"{where}: tensor '{printable_name(entry.name)}': {error} (the file changed: "
-                             "list it again)", field="tensor") from None
-    if values.size != entry.element_count:
-        raise ContainerError(f"{where}: tensor '{printable_name(entry.name)}' holds {values.size} values in "
-                             f"{field_name}, but its dims {entry.shape} need {entry.element_count} (the model is "
-                             "damaged)", field="tensor")
-    values = values.reshape(entry.shape)
-    if field_name in ("raw_data", "external data"):
-        what = f"'{entry.name}' is {entry.stored_type} of an odd count: these are its unpacked values"
-        return EntryValues.stored_copy(values, "unpacked", what)
-    what = f"'{entry.name}' is stored in {field_name} of the model: these are its decoded values"
-    return EntryValues.stored_copy(values, f"{field_name} decoded", what)
-
-
-def _stored_integers(source: Source, entry: TensorEntry) -> np.ndarray:
-    """The integers of a dequantized entry (``source``: the file they are in): a view's bytes, or
-    its typed field decoded."""
-    assert entry.quantization is not None
-    integers = replace(entry, dtype=entry.quantization.stored_dtype)
-    data = source.read_exact(0, entry.offset, entry.nbytes, f"the integers of '{printable_name(entry.name)}'")
-    field_name = str(entry.extras.get("stored in", ""))
-    if field_name in ("raw_data", "external data"):
-        return _integers_or_values(data, integers)
-    try:
-        payload = _field_values(data, entry.offset, field_name, "fields" in entry.extras)
-        values = _decode(integers, payload, field_name)
-    except (WireError, ValueError) as error:
-        raise ContainerError(f"tensor '{printable_name(entry.name)}': {error} (the file changed: list it "
-                             "again)", field="tensor") from None
-    if values.size != entry.element_count:
-        raise ContainerError(f"tensor '{printable_name(entry.name)}' holds {values.size} integers, but its "
-                             f"dims {entry.shape} need {entry.element_count} (the model is damaged)", field="tensor")
-    return values.reshape(entry.shape)
 
 
 FORMAT = ContainerFormat("onnx", sniff, list_onnx, onnx_values, extensions=(".onnx",))

@@ -72,8 +72,8 @@ from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, S
 from core.formats.hdf5_worker import FileRange, WorkerFile
 from core.formats.listing_control import ListingCancelled
 from core.formats.npz import _ReaderFile, _SourceFile
-from core.formats.pytorch import member_span
 from core.formats.reader import HeaderReader
+from core.formats.zip_members import LOCAL_HEADER, member_span
 from core.text.names import printable_name
 
 __all__ = ["FORMAT", "WEIGHTS_MEMBER", "keras_values", "list_keras", "sniff_keras"]
@@ -128,7 +128,7 @@ def sniff_keras(head: bytes, size: int) -> bool:
     file whose Keras names lie further in is listed as plain HDF5."""
     if hdf5.sniff_hdf5(head, size):
         return b"keras_version" in head or (b"layers\0" in head and b"vars\0" in head)
-    if len(head) < 30 or head[:4] != b"PK\x03\x04":
+    if len(head) < 30 or head[:4] != LOCAL_HEADER:
         return False
     (name_length,) = struct.unpack("<H", head[26:28])
     return head[30:30 + name_length] in _FIRST_MEMBERS
@@ -143,7 +143,7 @@ def list_keras(reader: HeaderReader) -> ContainerListing:
         The HDF5 library cannot open it (or h5py is missing); an archive without its weights
         member, with a member escaping it, or whose weights member cannot be read.
     """
-    if reader.head(4) == b"PK\x03\x04":
+    if reader.head(4) == LOCAL_HEADER:
         return _list_archive(reader)
     listing = hdf5.list_hdf5(reader)
     names = [entry.name for entry in listing.entries]

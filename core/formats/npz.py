@@ -43,11 +43,11 @@ from core.files.sources import FileSource
 from core.formats import listing_control
 from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
 from core.formats.reader import HeaderReader
+from core.formats.zip_members import LOCAL_HEADER
 from core.text.names import printable_name
 
 __all__ = ["FORMAT", "decompressed_values", "list_npz", "npz_values", "sniff_npz"]
 
-_LOCAL_HEADER = b"PK\x03\x04"
 _LOCAL_HEADER_SIZE = 30
 #: Most members listed (each costs a few header reads).
 MAX_MEMBERS = 100_000
@@ -61,7 +61,7 @@ _COMPRESSION_NAMES = {zipfile.ZIP_DEFLATED: "deflate", zipfile.ZIP_BZIP2: "bzip2
 
 def sniff_npz(head: bytes, size: int) -> bool:
     """A zip whose first member's name ends with ``.npy`` (what ``numpy.savez`` writes)."""
-    if len(head) < _LOCAL_HEADER_SIZE or head[:4] != _LOCAL_HEADER:
+    if len(head) < _LOCAL_HEADER_SIZE or head[:4] != LOCAL_HEADER:
         return False
     (name_length,) = struct.unpack("<H", head[26:28])
     return head[_LOCAL_HEADER_SIZE:_LOCAL_HEADER_SIZE + name_length].endswith(b".npy")
@@ -188,7 +188,7 @@ def _member_entry(reader: HeaderReader, archive: zipfile.ZipFile, info: zipfile.
         local = reader.read(info.header_offset, _LOCAL_HEADER_SIZE, "local file header")
     except Exception as error:  # a ContainerError naming the byte: kept as this entry's problem
         return broken(str(error))
-    if local[:4] != _LOCAL_HEADER:
+    if local[:4] != LOCAL_HEADER:
         return broken(f"no local file header at byte {info.header_offset} (the zip is corrupt)")
     name_length, extra_length = struct.unpack("<HH", local[26:30])
     start = info.header_offset + _LOCAL_HEADER_SIZE + name_length + extra_length

@@ -49,7 +49,6 @@ Rules
 
 from __future__ import annotations
 
-import bisect
 import math
 import struct
 import zipfile
@@ -81,11 +80,11 @@ from core.formats.quantization import (
 )
 from core.formats.reader import HeaderReader, entry_limit, not_listed
 from core.formats.shard_names import shard_set_note
+from core.formats.zip_members import LOCAL_HEADER, member_span
 from core.text.names import printable_name
 
-__all__ = ["FORMAT", "LEGACY_MAGIC", "list_pytorch", "member_span", "pytorch_values", "sniff_pytorch"]
+__all__ = ["FORMAT", "LEGACY_MAGIC", "list_pytorch", "pytorch_values", "sniff_pytorch"]
 
-_LOCAL_HEADER = b"PK\x03\x04"
 #: How the legacy (pre-1.6) format starts: protocol 2, then LONG1 of torch's magic number.
 LEGACY_MAGIC = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19"
 #: Deepest nesting of containers walked for names.
@@ -138,7 +137,7 @@ def sniff_pytorch(head: bytes, size: int) -> bool:
     format's magic."""
     if head.startswith(LEGACY_MAGIC):
         return True
-    if len(head) < 30 or head[:4] != _LOCAL_HEADER:
+    if len(head) < 30 or head[:4] != LOCAL_HEADER:
         return False
     (name_length,) = struct.unpack("<H", head[26:28])
     name = head[30:30 + name_length]
@@ -562,44 +561,6 @@ class _Lister:
         if not shares:
             return entry
         return _replace(entry, shares=shares)
-
-
-def member_span(reader: HeaderReader, info: zipfile.ZipInfo, starts: list[int],
-                directory: int) -> tuple[int, int] | str:
-    """``(first data byte, end)`` of a zip member whose bytes are used in place (a view of the
-    file), or why they cannot be: encrypted, compressed, its local header outside the file or
-    missing, its data past the end or overlapping another member (``starts``: every member's
-    local header offset, sorted) or the central directory (at byte ``directory``). Shared by
-    the zip formats whose members are mapped in place (PyTorch, Keras)."""
-    span: tuple[int, int] | str
-    if info.flag_bits & 0x1:
-        span = "it is encrypted"
-    elif info.compress_type != zipfile.ZIP_STORED:
-        span = (f"it is compressed (zip method {info.compress_type}), so the file holds "
-                "compressed bytes, not the storage's elements (torch.save never compresses; "
-                "the file is hand-made)")
-    elif not 0 <= info.header_offset <= reader.size - 30:
-        span = f"its local header offset {info.header_offset} is outside the file (the zip is corrupt)"
-    else:
-        local = reader.read(info.header_offset, 30, "local file header")
-        if local[:4] != _LOCAL_HEADER:
-            span = f"no local file header at byte {info.header_offset} (the zip is corrupt)"
-        else:
-            name_length, extra_length = struct.unpack("<HH", local[26:30])
-            start = info.header_offset + 30 + name_length + extra_length
-            end = start + info.file_size
-            later = bisect.bisect_right(starts, info.header_offset)
-            if end > reader.size:
-                span = (f"its {info.file_size} bytes from byte {start} reach past the end of the "
-                        f"file ({reader.size} bytes): the file is truncated")
-            elif (later < len(starts) and starts[later] < end) or \
-                    starts.count(info.header_offset) > 1 or \
-                    (info.header_offset < directory < end):
-                span = (f"its bytes {start} to {end} overlap another member of the zip (a "
-                        "hand-made or corrupt file)")
-            else:
-                span = (start, end)
-    return span
 
 
 def _replace(entry: TensorEntry, **changes: object) -> TensorEntry:

@@ -12,7 +12,8 @@ Rules
 -----
 - :class:`BlockReader` knows the maps of a source (:class:`MappedRange`: descriptor, address and
   length of the map, file offset of its first byte). A block of a view that lies inside one of
-  them is read with ``os.preadv`` into a reusable buffer of at most ``max_span`` bytes and
+  them is read with ``os.preadv`` (or the map's ``reader``: a remote object's bytes come from
+  its source) into a reusable buffer of at most ``max_span`` bytes and
   returned as an array with the block's dtype, shape and strides over that buffer; the map's
   pages are never touched. A block of a view that is not backed by a map (an in-memory copy)
   is returned as it is.
@@ -39,7 +40,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from core.errors import SourceError
-from core.files.sources import MappedRange
+from core.files.source import MappedRange
 from core.text.names import printable_name
 
 __all__ = ["BlockReader", "MappedRange", "byte_span", "iter_blocks", "memory_order"]
@@ -206,6 +207,11 @@ class BlockReader:
         target = memoryview(self._buffer)[:nbytes]
         position = mapped.file_offset + (low - mapped.address)
         got = 0
+        if mapped.reader is not None:  # a map without data: the source fetches the bytes
+            got = mapped.reader(target, position)
+            if got < nbytes:
+                raise SourceError(f"'{printable_name(mapped.path)}' ended at byte {position + got:,} while being "
+                                  "read (it changed since it was opened: reload it)", field="files")
         while got < nbytes:
             count = os.preadv(mapped.fd, [target[got:]], position + got)
             if count == 0:

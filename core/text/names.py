@@ -14,6 +14,12 @@ compared by at most :data:`NAME_KEY_CHARS` characters (its head and its tail), w
 cheap upper bounds first. :func:`short_name` is how a message quotes a name: escaped, in
 quotes, cut in the middle past :data:`SHORT_NAME_CHARS` characters, so a message stays one
 short line.
+
+Credentials never reach the screen: :func:`printable_name` (and so every message, title and
+step line that names a file) masks what a URL carries for authentication, the user and password
+before its host (``https://***@host/...``) and the values of query parameters that sign or
+authorise a request (``X-Amz-Signature=***``, ``token=***``: :data:`SECRET_PARAMETERS`);
+:func:`mask_credentials` is that rule alone, :func:`has_credentials` says whether a URL carries any.
 """
 
 from __future__ import annotations
@@ -21,11 +27,12 @@ from __future__ import annotations
 import difflib
 import heapq
 import os
+import re
 import unicodedata
 from collections.abc import Sequence
 
-__all__ = ["MAX_NAMES_COMPARED", "NAME_KEY_CHARS", "SHORT_NAME_CHARS", "closest_names", "printable_name",
-           "short_name"]
+__all__ = ["MAX_NAMES_COMPARED", "NAME_KEY_CHARS", "SECRET_PARAMETERS", "SHORT_NAME_CHARS", "closest_names",
+           "has_credentials", "mask_credentials", "printable_name", "short_name"]
 
 #: Most names :func:`closest_names` compares with (the first ones of the list).
 MAX_NAMES_COMPARED = 20_000
@@ -36,12 +43,34 @@ SHORT_NAME_CHARS = 80
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
+#: Query parameters whose values authorise a request (lower case; masked in every name shown).
+SECRET_PARAMETERS = ("x-amz-signature", "x-amz-credential", "x-amz-security-token", "x-goog-signature",
+                     "x-goog-credential", "signature", "sig", "token", "access_token", "api_key", "apikey",
+                     "key", "password", "secret", "auth")
+_USER_INFO = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://)([^/?#@\s]*)@")
+_QUERY_SECRET = re.compile(r"([?&;](?:" + "|".join(re.escape(p) for p in SECRET_PARAMETERS) + r")=)([^&#\s]*)",
+                           re.IGNORECASE)
+
+
+def mask_credentials(text: str) -> str:
+    """``text`` with every URL's user information and secret query values replaced by ``***``."""
+    if "://" not in text and "=" not in text:
+        return text
+    text = _USER_INFO.sub(lambda m: m[1] + "***@", text)
+    return _QUERY_SECRET.sub(lambda m: m[1] + ("***" if m[2] else ""), text)
+
+
+def has_credentials(url: str) -> bool:
+    """Whether a URL carries user information or a secret query parameter."""
+    return mask_credentials(url) != url
+
 
 def printable_name(name: str | os.PathLike) -> str:
     """``name`` with control and line-separator characters escaped (see the module docstring)."""
     text = os.fspath(name)
     if isinstance(text, bytes):
         text = os.fsdecode(text)
+    text = mask_credentials(text)
     if text.isprintable():
         return text
     return "".join(_escape(ch) for ch in text)

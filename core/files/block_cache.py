@@ -1,0 +1,290 @@
+"""The bounded block cache of remote objects: every byte of a remote file is read through it.
+
+Rules
+-----
+- An object is cut into blocks of :attr:`BlockCache.block_size` bytes (the last one shorter).
+  A read of ``[start, stop)`` takes the blocks it covers from the cache and fetches the missing
+  ones, each run of consecutive missing blocks as single-range requests of at most
+  :data:`REQUEST_BYTES` bytes, sent in parallel when there are several (object stores answer no
+  multi-range request, and one long request is slower than a few parallel ones). Never more is
+  fetched than the blocks covering the read, plus the read-ahead below.
+- Least recently used blocks are dropped once the cache holds more than its ``capacity`` bytes;
+  a read in progress keeps its own references, so a block dropped meanwhile is still right.
+- Read-ahead: a read that starts where the previous read of the same object ended is
+  sequential (a scan: statistics, export, compare, a model scan). The next ``ahead`` bytes are
+  then fetched in the background, ``ahead`` doubling from one block up to
+  :data:`MAX_AHEAD_BYTES` (and a quarter of the capacity) while the reads stay sequential, and
+  falling back to nothing at the first jump (scrolling, a random tile).
+- A block is fetched once however many threads want it: later readers wait for the request in
+  flight. A failed request fails every reader that waits for it, and is tried again by the
+  next read.
+- :meth:`BlockCache.cached` tells without any request whether a range is all in the cache (the
+  table paints "loading…" for cells that are not, and :meth:`BlockCache.prefetch` fetches them
+  in the background).
+- Counters (:class:`Transfer`) count the bytes fetched, the requests and the cache hits since the
+  cache was made: the status bar shows them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+__all__ = ["DEFAULT_BLOCK_BYTES", "DEFAULT_CAPACITY_BYTES", "MAX_AHEAD_BYTES", "REQUEST_BYTES", "BlockCache",
+           "Transfer"]
+
+#: Bytes of one cached block: a listing's header or one screen of a table costs one request.
+DEFAULT_BLOCK_BYTES = 256 << 10
+#: Bytes the cache holds by default (the ``remote_cache_mib`` setting changes it).
+DEFAULT_CAPACITY_BYTES = 256 << 20
+#: Longest single request: longer runs of missing blocks are split and fetched in parallel.
+REQUEST_BYTES = 8 << 20
+#: Most bytes fetched ahead of a sequential reader.
+MAX_AHEAD_BYTES = 64 << 20
+#: Requests in flight at once (per cache).
+PARALLEL_REQUESTS = 6
+
+Fetch = Callable[[int, int], bytes]  # (start, stop) -> exactly stop - start bytes, or raises
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """What a cache has fetched: bytes, requests, reads answered from the cache alone."""
+
+    bytes_fetched: int = 0
+    requests: int = 0
+    hits: int = 0
+
+
+class _Object:
+    """One remote object's place in the cache: its fetch, size and read-ahead state."""
+
+    def __init__(self, fetch: Fetch, size: int) -> None:
+        self.fetch = fetch
+        self.size = size
+        self.next_start = -1
+        self.ahead = 0
+
+
+class BlockCache:
+    """Blocks of remote objects, fetched on demand (module rules).
+
+    Parameters
+    ----------
+    capacity
+        Most bytes kept (at least one request's worth is always allowed).
+    block_size
+        Bytes per block.
+    """
+
+    def __init__(self, capacity: int = DEFAULT_CAPACITY_BYTES, block_size: int = DEFAULT_BLOCK_BYTES) -> None:
+        self.block_size = max(4096, int(block_size))
+        self.capacity = max(int(capacity), REQUEST_BYTES + self.block_size)
+        self._blocks: OrderedDict[tuple[Hashable, int], bytes] = OrderedDict()
+        self._held = 0
+        self._flight: dict[tuple[Hashable, int], Future] = {}
+        self._objects: dict[Hashable, _Object] = {}
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+        self._bytes = self._requests = self._hits = 0
+
+    # -- objects ----------------------------------------------------------------------------
+    def add(self, key: Hashable, fetch: Fetch, size: int) -> None:
+        """Make object ``key`` of ``size`` bytes readable; ``fetch(start, stop)`` gets its bytes."""
+        with self._lock:
+            self._objects[key] = _Object(fetch, int(size))
+
+    def forget(self, key: Hashable) -> None:
+        """Drop object ``key`` and its blocks (a closed or changed file)."""
+        with self._lock:
+            self._objects.pop(key, None)
+            for block_key in [k for k in self._blocks if k[0] == key]:
+                self._held -= len(self._blocks.pop(block_key))
+
+    def transfer(self) -> Transfer:
+        """The counters so far."""
+        with self._lock:
+            return Transfer(self._bytes, self._requests, self._hits)
+
+    # -- reads ------------------------------------------------------------------------------
+    def read(self, key: Hashable, start: int, stop: int) -> bytes:
+        """Bytes ``[start, stop)`` of object ``key`` (clipped to its size), fetching what is
+        missing; raises what the object's fetch raised."""
+        obj = self._objects[key]
+        start, stop = max(0, int(start)), min(int(stop), obj.size)
+        if stop <= start:
+            return b""
+        first, last = start // self.block_size, (stop - 1) // self.block_size
+        blocks = self._blocks_of(key, obj, first, last)
+        self._read_ahead(key, obj, start, stop)
+        if first == last:
+            base = first * self.block_size
+            return blocks[0][start - base:stop - base]
+        parts = [blocks[0][start - first * self.block_size:]]
+        parts.extend(blocks[1:-1])
+        parts.append(blocks[-1][:stop - last * self.block_size])
+        return b"".join(parts)
+
+    def read_into(self, key: Hashable, target: memoryview, position: int) -> int:
+        """Fill ``target`` with the object's bytes from ``position``; the count filled (fewer
+        only at the object's end)."""
+        data = self.read(key, position, position + len(target))
+        target[:len(data)] = data
+        return len(data)
+
+    def cached(self, key: Hashable, start: int, stop: int) -> bool:
+        """Whether bytes ``[start, stop)`` are all in the cache (no request is made)."""
+        obj = self._objects.get(key)
+        if obj is None:
+            return False
+        stop = min(int(stop), obj.size)
+        if stop <= start:
+            return True
+        with self._lock:
+            return all((key, b) in self._blocks
+                       for b in range(max(0, start) // self.block_size, (stop - 1) // self.block_size + 1))
+
+    def prefetch(self, key: Hashable, start: int, stop: int,
+                 done: Callable[[BaseException | None], None] | None = None) -> None:
+        """Fetch ``[start, stop)`` in the background; ``done(error)`` (None: all fetched) runs
+        in a pool thread when every missing block has arrived or one request failed."""
+        obj = self._objects.get(key)
+        if obj is None:
+            return
+        stop = min(int(stop), obj.size)
+        if stop <= start:
+            if done is not None:
+                done(None)
+            return
+        first, last = max(0, start) // self.block_size, (stop - 1) // self.block_size
+        with self._lock:
+            _found, waits, mine = self._plan(key, first, last)
+        futures = list(waits.values()) + [future for *_run, future in mine]
+        for run in mine:
+            self._executor().submit(self._fetch_run, key, obj, *run)
+        if done is not None:
+            _when_all(futures, done)
+
+    # -- machinery --------------------------------------------------------------------------
+    def _executor(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(PARALLEL_REQUESTS, thread_name_prefix="remote-fetch")
+            return self._pool
+
+    def _plan(self, key: Hashable, first: int, last: int):
+        """Under the lock: the cached blocks of ``first..last``, the requests in flight to wait
+        for, and the runs of missing blocks this caller fetches (registered as in flight)."""
+        found: dict[int, bytes] = {}
+        waits: dict[int, Future] = {}
+        missing: list[int] = []
+        for b in range(first, last + 1):
+            block = self._blocks.get((key, b))
+            if block is not None:
+                self._blocks.move_to_end((key, b))
+                found[b] = block
+            elif (key, b) in self._flight:
+                waits[b] = self._flight[(key, b)]
+            else:
+                missing.append(b)
+        mine: list[tuple[int, int, Future]] = []
+        per = max(1, REQUEST_BYTES // self.block_size)
+        i = 0
+        while i < len(missing):
+            j = i
+            while j + 1 < len(missing) and missing[j + 1] == missing[j] + 1 and j + 1 - i < per:
+                j += 1
+            future: Future = Future()
+            for b in missing[i:j + 1]:
+                self._flight[(key, b)] = future
+            mine.append((missing[i], missing[j], future))
+            i = j + 1
+        return found, waits, mine
+
+    def _blocks_of(self, key: Hashable, obj: _Object, first: int, last: int) -> list[bytes]:
+        """Blocks ``first..last`` of the object, fetching the missing ones (module rules): the
+        first run in this thread, the others in the pool, in parallel."""
+        with self._lock:
+            found, waits, mine = self._plan(key, first, last)
+            if not mine and not waits:
+                self._hits += 1
+        if mine:
+            for run in mine[1:]:
+                self._executor().submit(self._fetch_run, key, obj, *run)
+            self._fetch_run(key, obj, *mine[0])
+        for b, future in waits.items():
+            found[b] = future.result()[b]
+        for _first, _last, future in mine:
+            found.update(future.result())
+        return [found[b] for b in range(first, last + 1)]
+
+    def _fetch_run(self, key: Hashable, obj: _Object, first: int, last: int, future: Future) -> None:
+        """Fetch blocks ``first..last`` as one request and settle ``future`` (never waits)."""
+        start, stop = first * self.block_size, min(obj.size, (last + 1) * self.block_size)
+        try:
+            data = obj.fetch(start, stop)
+            if len(data) != stop - start:  # a fetch must check its answer; never cache a wrong one
+                raise RuntimeError(f"a fetch gave {len(data)} bytes for {stop - start}")
+        except BaseException as error:
+            with self._lock:
+                for b in range(first, last + 1):
+                    self._flight.pop((key, b), None)
+            future.set_exception(error)
+            return
+        blocks = {b: data[(b - first) * self.block_size:(b - first + 1) * self.block_size]
+                  for b in range(first, last + 1)}
+        with self._lock:
+            self._bytes += len(data)
+            self._requests += 1
+            if self._objects.get(key) is obj:
+                for b, block in blocks.items():
+                    old = self._blocks.pop((key, b), None)
+                    self._held += len(block) - (len(old) if old is not None else 0)
+                    self._blocks[(key, b)] = block
+                while self._held > self.capacity and self._blocks:
+                    _, dropped = self._blocks.popitem(last=False)
+                    self._held -= len(dropped)
+            for b in range(first, last + 1):
+                self._flight.pop((key, b), None)
+        future.set_result(blocks)
+
+    def _read_ahead(self, key: Hashable, obj: _Object, start: int, stop: int) -> None:
+        with self._lock:
+            sequential = start == obj.next_start
+            obj.next_start = stop
+            limit = min(MAX_AHEAD_BYTES, self.capacity // 4)
+            obj.ahead = min(limit, max(self.block_size, 2 * obj.ahead, stop - start)) if sequential else 0
+            ahead = obj.ahead
+        if ahead and stop < obj.size:
+            self.prefetch(key, stop, min(obj.size, stop + ahead))
+
+    def close(self) -> None:
+        """Drop every block and stop the background fetches."""
+        with self._lock:
+            self._blocks.clear()
+            self._held = 0
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _when_all(futures: list[Future], done: Callable[[BaseException | None], None]) -> None:
+    """Call ``done`` once every future is settled: with the first error, or None."""
+    if not futures:
+        done(None)
+        return
+    left = [len(futures)]
+    lock = threading.Lock()
+
+    def settled(_future: Future) -> None:
+        with lock:
+            left[0] -= 1
+            last = left[0] == 0
+        if last:
+            errors = [f.exception() for f in futures if f.exception() is not None]
+            done(errors[0] if errors else None)
+    for future in futures:
+        future.add_done_callback(settled)

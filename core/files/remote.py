@@ -47,7 +47,7 @@ from core.files.shrink_guard import ShrinkGuard
 from core.files.source import MappedRange, Source
 from core.text.names import printable_name
 
-__all__ = ["CHECK_SECONDS", "EXTRAS", "RemoteSource", "cache", "is_url", "local_path_of", "open_remote",
+__all__ = ["CHECK_SECONDS", "EXTRAS", "RemoteSource", "cache", "is_url", "local_path_of", "object_size", "open_remote",
            "set_cache_capacity"]
 
 #: Seconds between two background re-checks of an open object's size and version.
@@ -122,6 +122,18 @@ def _filesystem(url: str):
         raise remote_error(url, error, "opening") from None
 
 
+def object_size(url: str) -> int:
+    """The size of the object at ``url`` (one ``info`` request).
+
+    Raises
+    ------
+    SourceError
+        As :func:`open_remote` (not found, denied, unreachable, a folder, no protocol package).
+    """
+    fs, path = _filesystem(url)
+    return object_info(fs, path, url).size
+
+
 class _Remote:
     """One open object: its file system, version at open, fetch and place in the cache."""
 
@@ -146,6 +158,7 @@ class RemoteSource(Source):
 
     on_disk = False
     remote = True
+    holds_data = False
 
     def __init__(self, urls: Sequence[str], offset: int | None = None, record_size: int | None = None) -> None:
         if not urls:

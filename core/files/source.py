@@ -66,6 +66,11 @@ class Source:
 
     #: Whether the buffers are files on disk (watched for changes, remembered in settings).
     on_disk = False
+    #: Whether the buffers are remote objects (URLs: remembered by URL, never watched).
+    remote = False
+    #: Whether the maps hold the bytes (False for remote objects: every read goes through the
+    #: source, :mod:`core.files.remote`).
+    holds_data = True
     #: What fills the defaults of :attr:`npy` (for step lines): a file's header, an array's type.
     header_kind = ".npy header"
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -40,6 +39,7 @@ import numpy as np
 
 from core.dtypes.table import resolve_dtype
 from core.errors import ContainerError, CoreError
+from core.files.locations import folder_of, inside
 from core.pipeline.pipeline import DecodeParams
 from core.text.names import closest_names, printable_name, short_name
 from core.text.number_format import format_value
@@ -401,9 +401,8 @@ def entry_file(listed_path: str, entry: TensorEntry) -> str:
     if entry.file is None:
         return listed_path
     name = entry.file
-    folder = os.path.dirname(os.path.abspath(listed_path))
-    resolved = os.path.normpath(os.path.join(folder, name))
-    if os.path.isabs(name) or os.path.commonpath([folder, resolved]) != folder:
+    resolved = inside(folder_of(listed_path), name)
+    if resolved is None:
         raise ContainerError(
             f"tensor '{printable_name(entry.name)}' names its data file '{printable_name(name)}', "
             "which is not inside the container's folder (a container may name only files beside "

@@ -46,6 +46,7 @@ import numpy as np
 
 from core.budget import check_copy_budget
 from core.errors import ContainerError, CoreError
+from core.files.locations import folder_of, join
 from core.files.sources import FileSource, open_source
 from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
 from core.formats.reader import HeaderReader, entry_limit, not_listed
@@ -276,7 +277,7 @@ def _with_split_set(listing: ContainerListing) -> ContainerListing:
     if match is None or not count.isdigit() or int(count) != int(match[2]) or int(count) < 2:
         return listing
     total = int(count)
-    prefix, folder = name[:match.start()], os.path.dirname(listing.path)
+    prefix, folder = name[:match.start()], folder_of(listing.path)
     entries: list[TensorEntry] = []
     problems = list(listing.problems)
     for number in range(1, min(total, MAX_SPLITS) + 1):
@@ -284,7 +285,7 @@ def _with_split_set(listing: ContainerListing) -> ContainerListing:
         if split == name:
             entries.extend(listing.entries)
             continue
-        path = os.path.join(folder, split)
+        path = join(folder, split)
         try:
             with open_source(path) as source:
                 part = list_gguf(HeaderReader(source, 0, "gguf"), split_set=False)

@@ -156,8 +156,14 @@ def file_range(source: FileSource, index: int, start: int = 0, size: int | None 
     ------
     OSError
         The file is not open as a mapped file.
+    ContainerError
+        The file is a remote object (libhdf5 reads local files only).
     """
     path = source.paths[index]
+    if not source.holds_data:
+        raise ContainerError(f"'{printable_name(path)}' is an HDF5 file behind a URL: libhdf5 reads local files "
+                             "only, so it cannot be read where it is (download it and open the local copy)",
+                             field="files")
     fd = next((r.fd for r in source.mapped_ranges() if r.path == path), None)
     if fd is None:
         raise OSError("the file is not open as a mapped file (open it again)")

@@ -64,8 +64,6 @@ data that disagree) is an entry with its problem, the others stay usable.
 from __future__ import annotations
 
 import math
-import os
-import stat
 from collections import deque
 from dataclasses import dataclass, field, replace
 
@@ -73,6 +71,7 @@ import numpy as np
 
 from core.dtypes.table import resolve_dtype, type_row
 from core.errors import CoreError
+from core.files.locations import file_size, folder_of, inside
 from core.formats.entry import (
     ContainerFormat,
     ContainerListing,
@@ -203,7 +202,7 @@ class _Walker:
         self.names: dict[str, int] = {}
         self.limit = entry_limit()
         self.left_out = 0
-        self.folder = os.path.dirname(os.path.abspath(reader.path))
+        self.folder = folder_of(reader.path)
         self.files: dict[str, int | str] = {}  # external data files: size or problem, once each
         self.dequantize: list[_Dequantize] = []  # the DequantizeLinear nodes, in the walk's order
 
@@ -496,17 +495,15 @@ class _Walker:
         """The size of the external data file ``location``, or why it cannot be used (the
         words after the tensor's name in its problem)."""
         shown = printable_name(location)
-        resolved = os.path.normpath(os.path.join(self.folder, location))
-        if os.path.isabs(location) or os.path.commonpath([self.folder, resolved]) != self.folder:
+        resolved = inside(self.folder, location)
+        if resolved is None:
             return (f"names its external data file '{shown}', which is not inside the model's folder (an "
                     "ONNX model may name only files beside it or below it; copy the file there)")
-        try:
-            info = os.stat(resolved)
-        except (OSError, ValueError):  # ValueError: a NUL in the name
-            return f"is stored in '{shown}', which is missing beside the model (in '{printable_name(self.folder)}')"
-        if not stat.S_ISREG(info.st_mode):
-            return f"is stored in '{shown}', which is not a regular file"
-        return info.st_size
+        size = file_size(resolved)
+        if size is None:
+            return (f"is stored in '{shown}', which is missing beside the model or not a regular file (in "
+                    f"'{printable_name(self.folder)}')")
+        return size
 
     def external(self, name, tensor: _Tensor, extras, dtype, onnx_name, count) -> TensorEntry:
         info = tensor.external

@@ -29,6 +29,7 @@ import os
 from dataclasses import replace
 
 from core.errors import ContainerError, CoreError
+from core.files.locations import folder_of, inside, is_file
 from core.files.sources import Source, open_source
 from core.formats import listing_control, pytorch, safetensors
 from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, TensorEntry
@@ -73,7 +74,7 @@ def list_shard_index(reader: HeaderReader) -> ContainerListing:
     shards = list(dict.fromkeys(str(v) for v in weight_map.values()))
     if len(shards) > MAX_SHARDS:
         raise reader.error(f"it names {len(shards):,} shards, more than {MAX_SHARDS:,}", None, fix)
-    folder = os.path.dirname(os.path.abspath(reader.path))
+    folder = folder_of(reader.path)
     listed: dict[str, dict[str, TensorEntry] | str] = {}
     kinds: list[str] = []
     for shard in shards:
@@ -122,11 +123,11 @@ def _shard_format(reader: HeaderReader) -> tuple[ContainerFormat, str] | None:
 def _shard_entries(folder: str, shard: str) -> tuple[str, dict[str, TensorEntry]] | str:
     """The index name its format gives and the shard's entries by name (each with ``file`` = the
     shard), or why there are none."""
-    path = os.path.normpath(os.path.join(folder, shard))
-    if os.path.isabs(shard) or os.path.commonpath([folder, path]) != folder:
+    path = inside(folder, shard)
+    if path is None:
         return (f"its shard '{printable_name(shard)}' is not inside the index's folder (an index "
                 "may name only files beside it or below it)")
-    if not os.path.isfile(path):
+    if not is_file(path):
         return f"its shard '{printable_name(shard)}' is missing beside the index"
     try:
         with open_source(path) as source:

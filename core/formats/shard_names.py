@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import re
 
+from core.files.locations import folder_of, is_file, join
+
 __all__ = ["shard_set_index", "shard_set_note"]
 
 _SHARD_NAME = re.compile(r"-\d{5}-of-\d{5}\.(safetensors|bin)$")
@@ -23,8 +25,8 @@ def shard_set_index(path: str) -> str | None:
     match = _SHARD_NAME.search(name)
     if match is None:
         return None
-    index = os.path.join(os.path.dirname(path), f"{name[:match.start()]}.{match.group(1)}.index.json")
-    return index if os.path.isfile(index) else None
+    index = join(folder_of(path), f"{name[:match.start()]}.{match.group(1)}.index.json")
+    return index if is_file(index) else None
 
 
 def shard_set_note(path: str) -> dict[str, str]:

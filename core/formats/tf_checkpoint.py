@@ -35,6 +35,8 @@ import os
 import re
 import struct
 
+from core.files.locations import file_size, folder_of, join
+from core.files.remote import is_url
 from core.formats import listing_control
 from core.formats.entry import ContainerFormat, ContainerListing, TensorEntry
 from core.formats.reader import HeaderReader, entry_limit, not_listed
@@ -105,7 +107,7 @@ def checkpoint_index(path: str) -> str | None:
             if prefix is not None and os.path.isfile(prefix + ".index"):
                 return prefix + ".index"
         return None
-    if os.path.exists(path):  # a file is itself (a data shard opens as raw bytes)
+    if is_url(path) or os.path.exists(path):  # a file is itself (a data shard opens as raw bytes)
         return None
     if os.path.isfile(path + ".index"):
         return path + ".index"
@@ -266,7 +268,7 @@ def list_bundle(reader: HeaderReader) -> ContainerListing:
     problems: list[str] = []
     shards, little = 1, True
     limit, left_out = entry_limit(), 0
-    folder = os.path.dirname(os.path.abspath(reader.path))
+    folder = folder_of(reader.path)
     sizes: dict[str, int | None] = {}
     for number, (offset, size) in enumerate(handles):
         what = f"data block {number}"
@@ -322,7 +324,7 @@ def _variable(key: bytes, fields: dict, prefix: str, shards: int, little: bool, 
             problem = (f"it stores {nbytes} bytes, but its {count} {dtype} values take {count * itemsize} "
                        "(a corrupt entry)")
         else:
-            size = _file_size(os.path.join(folder, data_file), sizes)
+            size = _file_size(join(folder, data_file), sizes)
             if size is None:
                 problem = (f"its data file '{printable_name(data_file)}' is missing beside the index "
                            "(copy every shard of the checkpoint into one folder)")
@@ -335,10 +337,7 @@ def _variable(key: bytes, fields: dict, prefix: str, shards: int, little: bool, 
 
 def _file_size(path: str, sizes: dict[str, int | None]) -> int | None:
     if path not in sizes:
-        try:
-            sizes[path] = os.stat(path).st_size if os.path.isfile(path) else None
-        except OSError:
-            sizes[path] = None
+        sizes[path] = file_size(path)
     return sizes[path]
 
 

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.budget import check_copy_budget
-from core.decode.decode_raw import check_fixed_length, decode_raw
+from core.decode.decode_raw import BOOL_SCAN_LIMIT_BYTES, check_fixed_length, decode_raw
 from core.decode.reshape import resolve_shape, strided_view
 from core.dtypes.table import (
     check_padded_type,
@@ -159,6 +159,8 @@ class Pipeline:
         steps = [source_step(source, layout, params.offset)]
 
         batch, stacked = self._batch_input(layout, fixed_length, stored_size)
+        if not source.holds_data and not stacked:
+            batch = self._fetched_input(batch, dtype, packed is not None, fixed_length)
         try:
             decoded = decode_raw(batch, dtype_name if packed is not None else dtype, bool(little),
                                  fixed_length, extended_types=params.extended_types)
@@ -307,10 +309,26 @@ class Pipeline:
             "open fewer files, or select less with record_size and fixed_length", field="files",
         )
         stacked = np.zeros(layout.input_shape + (width,), dtype=np.uint8)
+        reader = BlockReader(self._source.mapped_ranges())  # pread, never the maps' pages
         for row, array in zip(stacked, layout.arrays):
             used = min(width, array.shape[-1])
-            row[..., :used] = array[..., :used]
+            row[..., :used] = reader.read(array[..., :used])
         return stacked, True
+
+    def _fetched_input(self, batch: np.ndarray, dtype: np.dtype, packed: bool,
+                       fixed_length: int | None) -> np.ndarray:
+        """For a source whose maps hold no bytes (remote objects): the batch read into memory
+        (budget-checked) when decode_raw reads its bytes itself: to scan bool bytes, unpack a
+        packed type, pad to ``fixed_length`` or join a strided last axis; else the batch."""
+        width = batch.shape[-1] if batch.ndim else 0
+        reads = (packed or (dtype.kind == "b" and batch.size <= BOOL_SCAN_LIMIT_BYTES)
+                 or (fixed_length is not None and fixed_length > width)
+                 or (dtype.itemsize > 1 and batch.ndim > 0 and batch.strides[-1] != 1))
+        if not reads or batch.size == 0:
+            return batch
+        check_copy_budget(batch.nbytes, "reading the remote bytes this decode copies",
+                          "decode fewer bytes (a record size, a length), or download the file", field="files")
+        return BlockReader(self._source.mapped_ranges()).read(batch)
 
     def _gather_elements(self, layout: SourceLayout, fixed_length: int | None,
                          itemsize: int) -> np.ndarray:

@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import ErrorReport
+from core.files.remote import is_url
 from core.formats.registry import container_path
 from core.pipeline.pipeline import DecodeParams
 from core.text.names import printable_name
@@ -175,7 +176,8 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ assembly
     def _build_menus(self) -> WindowMenus:
         commands = WindowCommands(
-            open_dialog=self._on_open_triggered, open_paths=self.open_paths, export=self._on_export_triggered,
+            open_dialog=self._on_open_triggered, open_url=self.show_open_url_dialog, open_paths=self.open_paths,
+            export=self._on_export_triggered,
             close_file=self.close_file, copy_code=self._copy_code, quit=self.close, focus_panel=self.focus_panel,
             focus_slice_expression=self.focus_slice_expression, guess=self.show_guess_dialog,
             shortcuts=self.show_shortcuts, sample=self.open_sample, about=self.show_about)
@@ -302,7 +304,8 @@ class MainWindow(QMainWindow):
         by real path, so through a link too). ``remember=False`` (the embedded sample) keeps the
         files out of Open Recent and out of the files reopened on start.
         """
-        paths = [os.path.abspath(container_path(os.fspath(p))) for p in paths]
+        paths = [os.fspath(p) if is_url(os.fspath(p)) else os.path.abspath(container_path(os.fspath(p)))
+                 for p in paths]
         if not paths:
             return False
         self._save_decode_settings()
@@ -316,7 +319,12 @@ class MainWindow(QMainWindow):
         if ok and params is None and self.settings.guess_banner_enabled() and self.document.container is None \
                 and not self.document.listing_running and self.document.pipeline.source.npy is None:
             self.guess_banner.offer(paths[0])  # a raw file, nothing remembered: offer a guess
-        if ok and remember:
+        if ok and remember and any(is_url(p) for p in paths):
+            if not all([self.settings.add_recent_url(p) for p in paths]):
+                self.statusBar().showMessage("a URL that carries credentials is not remembered (not in Open "
+                                              "Recent, nor its settings)", 10_000)
+            self.settings.set_last_files([])
+        elif ok and remember:
             for path in paths:
                 self.settings.add_recent_file(path)
             self.settings.set_last_directory(os.path.dirname(paths[0]))
@@ -386,10 +394,22 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
     def dropEvent(self, event) -> None:
-        paths = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
-        if paths:
+        urls = event.mimeData().urls()
+        paths = [url.toLocalFile() for url in urls if url.isLocalFile()]
+        remote = [url.toString() for url in urls if not url.isLocalFile() and is_url(url.toString())]
+        if paths or remote:  # local files, or else the URLs dropped (a link from a browser)
             event.acceptProposedAction()
-            self.open_paths(paths)
+            self.open_paths(paths or remote)
+
+    def show_open_url_dialog(self):
+        """File > Open URL…: the non-modal dialog (recent URLs in its field); Open opens the URL."""
+        from inspector.panels.open_url_dialog import OpenUrlDialog
+
+        dialog = OpenUrlDialog(self, recent=self.settings.recent_urls())
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.open_paths([dialog.url()]))
+        dialog.show()
+        return dialog
 
     # ------------------------------------------------------------------ document events
     def _update_hint(self) -> None:

@@ -35,6 +35,7 @@ class WindowCommands:
     """What the menus trigger that the window does (used while the menus are built, not kept)."""
 
     open_dialog: Callable[[], object]
+    open_url: Callable[[], object]
     open_paths: Callable[[list[str]], object]
     export: Callable[[], object]
     close_file: Callable[[], object]
@@ -73,6 +74,8 @@ class WindowMenus(QObject):
         file_menu = bar.addMenu("&File")
         self.open_action = command_action("&Open…", window, commands.open_dialog, shortcut=QKeySequence.Open)
         file_menu.addAction(self.open_action)
+        self.open_url_action = command_action("Open &URL…", window, commands.open_url, shortcut="Ctrl+Shift+O")
+        file_menu.addAction(self.open_url_action)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(lambda: _fill_recent_menu(self.recent_menu, settings, commands.open_paths))
         file_menu.addSeparator()
@@ -165,11 +168,15 @@ class WindowMenus(QObject):
 
 def _fill_recent_menu(menu, settings: SettingsStore, open_paths: Callable[[list[str]], object]) -> None:
     menu.clear()
-    recent = settings.recent_files()
-    if not recent:
+    recent, urls = settings.recent_files(), settings.recent_urls()
+    if not recent and not urls:
         menu.addAction("(none)").setEnabled(False)
     for path in recent:
         menu.addAction(menu_text(path), lambda p=path: open_paths([p]))
+    if recent and urls:
+        menu.addSeparator()
+    for url in urls:
+        menu.addAction(menu_text(url), lambda u=url: open_paths([u]))
 
 
 class HistoryKeys(QObject):

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from core.errors import SourceError
 
-__all__ = ["SIZE_SECONDS", "file_size", "folder_of", "inside", "is_file", "join"]
+__all__ = ["SIZE_SECONDS", "exists", "file_size", "folder_of", "inside", "is_file", "join"]
 
 #: Seconds a URL's size (or absence) found by :func:`file_size` is remembered.
 SIZE_SECONDS = 5.0
@@ -103,6 +103,17 @@ def _remote_size(url: str) -> int | None:
         return object_size(url)
     except SourceError:
         return None
+
+
+def exists(path: str) -> bool:
+    """Whether a local path names anything (a file, a folder, a device...); a URL: an object."""
+    if _is_url(path):
+        return is_file(path)
+    try:
+        os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def is_file(path: str) -> bool:

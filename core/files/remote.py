@@ -247,7 +247,9 @@ class RemoteSource(Source):
             return ()
         return tuple(
             MappedRange(url, -1, data.__array_interface__["data"][0], data.size,
-                        reader=self._reader(index))
+                        reader=self._reader(index),
+                        cached=lambda start, stop, index=index: self.cached(index, start, stop),
+                        prefetch=lambda start, stop, done, index=index: self.prefetch(index, start, stop, done))
             for index, (url, data) in enumerate(zip(self.paths, self._data)) if data.size)
 
     def _reader(self, index: int):

@@ -33,7 +33,7 @@ from core.text.names import printable_name
 __all__ = ["TIMEOUT_SECONDS", "ObjectInfo", "http_fetch", "object_info", "remote_error", "system_fetch"]
 
 #: Seconds without an answer (connecting, or between two parts of a response) before a request fails.
-TIMEOUT_SECONDS = 30.0
+TIMEOUT_SECONDS = 30
 
 _CONTENT_RANGE = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)")
 
@@ -206,7 +206,7 @@ def remote_error(url: str, error: BaseException, doing: str) -> SourceError:
                            "reads them (its configuration or environment), never in the URL", field="files")
     if isinstance(error, (TimeoutError, asyncio.TimeoutError)) or type(error).__name__ in (
             "FSTimeoutError", "ServerTimeoutError", "ReadTimeoutError", "ConnectTimeoutError"):
-        return SourceError(f"{name}: no answer within {TIMEOUT_SECONDS:g} s while {doing}; check the network "
+        return SourceError(f"{name}: no answer within {TIMEOUT_SECONDS} s while {doing}; check the network "
                            "and the server, then try again", field="files")
     text = str(error)
     kind = type(error).__name__

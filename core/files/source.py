@@ -42,6 +42,11 @@ class MappedRange:
     #: ``reader(target, position)`` fills the memoryview ``target`` with the bytes from
     #: ``position`` and returns the count (fewer only at the end); None: ``pread`` on ``fd``.
     reader: Callable[[memoryview, int], int] | None = None
+    #: With ``reader``: ``cached(position, stop)`` says without waiting whether those bytes are
+    #: at hand, ``prefetch(position, stop, done)`` fetches them in the background and calls
+    #: ``done(error or None)`` from another thread.
+    cached: Callable[[int, int], bool] | None = None
+    prefetch: Callable[[int, int, Callable[[BaseException | None], None]], None] | None = None
 
 
 class Source:

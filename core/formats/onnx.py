@@ -71,7 +71,7 @@ import numpy as np
 
 from core.dtypes.table import resolve_dtype, type_row
 from core.errors import CoreError
-from core.files.locations import file_size, folder_of, inside
+from core.files.locations import exists, file_size, folder_of, inside
 from core.formats.entry import (
     ContainerFormat,
     ContainerListing,
@@ -500,9 +500,10 @@ class _Walker:
             return (f"names its external data file '{shown}', which is not inside the model's folder (an "
                     "ONNX model may name only files beside it or below it; copy the file there)")
         size = file_size(resolved)
+        if size is None and exists(resolved):
+            return f"is stored in '{shown}', which is not a regular file"
         if size is None:
-            return (f"is stored in '{shown}', which is missing beside the model or not a regular file (in "
-                    f"'{printable_name(self.folder)}')")
+            return f"is stored in '{shown}', which is missing beside the model (in '{printable_name(self.folder)}')"
         return size
 
     def external(self, name, tensor: _Tensor, extras, dtype, onnx_name, count) -> TensorEntry:

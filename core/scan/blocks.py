@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -184,6 +185,56 @@ class BlockReader:
             flat[done:done + block.size] = block.reshape(-1)
             done += block.size
         return out
+
+    def fetch_later(self, view: np.ndarray, done: Callable[[BaseException | None], None]) -> bool:
+        """For maps whose bytes are fetched (remote objects): whether reading ``view`` now would
+        wait for the network; if so, the missing bytes are fetched in the background and
+        ``done(error or None)`` is called from another thread once they are in (or failed).
+        False (nothing started) when every byte is at hand or the view is not a fetched map's."""
+        view = np.asarray(view)
+        mapped = self.range_of(view) if view.size else None
+        if mapped is None or mapped.cached is None or mapped.prefetch is None:
+            return False
+        spans = [span for block in iter_blocks(view, max(1, self._max_span // max(1, view.dtype.itemsize)))
+                 for span in self._spans(block, mapped)]
+        missing = [(start, stop) for start, stop in spans if not mapped.cached(start, stop)]
+        if not missing:
+            return False
+        low, high = min(start for start, _ in missing), max(stop for _, stop in missing)
+        if high - low <= SPARSE_FACTOR * sum(stop - start for start, stop in missing) + DENSE_SPAN:
+            mapped.prefetch(low, high, done)
+            return True
+        left = [len(missing)]
+        errors: list[BaseException] = []
+        lock = threading.Lock()
+
+        def one(error: BaseException | None) -> None:
+            with lock:
+                if error is not None:
+                    errors.append(error)
+                left[0] -= 1
+                last = left[0] == 0
+            if last:
+                done(errors[0] if errors else None)
+        for start, stop in missing:
+            mapped.prefetch(start, stop, one)
+        return True
+
+    def _spans(self, block: np.ndarray, mapped: MappedRange) -> Iterator[tuple[int, int]]:
+        """The file byte ranges :meth:`_read_split` reads for ``block``."""
+        low, high = byte_span(block)
+        span = high - low
+        dense = span <= DENSE_SPAN or span <= SPARSE_FACTOR * block.nbytes
+        if (span <= self._max_span and dense) or block.size == 1:
+            position = mapped.file_offset + (low - mapped.address)
+            yield position, position + span
+            return
+        axis = next(i for i, n in enumerate(block.shape) if n > 1)
+        half = block.shape[axis] // 2
+        index = [slice(None)] * block.ndim
+        for part in (slice(0, half), slice(half, None)):
+            index[axis] = part
+            yield from self._spans(block[tuple(index)], mapped)
 
     def _read_split(self, block: np.ndarray, mapped: MappedRange) -> Iterator[np.ndarray]:
         low, high = byte_span(block)

@@ -19,12 +19,16 @@ The window's busy state (:mod:`inspector.state.busy`, :attr:`Document.busy
 what the window is busy with, and the application's override cursor is the busy cursor while a
 worker's result is awaited (the wait cursor while the GUI thread itself is blocked); both go
 when the work ends. A blocking reason is painted at once, before the work starts.
+
+While remote files are open (:mod:`core.files.remote`), ``status.remote`` says what has been
+fetched: bytes and requests since the app started (the one block cache's counters), checked
+every :data:`REMOTE_POLL_MS`.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCursor, QGuiApplication
 from PySide6.QtWidgets import QLabel, QStatusBar, QToolButton, QWidget
 
@@ -48,6 +52,10 @@ def byte_order_name(dtype: np.dtype) -> str:
     return "little-endian" if order == "<" else "big-endian"
 
 
+#: How often ``status.remote`` reads the block cache's counters while remote files are open.
+REMOTE_POLL_MS = 500
+
+
 class StatusBar(QStatusBar):
     """Permanent labels kept current from the document's signals."""
 
@@ -67,9 +75,16 @@ class StatusBar(QStatusBar):
         self.listing_cancel = QToolButton(objectName="status.listingCancel", text="Cancel")
         self.listing_cancel.setToolTip("Stop listing the tensors of this file (it stays shown as raw bytes)")
         self.listing_cancel.clicked.connect(document.cancel_listing)
+        self.remote_label = QLabel(objectName="status.remote")
+        self.remote_label.setToolTip("Bytes fetched from remote files and the requests made (only the bytes "
+                                     "shown or scanned are fetched)")
+        self.remote_label.setVisible(False)
+        self._remote_poll = QTimer(self, interval=REMOTE_POLL_MS)
+        self._remote_poll.timeout.connect(self._show_transfer)
         make_plain(self.file_label, self.type_label, self.shape_label, self.selection_label, self.listing_label,
-                   self.busy_label)
-        for widget in (self.busy_label, self.listing_label, self.listing_cancel, self.file_label, self.type_label, self.shape_label):
+                   self.busy_label, self.remote_label)
+        for widget in (self.busy_label, self.listing_label, self.listing_cancel, self.remote_label, self.file_label,
+                       self.type_label, self.shape_label):
             self.addPermanentWidget(widget)
         self.addWidget(self.selection_label, 1)
         document.listingChanged.connect(self._on_listing_changed)
@@ -109,7 +124,24 @@ class StatusBar(QStatusBar):
             QGuiApplication.restoreOverrideCursor()
             self._cursor_set = False
 
+    def _show_transfer(self) -> None:
+        transfer = self._document.remote_transfer()
+        if transfer is None:
+            self._remote_poll.stop()
+            self.remote_label.setVisible(False)
+            return
+        text = (f"remote: {format_bytes(transfer.bytes_fetched)} fetched in {transfer.requests:,} "
+                f"request{'' if transfer.requests == 1 else 's'}")
+        if self.remote_label.text() != text:
+            self.remote_label.setText(text)
+        self.remote_label.setVisible(True)
+
     def _on_files_changed(self) -> None:
+        if self._document.remote_transfer() is not None:
+            self._show_transfer()
+            self._remote_poll.start()
+        else:
+            self._show_transfer()
         if not self._document.paths:
             self.file_label.setText("no file")
             self.file_label.setToolTip("")

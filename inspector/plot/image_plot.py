@@ -27,6 +27,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
@@ -34,7 +35,7 @@ from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QGraphicsRectItem, QVBoxLayout, QWidget
 
 from core.display.colour_image import colour_levels, fixed_levels, to_rgba8
-from core.display.image_sampling import estimate_levels, image_values, subsample
+from core.display.image_sampling import DEFAULT_LEVEL_SAMPLES, estimate_levels, image_values, subsample
 from core.display.line_decimation import real_values
 from inspector.plot.index_axis import IndexAxisItem
 from inspector.widgets import palette
@@ -47,6 +48,9 @@ MAX_LOCKED_ASPECT = 8
 #: it; the image keeps the room, and widening the dock brings the bar back.
 HISTOGRAM_MIN_WIDTH = 320
 
+
+#: Values sampled for a colour image's levels bar histogram.
+HISTOGRAM_SAMPLES = 200_000
 
 class _FiniteHistogramImage(pg.ImageItem):
     """ImageItem whose histogram ignores +-inf (pyqtgraph's fails on them) and NaN.
@@ -95,6 +99,7 @@ class ImagePlot(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._plane: np.ndarray | None = None
+        self._read: Callable[[np.ndarray], np.ndarray] | None = None
         self._part = "abs"
         self._colour: str | None = None  # colour mode of a rows x cols x channels plane
         self._colour_levels: tuple[float, float] = (0.0, 255.0)
@@ -226,7 +231,7 @@ class ImagePlot(QWidget):
         self.histogram.setLevels(float(low), float(high))  # -> _on_histogram_levels
 
     def set_plane(self, plane: np.ndarray | None, part: str = "abs", keep_view: bool = False,
-                  colour: str | None = None) -> None:
+                  colour: str | None = None, read: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
         """Show the 2-d ``plane`` (held by reference; None clears), or a colour image.
 
         Levels are re-estimated from the plane (:func:`core.display.image_sampling.estimate_levels`;
@@ -234,6 +239,8 @@ class ImagePlot(QWidget):
         zoom (stepping through planes of equal shape); otherwise the whole plane is shown
         (:meth:`fit_view`). With ``colour`` (a mode of
         :data:`core.display.colour_image.COLOUR_MODES`), ``plane`` is ``rows x cols x channels``.
+        ``read`` copies a view of the plane (a block reader's ``read``: ``pread``, or a remote
+        source's fetch); every value shown or measured is read through it, never from the map.
 
         Raises
         ------
@@ -251,6 +258,7 @@ class ImagePlot(QWidget):
             else:
                 to_rgba8(np.empty((0, 0, plane.shape[2]), dtype=plane.dtype), colour, (0, 1))
         self._plane = plane
+        self._read = read
         self._part = part
         self._colour = None if plane is None else colour
         self.histogram.gradient.setVisible(self._colour is None)
@@ -270,15 +278,15 @@ class ImagePlot(QWidget):
         self.col_axis.set_length(cols)
         if colour is not None:
             self.image_item.clear()
-            self._colour_levels = colour_levels(plane, colour)
-            self._show_colour_histogram(plane)
+            self._colour_levels = colour_levels(self._values(subsample(plane, DEFAULT_LEVEL_SAMPLES)), colour)
+            self._show_colour_histogram(self._values(subsample(plane[..., :3], HISTOGRAM_SAMPLES)))
             if not keep_view:
                 self.fit_view()
             self.refresh_window(force=True)
             self.histogram.setLevels(*self._colour_levels)
             return
         self.colour_item.clear()
-        low, high = estimate_levels(plane, part)
+        low, high = estimate_levels(self._values(subsample(plane, DEFAULT_LEVEL_SAMPLES)), part)
         if not keep_view:
             self.fit_view()
         self.refresh_window(force=True)
@@ -288,9 +296,13 @@ class ImagePlot(QWidget):
     def clear(self) -> None:
         self.set_plane(None)
 
+    def _values(self, view: np.ndarray) -> np.ndarray:
+        """``view``'s values, read through the plane's reader when it has one."""
+        return view if self._read is None else self._read(view)
+
     def _show_colour_histogram(self, pixels: np.ndarray) -> None:
         """The levels bar's histogram: of a subsample of the colour channels (alpha left out)."""
-        sample = np.asarray(subsample(pixels[..., :3], 200_000), dtype=np.float64)
+        sample = np.asarray(subsample(pixels[..., :3], HISTOGRAM_SAMPLES), dtype=np.float64)
         sample = sample[np.isfinite(sample)]
         if sample.size == 0:
             self.histogram.plot.setData([], [])
@@ -354,11 +366,11 @@ class ImagePlot(QWidget):
         r0, r1, c0, c1, sr, sc = window
         self._window = window
         if self._colour is not None:
-            rgba = to_rgba8(plane[r0:r1:sr, c0:c1:sc], self._colour, self._colour_levels)
+            rgba = to_rgba8(self._values(plane[r0:r1:sr, c0:c1:sc]), self._colour, self._colour_levels)
             self.colour_item.setImage(rgba, autoLevels=False, levels=None)
             self.colour_item.setRect(QRectF(c0, r0, rgba.shape[1] * sc, rgba.shape[0] * sr))
             return
-        image = image_values(plane[r0:r1:sr, c0:c1:sc], self._part)
+        image = image_values(self._values(plane[r0:r1:sr, c0:c1:sc]), self._part)
         levels = self.image_item.getLevels() if self.image_item.image is not None else None
         self.image_item.setImage(image, autoLevels=False, **({"levels": levels} if levels is not None else {}))
         # Each displayed pixel covers sr x sc elements, so view coordinates stay element indices.

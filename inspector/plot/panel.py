@@ -393,7 +393,9 @@ class PlotPanel(QWidget):
             same_shape = (self._mode == "image" and shown is not None and shown.shape == plane.shape
                           and self.image_plot.colour == colour)
             self._clear_pages_except(self.image_plot)
-            self.image_plot.set_plane(plane, part, keep_view=same_shape, colour=colour)
+            reader = None if self._block_reader is None else self._block_reader()
+            self.image_plot.set_plane(plane, part, keep_view=same_shape, colour=colour,
+                                      read=None if reader is None else reader.read)
             self._shown_key = key
         self._mode = "image"
         self._stack.setCurrentWidget(self.image_plot)

@@ -180,6 +180,18 @@ class Document(QObject):
         return self._pipeline is not None and self._pipeline.source.on_disk
 
     @property
+    def remote(self) -> bool:
+        """Whether the open source is remote objects (URLs: remembered by URL, never watched)."""
+        return self._pipeline is not None and self._pipeline.source.remote
+
+    def remote_transfer(self):
+        """The block cache's counters (:class:`core.files.block_cache.Transfer`) while remote
+        files are open, else None."""
+        if not self.remote:
+            return None
+        return self._pipeline.source.transfer()
+
+    @property
     def file_monitor(self) -> FileMonitor:
         """The one detector of changes on disk (its report reaches :attr:`filesChangedOnDisk`)."""
         return self._file_monitor

@@ -9,6 +9,14 @@ Files are known by their *resolved real path* (``os.path.realpath``): opening a 
 symbolic link finds the settings remembered for the file itself, and Open Recent lists it once.
 Files that no longer exist leave Open Recent and are not reopened on start.
 
+URLs (remote files, :mod:`core.files.remote`) are known by the URL itself. They have a recent
+list of their own (:meth:`SettingsStore.recent_urls`, File > Open URL… and Open Recent), keep
+their decode settings like files, and are never reopened on start (a start-up never waits for
+the network). A URL that carries credentials (user and password, a signature or token in its
+query: :func:`core.text.names.has_credentials`) is never written anywhere: not in the recent
+list, not as the key of its decode settings. The block cache's size is a setting too
+(:meth:`SettingsStore.remote_cache_mib`).
+
 What is remembered is capped, so a start-up never parses a huge line: decode settings whose
 explicit element byte ranges (``DecodeParams.elements``, a TFRecord batch of strings) number
 more than :data:`MAX_REMEMBERED_ELEMENTS` are not remembered (the files open as if seen for the
@@ -24,10 +32,15 @@ from dataclasses import asdict, fields, replace
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from core.files.block_cache import DEFAULT_CAPACITY_BYTES
+from core.files.remote import is_url
 from core.pipeline.pipeline import DecodeParams
+from core.text.names import has_credentials
 from inspector.state.view_options import ViewOptions
 
 MAX_RECENT = 10
+#: Bounds of the block cache's size setting (MiB).
+CACHE_MIB_RANGE = (16, 65536)
 
 #: Decode settings with more explicit element byte ranges than this are not remembered (each
 #: range is about 20 characters of the settings file; 4,096 ranges are about 80 KB).
@@ -62,6 +75,31 @@ class SettingsStore:
         recent = [p for p in self.recent_files() if os.path.realpath(p) != real]
         self._settings.setValue("recent_files", [path] + recent[: MAX_RECENT - 1])
 
+    def recent_urls(self) -> list[str]:
+        """The URLs opened last, newest first."""
+        return [u for u in self._path_list("recent_urls") if is_url(u) and not has_credentials(u)][:MAX_RECENT]
+
+    def add_recent_url(self, url: str) -> bool:
+        """Put ``url`` first in the recent URLs; False (nothing written) when it carries credentials."""
+        if has_credentials(url) or not is_url(url):
+            return False
+        self._settings.setValue("recent_urls", [url] + [u for u in self.recent_urls() if u != url][: MAX_RECENT - 1])
+        return True
+
+    def remote_cache_mib(self) -> int:
+        """MiB the remote files' block cache may hold."""
+        value = self._settings.value("remote/cache_mib", DEFAULT_CAPACITY_BYTES >> 20)
+        try:
+            mib = int(value)
+        except (TypeError, ValueError):
+            return DEFAULT_CAPACITY_BYTES >> 20
+        low, high = CACHE_MIB_RANGE
+        return min(max(mib, low), high)
+
+    def set_remote_cache_mib(self, mib: int) -> None:
+        low, high = CACHE_MIB_RANGE
+        self._settings.setValue("remote/cache_mib", min(max(int(mib), low), high))
+
     def _path_list(self, key: str) -> list[str]:
         value = self._settings.value(key, [])
         if isinstance(value, str):
@@ -84,7 +122,9 @@ class SettingsStore:
         return paths if paths and all(os.path.isfile(p) for p in paths) else []
 
     def set_last_files(self, paths: tuple[str, ...] | list[str]) -> None:
-        self._settings.setValue("startup/last_files", [os.path.abspath(p) for p in paths])
+        """The files to reopen on start (URLs are not: module docstring)."""
+        local = [] if any(is_url(p) for p in paths) else [os.path.abspath(p) for p in paths]
+        self._settings.setValue("startup/last_files", local)
 
     def sample_shown(self) -> bool:
         """Whether the embedded sample was shown already (it opens by itself on the first launch only)."""
@@ -148,6 +188,8 @@ class SettingsStore:
     def decode_settings(self, paths: tuple[str, ...]) -> tuple[DecodeParams, str] | None:
         """Settings last used for exactly these files, or None (also when stored data is corrupt)."""
         key = self._key(paths)
+        if key is None:
+            return None
         raw = self._settings.value(key)
         if not isinstance(raw, str):
             return None
@@ -177,8 +219,10 @@ class SettingsStore:
 
     def set_decode_settings(self, paths: tuple[str, ...], params: DecodeParams, slice_text: str) -> bool:
         """Remember ``params`` and ``slice_text`` for exactly these files; False (and any older
-        value for them removed) when they are over the caps (module docstring)."""
+        value for them removed) when they are over the caps or carry credentials (module docstring)."""
         key = self._key(paths)
+        if key is None:
+            return False
         if params.elements is not None and len(params.elements) > MAX_REMEMBERED_ELEMENTS:
             self._settings.remove(key)
             return False
@@ -190,8 +234,10 @@ class SettingsStore:
         return True
 
     @staticmethod
-    def _key(paths: tuple[str, ...]) -> str:
-        joined = "|".join(os.path.realpath(p) for p in paths)  # a link finds its file's settings
+    def _key(paths: tuple[str, ...]) -> str | None:
+        if any(is_url(p) and has_credentials(p) for p in paths):
+            return None  # never written (module docstring)
+        joined = "|".join(p if is_url(p) else os.path.realpath(p) for p in paths)  # a link finds its file's
         return "decode/" + joined.replace("/", "\\")  # QSettings treats "/" as a group separator
 
     # ------------------------------------------------------------------ layout guess banner

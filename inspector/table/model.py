@@ -57,6 +57,9 @@ def _viridis_lut() -> list[QColor]:
     return [QColor(int(r), int(g), int(b)) for r, g, b in table]
 
 
+#: What :meth:`ArrayTableModel.value_at` gives for a cell whose bytes are being fetched.
+_LOADING = object()
+
 class ArrayTableModel(QAbstractTableModel):
     """Read-only table of the plane of ``array`` chosen by a :class:`DisplayAxes`.
 
@@ -109,6 +112,11 @@ class ArrayTableModel(QAbstractTableModel):
     """The same rows and columns show another plane's values (a fixed axis moved): a view that
     sized itself to the old values (column widths) fits again."""
 
+    _tileFetched = Signal(object, object, object)  # (array, tile key, error or None), from a fetch thread
+
+    LOADING_TEXT = "loading…"
+    """What a cell shows while its values are fetched (a remote file's bytes not yet at hand)."""
+
     MAX_ROWS = 1_000_000
     MAX_COLS = 100_000
     HEAT_SAMPLE = 100_000
@@ -145,6 +153,9 @@ class ArrayTableModel(QAbstractTableModel):
         self._value_source = None  # see set_value_source
         self._reader = None  # see set_array
         self._tiles: dict[tuple[int, int], np.ndarray] = {}  # (tile row, tile col) -> values
+        self._loading: set[tuple[int, int]] = set()  # tiles being fetched (remote bytes)
+        self._failed: dict[tuple[int, int], SourceError] = {}  # tiles whose fetch failed
+        self._tileFetched.connect(self._on_tile_fetched, Qt.ConnectionType.QueuedConnection)
         self._mark_source = None  # see set_mark_source
         self._axes.changed.connect(self._on_axes_changed)
         self._options.changed.connect(self._on_options_changed)
@@ -227,6 +238,8 @@ class ArrayTableModel(QAbstractTableModel):
         self._stored_bits = stored_bits
         self._reader = reader if reader is not None and array.size else None
         self._tiles.clear()
+        self._loading.clear()
+        self._failed.clear()
         if self._axes.shape != array.shape:  # a document resets shared axes before we hear of it
             self._setting_array = True
             try:
@@ -331,8 +344,12 @@ class ArrayTableModel(QAbstractTableModel):
     #: Tiles kept (a screen shows a few; the rest are read again when scrolled back to).
     MAX_TILES = 32
 
-    def value_at(self, row: int, col: int):
+    def value_at(self, row: int, col: int, wait: bool = True):
         """The element in plane cell (row, col) (one element read, as a numpy scalar).
+
+        ``wait=False`` (painting): a cell whose bytes are still to be fetched (a remote file)
+        gives a placeholder at once and its tile is fetched in the background (the cells are
+        repainted when it is in); ``wait=True`` reads it now.
 
         Raises
         ------
@@ -341,19 +358,24 @@ class ArrayTableModel(QAbstractTableModel):
             :meth:`set_array`).
         """
         if self._reader is not None:
-            return self._tile_value(row, col)
+            return self._tile_value(row, col, wait)
         if self._plane.ndim == 0:
             return self._plane[()]
         if self._plane.ndim == 1:
             return self._plane[row]
         return self._plane[row, col]
 
-    def _tile_value(self, row: int, col: int):
+    def _tile_value(self, row: int, col: int, wait: bool = True):
         """The cell's value from its tile, read with ``pread`` when not cached."""
         plane, tile = self._plane, self.TILE
         key = (row // tile, col // tile)
         values = self._tiles.get(key)
         if values is None:
+            if key in self._loading and not wait:
+                return _LOADING
+            failed = self._failed.get(key)
+            if failed is not None and not wait:
+                raise failed
             r0, c0 = key[0] * tile, key[1] * tile
             if plane.ndim == 0:
                 part = plane
@@ -361,6 +383,10 @@ class ArrayTableModel(QAbstractTableModel):
                 part = plane[r0:r0 + tile]
             else:
                 part = plane[r0:r0 + tile, c0:c0 + tile]
+            array = self._array
+            if not wait and self._reader.fetch_later(part, lambda error: self._tileFetched.emit(array, key, error)):
+                self._loading.add(key)  # painted as "loading…" until the bytes are in
+                return _LOADING
             values = self._reader.read(part)
             if len(self._tiles) >= self.MAX_TILES:
                 self._tiles.clear()
@@ -449,9 +475,12 @@ class ArrayTableModel(QAbstractTableModel):
             value, special, text = self._cell_cache
         else:
             try:
-                value = self.value_at(row, col) if source is None else source.value(self._axes.full_index(row, col))
+                value = self.value_at(row, col, wait=False) if source is None \
+                    else source.value(self._axes.full_index(row, col))
             except SourceError as error:  # the file shrank under the table: say so in the cell
                 return self._gone(role, error)
+            if value is _LOADING:
+                return self._loading_cell(role)
             special, text = classify_value(value, dtype), None
             self._cell_key, self._cell_cache = (row, col), (value, special, None)
         if role == _DISPLAY:
@@ -490,10 +519,29 @@ class ArrayTableModel(QAbstractTableModel):
     @staticmethod
     def _gone(role: int, error: SourceError):
         if role == _DISPLAY:
-            return "changed on disk"
+            return "changed on disk" if "changed" in error.message else "not readable"
         if role == _TOOLTIP:
             return error.message
         return None
+
+    def _loading_cell(self, role: int):
+        if role == _DISPLAY:
+            return self.LOADING_TEXT
+        if role == _TOOLTIP:
+            return "these values are being fetched from the remote file"
+        return None
+
+    def _on_tile_fetched(self, array: np.ndarray, key: tuple[int, int], error: BaseException | None) -> None:
+        """A tile's bytes arrived (or failed): repaint what shows it."""
+        if array is not self._array or key not in self._loading:
+            return  # another array or plane since: nothing of it is shown
+        self._loading.discard(key)
+        if error is not None:
+            self._failed[key] = error if isinstance(error, SourceError) else SourceError(str(error), field="files")
+        self._cell_key = None
+        rows, cols = self.rowCount(), self.columnCount()
+        if rows and cols:
+            self.dataChanged.emit(self.index(0, 0), self.index(rows - 1, cols - 1))
 
     _VALUE_ROLES = frozenset(
         int(r) for r in (
@@ -565,6 +613,8 @@ class ArrayTableModel(QAbstractTableModel):
             plane = plane.view(np.ndarray)  # np.memmap's Python-level __getitem__ costs per cell
         self._cell_key = None  # a moved fixed index shows other values in the same cells
         self._tiles.clear()
+        self._loading.clear()
+        self._failed.clear()
         key = (self._array.shape, self._axes.row_axis, self._axes.col_axis)
         if key == self._key:
             self._plane = plane

@@ -1,0 +1,69 @@
+"""File > Open URL…: open a remote file (``https://``, ``s3://``, ``gs://``, ``hf://``, any fsspec
+protocol) or a glob of them by typing or choosing a recent URL.
+
+The field lists the recent URLs (newest first; a URL carrying credentials is never remembered,
+:mod:`inspector.state.settings_store`). Text that is no URL is said under the field and the
+dialog stays open; whether the URL can be opened is the window's to find out (its message then
+shows in the window, as for a file).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
+
+from core.files.remote import is_url
+from inspector.widgets import palette
+
+__all__ = ["OpenUrlDialog"]
+
+
+class OpenUrlDialog(QDialog):
+    """The URL field and its recent URLs (module docstring); :meth:`url` after ``accept``."""
+
+    def __init__(self, parent: QWidget | None = None, *, recent: list[str] | tuple[str, ...] = ()) -> None:
+        super().__init__(parent)
+        self.setObjectName("openUrl")
+        self.setWindowTitle("Open URL")
+        self.field = QComboBox(self, objectName="openUrl.url")
+        self.field.setEditable(True)
+        self.field.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.field.addItems(list(recent))
+        self.field.setCurrentIndex(-1)
+        self.field.lineEdit().setPlaceholderText("https://host/model.safetensors, s3://bucket/shards/*.tfrecord, hf://...")
+        self.field.setMinimumWidth(520)
+        self.error = QLabel(self, objectName="openUrl.error")
+        self.error.setTextFormat(Qt.PlainText)
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet(palette.inline_style("error"))
+        self.error.hide()
+        hint = QLabel("Read in place: only the bytes shown are fetched. Credentials come from each protocol's "
+                      "own configuration (e.g. AWS_PROFILE, ~/.aws), never from the URL.", self)
+        hint.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self, objectName="openUrl.buttons")
+        buttons.button(QDialogButtonBox.Ok).setText("Open")
+        buttons.accepted.connect(self._on_accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("URL", self))
+        layout.addWidget(self.field)
+        layout.addWidget(self.error)
+        layout.addWidget(hint)
+        layout.addWidget(buttons)
+
+    def url(self) -> str:
+        """The URL as typed (spaces around it removed)."""
+        return self.field.currentText().strip()
+
+    def _on_accept(self) -> None:
+        url = self.url()
+        if not url:
+            return self._refuse("type a URL, e.g. https://host/path/model.safetensors")
+        if not is_url(url):
+            return self._refuse("not a URL (it needs a scheme such as https:// or s3://); open local files with "
+                                "File > Open…")
+        self.accept()
+
+    def _refuse(self, message: str) -> None:
+        self.error.setText(message)
+        self.error.show()

@@ -330,6 +330,9 @@ def _is_session(path: str) -> bool:
 
 
 def _abs(path: str) -> str:
+    """A local path made absolute; a URL as it is."""
     import os
 
-    return os.path.abspath(path)
+    from core.files.remote import is_url
+
+    return path if is_url(path) else os.path.abspath(path)

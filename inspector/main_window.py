@@ -492,7 +492,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(text, 5000)
 
     def _save_decode_settings(self) -> None:
-        if self.document.paths and self.document.on_disk:  # not an object in memory
+        if self.document.paths and self.document.by_name:  # not an object in memory
             self.settings.set_decode_settings(self.document.paths, self.document.params, self.document.slice_text)
 
     def _restore_display_options(self) -> None:

@@ -93,7 +93,7 @@ class SessionActions(QObject):
         """
         window = self._window
         document = window.document
-        if not document.paths or not document.on_disk:
+        if not document.paths or not document.by_name:
             raise SessionError("Nothing to save: open files first (objects in memory have no files to name).",
                                field="session")
         return to_session(document.snapshot(), self._comparison())
@@ -112,11 +112,12 @@ class SessionActions(QObject):
     def save_dialog(self) -> None:
         """File > Save Session…: ask where, then :meth:`save`."""
         document = self._window.document
-        if not document.paths or not document.on_disk:
+        if not document.paths or not document.by_name:
             self._status("Nothing to save: open files first.")
             return
-        stem = os.path.splitext(os.path.basename(document.paths[0]))[0]
-        start = os.path.join(os.path.dirname(document.paths[0]), f"{stem}.session.json")
+        stem = os.path.splitext(os.path.basename(document.paths[0].split("?")[0]))[0]
+        folder = self._window.settings.last_directory() if document.remote else os.path.dirname(document.paths[0])
+        start = os.path.join(folder, f"{stem}.session.json")
         path, _ = QFileDialog.getSaveFileName(self._window, "Save session", start, SESSION_FILTER)
         if path:
             self.save(path)

@@ -250,7 +250,7 @@ def open_source(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
     ----------
     paths
         One path or URL, or a sequence of them (all local or all URLs; ``file://`` URLs are
-        local paths).
+        local paths); a glob stands for its matches in natural order (:mod:`core.files.globbing`).
     offset, record_size
         Defaults for :meth:`Source.layout`, validated now.
 
@@ -270,11 +270,12 @@ def open_source(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
         raised here: it is kept in ``FileInfo.npy_error`` for the pipeline (it matters only when
         a default would come from the header).
     """
+    from core.files.globbing import expand_globs
     from core.files.remote import is_url, local_path_of, open_remote
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    names = [local_path_of(p) if isinstance(p, str) else p for p in paths]
+    names = expand_globs([local_path_of(p) if isinstance(p, str) else os.fspath(p) for p in paths])
     remote = [is_url(p) for p in names]
     if any(remote):
         if not all(remote):

@@ -31,7 +31,6 @@ Rules
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -41,7 +40,7 @@ from core.formats.entry import ContainerListing, TensorEntry, entry_file
 from core.formats.reader import HeaderReader
 from core.formats.registry import container_path, list_container
 from core.pipeline.params import DecodeParams
-from core.text.names import printable_name
+from core.text.names import natural_key, printable_name
 
 __all__ = ["CONTAINER_SUFFIXES", "MAX_FILES", "NAME_SORTED_FORMATS", "Inventory", "ModelTensor", "PathProblem", "inventory", "natural_key"]
 
@@ -55,14 +54,6 @@ NAME_SORTED_FORMATS = ("safetensors", "safetensors-index", "pytorch-index")
 #: Most files one run looks at (a folder of more is cut, with an error saying so).
 MAX_FILES = 100_000
 
-_DIGITS = re.compile(r"(\d+)")
-
-
-def natural_key(text: str) -> tuple:
-    """Sort key: runs of digits compare as numbers (``layer2`` < ``layer10``), the rest as text
-    without case; names equal so are then ordered by their exact text (the order is total)."""
-    parts = _DIGITS.split(text)
-    return tuple(int(part) if i % 2 else part.lower() for i, part in enumerate(parts)), text
 
 
 @dataclass(frozen=True)

@@ -93,6 +93,27 @@ class PipelineResult:
         """
         return BlockReader(self.mapped_ranges, max_span)
 
+    def value_at(self, view_index: tuple[int, ...] | int):
+        """``view[view_index]`` (one element, a numpy scalar) read through a block reader, never
+        from the map's pages (a remote file's map holds no bytes: it is fetched).
+
+        Raises
+        ------
+        IndexError
+            The index is not inside the view.
+        SourceError
+            The file changed, or a remote read failed.
+        """
+        index = (view_index,) if isinstance(view_index, (int, np.integer)) else tuple(view_index)
+        view = self.view
+        if len(index) != view.ndim:
+            raise IndexError(f"index {index} has {len(index)} axes, the view {view.ndim}")
+        for i, n in zip(index, view.shape):
+            if not -n <= i < n:
+                raise IndexError(f"index {index} is outside the view's shape {view.shape}")
+        one = view[tuple(slice(i, i + 1 if i != -1 else None) for i in index)]
+        return self.block_reader(max(64, view.dtype.itemsize)).read(one).reshape(())[()]
+
     def byte_offset(self, view_index: tuple[int, ...] | int) -> tuple[int, int, int]:
         """Where ``view[view_index]`` comes from: ``(file_index, byte_offset, nbytes)``.
 

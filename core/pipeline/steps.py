@@ -44,7 +44,7 @@ def source_step(source: Source, layout: SourceLayout, offset: int | None) -> str
     if len(files) == 1:
         what = f"'{printable_name(files[0].path)}' ({files[0].size} bytes)"
     else:
-        what = f"{len(files)} {'files' if source.on_disk else 'buffers'} ({', '.join(repr(printable_name(f.path)) for f in files)})"
+        what = f"{len(files)} {'files' if source.on_disk or source.remote else 'buffers'} ({', '.join(repr(printable_name(f.path)) for f in files)})"
     starts = sorted(set(layout.starts))
     start_text = f"data from byte {starts[0]}" if len(starts) == 1 else "data from bytes " + \
         ", ".join(str(s) for s in layout.starts)
@@ -59,7 +59,7 @@ def source_step(source: Source, layout: SourceLayout, offset: int | None) -> str
                 f"bytes at their own offsets (first from byte {layout.starts[0]}; {spacing}) "
                 f"-> input shape {layout.input_shape}")
     if layout.record_size is None:
-        unit = "file" if source.on_disk else "buffer"
+        unit = "file" if source.on_disk or source.remote else "buffer"
         split = f"each {unit} is one element" if len(files) > 1 else "the data is one element"
         split += f" of {_lengths(layout.element_lengths)} bytes"
     else:

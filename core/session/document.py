@@ -28,6 +28,7 @@ from pathlib import PurePath
 
 from core.errors import CoreError, ExportError, SessionError
 from core.files.output import write_atomically
+from core.files.remote import is_url
 from core.pipeline.pipeline import DecodeParams
 from core.session.bookmark import Bookmark
 from core.session.json_fields import (
@@ -69,7 +70,9 @@ _COMPARISON_DEFAULTS: dict[str, object] = {"rtol": None, "atol": None, "ulp": No
 # -- writing --------------------------------------------------------------------------------------
 def stored_path(path: str, base: str) -> str:
     """How a file's path is written in a session file in folder ``base``: relative (``/``
-    separators) when the file is in ``base`` or below it, else absolute."""
+    separators) when the file is in ``base`` or below it, else absolute; a URL as it is."""
+    if is_url(path):
+        return path
     absolute = os.path.abspath(path)
     try:
         relative = os.path.relpath(absolute, base)
@@ -184,6 +187,8 @@ def save_session(session: Session, path: str) -> None:
 
 # -- reading --------------------------------------------------------------------------------------
 def _resolved(path: str, base: str) -> str:
+    if is_url(path):
+        return path
     return os.path.normpath(os.path.join(base, path))  # an absolute path stays itself
 
 

@@ -43,6 +43,8 @@ import numpy as np
 
 from core.errors import SessionError, SourceError, describe_error
 from core.files.checked_read import file_sha256, read_capped, regular_file_stat
+from core.files.locations import file_size
+from core.files.remote import is_url
 from core.session.document import session_from_json
 from core.session.records import MAX_SESSION_BYTES, Session, SessionFile
 from core.text.names import printable_name
@@ -179,6 +181,14 @@ def _check_files(files: tuple[SessionFile, ...], where: str, check_hashes: bool,
     missing, changed = [], []
     for i in range(len(files)) if indices is None else indices:
         record = files[i]
+        if is_url(record.path):
+            size = file_size(record.path)
+            if size is None:
+                missing.append(i)
+            elif size != record.size:
+                changed.append(FileChangeNote(i, "size", f"'{printable_name(record.path)}' changed since the "
+                                              f"session was saved: {record.size:,} bytes then, {size:,} now"))
+            continue
         try:
             regular_file_stat(record.path)
             note = _change(i, record, check_hashes)
@@ -390,6 +400,8 @@ def _outside(document: dict, session: Session, base: str) -> tuple[str, ...]:
     for where, items, records in stored:
         for i, (item, record) in enumerate(zip(items, records)):
             written = item["path"]
+            if is_url(written):
+                continue  # a URL names its file wherever the session is
             opened = os.path.realpath(getattr(record, "path", record))
             if os.path.commonpath([folder, opened]) == folder:
                 continue

@@ -36,9 +36,11 @@ import numpy as np
 
 from core.errors import CoreError, SessionError, SourceError
 from core.files.checked_read import file_sha256, regular_file_stat
+from core.files.remote import is_url, object_size
 from core.pipeline.pipeline import DecodeParams
 from core.session.bookmark import Bookmark
 from core.session.json_fields import MAX_INT, MAX_NAME, MAX_PATH
+from core.text.names import has_credentials, printable_name
 
 __all__ = [
     "SESSION_FORMAT", "SESSION_VERSION", "MAX_SESSION_BYTES", "SessionFile", "Session",
@@ -101,7 +103,10 @@ def capture_file(path: str, hash: bool = False) -> SessionFile:
         The file does not exist, is not a regular file (a directory, FIFO, device, a file in
         ``/proc``, ``/sys`` or ``/dev``), cannot be read, or changed while it was hashed.
     """
-    path = os.path.abspath(os.fspath(path))
+    path = os.fspath(path)
+    if is_url(path):
+        return _capture_url(path)
+    path = os.path.abspath(path)
     info = _stat(path)
     digest = None
     if hash:
@@ -114,6 +119,21 @@ def capture_file(path: str, hash: bool = False) -> SessionFile:
             raise SessionError(f"'{path}' changed while it was hashed (save the session again "
                                "when the file is no longer being written)", field="session")
     return SessionFile(path, info.st_size, info.st_mtime_ns, digest)
+
+
+def _capture_url(url: str) -> SessionFile:
+    """A remote file's record: the URL as such and its size (no time, no hash: an object is not
+    read whole to be recorded). A URL that carries credentials is refused: a session file is
+    shared and kept, and credentials belong in each protocol's own configuration."""
+    if has_credentials(url):
+        raise SessionError(f"'{printable_name(url)}' carries credentials in the URL, which a session never "
+                           "stores (give them through the protocol's configuration or environment, e.g. "
+                           "AWS_PROFILE or ~/.aws/credentials, and open the URL without them)", field="session")
+    try:
+        size = object_size(url)
+    except SourceError as error:
+        raise SessionError(error.message, field="session") from None
+    return SessionFile(url, size, 0, None)
 
 
 def _stat(path: str) -> os.stat_result:

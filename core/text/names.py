@@ -32,7 +32,7 @@ import unicodedata
 from collections.abc import Sequence
 
 __all__ = ["MAX_NAMES_COMPARED", "NAME_KEY_CHARS", "SECRET_PARAMETERS", "SHORT_NAME_CHARS", "closest_names",
-           "has_credentials", "mask_credentials", "printable_name", "short_name"]
+           "has_credentials", "mask_credentials", "natural_key", "printable_name", "short_name"]
 
 #: Most names :func:`closest_names` compares with (the first ones of the list).
 MAX_NAMES_COMPARED = 20_000
@@ -50,6 +50,16 @@ SECRET_PARAMETERS = ("x-amz-signature", "x-amz-credential", "x-amz-security-toke
 _USER_INFO = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://)([^/?#@\s]*)@")
 _QUERY_SECRET = re.compile(r"([?&;](?:" + "|".join(re.escape(p) for p in SECRET_PARAMETERS) + r")=)([^&#\s]*)",
                            re.IGNORECASE)
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> tuple:
+    """Sort key: runs of digits compare as numbers (``layer2`` < ``layer10``), the rest as text
+    without case; names equal so are then ordered by their exact text (the order is total)."""
+    parts = _DIGITS.split(text)
+    return tuple(int(part) if i % 2 else part.lower() for i, part in enumerate(parts)), text
 
 
 def mask_credentials(text: str) -> str:

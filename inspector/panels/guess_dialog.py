@@ -111,7 +111,7 @@ class GuessDialog(QDialog):
             self.status_label.setText("Open a file first: there is nothing to guess.")
             self._task = None
             return
-        if not self._document.on_disk:
+        if not self._document.by_name:
             self.status_label.setText("Guessing reads files: the bytes shown come from a Python object. "
                                       "Write them to a file and open it to guess their layout.")
             self._task = None

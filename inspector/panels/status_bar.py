@@ -201,7 +201,7 @@ class StatusBar(QStatusBar):
 def selection_text(result: PipelineResult, index: tuple[int, ...], paths: tuple[str, ...] = ()) -> str:
     """``[1, 2] = 0.25 at byte 72 of waves.bin`` for the element ``index`` of ``result.view``."""
     try:
-        value = result.view[index]
+        value = result.value_at(index)
         file_index, offset, nbytes = result.byte_offset(index)
     except (IndexError, ValueError) as error:
         return f"[{', '.join(map(str, index))}]: {describe_error(error).message}"

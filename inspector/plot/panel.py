@@ -499,12 +499,19 @@ class PlotPanel(QWidget):
             channel = self.channel_axis
             where = tuple(slice(None) if a == channel else i for a, i in enumerate(index))
             channels = ", ".join(f"{name} {format_value(v, array.dtype)}"
-                                 for name, v in zip(self.colour_mode, array[where]))
+                                 for name, v in zip(self.colour_mode, self._read(array, where)))
             shown = ", ".join(":" if a == channel else str(i) for a, i in enumerate(index))
             self._readout.setText(f"{prefix}index ({shown}) {channels}")
         else:
             prefix = "" if index == self._hovered else "selected "
-            self._readout.setText(f"{prefix}index {index} value {format_value(array[index], array.dtype)}")
+            self._readout.setText(f"{prefix}index {index} value {format_value(self._read(array, index)[()], array.dtype)}")
+
+    def _read(self, array: np.ndarray, where: tuple) -> np.ndarray:
+        """``array[where]`` (integers and slices) as a copy read through the block reader."""
+        view = array[tuple(slice(i, i + 1) if isinstance(i, (int, np.integer)) else i for i in where)]
+        squeeze = tuple(axis for axis, i in enumerate(where) if isinstance(i, (int, np.integer)))
+        values = view if self._block_reader is None else self._block_reader().read(view)
+        return np.asarray(values).squeeze(axis=squeeze) if squeeze else np.asarray(values)
 
     # ----------------------------------------------------------------------------- handlers
     def _on_axes_changed(self) -> None:

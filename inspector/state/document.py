@@ -180,6 +180,12 @@ class Document(QObject):
         return self._pipeline is not None and self._pipeline.source.on_disk
 
     @property
+    def by_name(self) -> bool:
+        """Whether the open source can be opened again by its names: files on disk, or URLs
+        (sessions and guesses name them; objects in memory have no name to open)."""
+        return self.on_disk or self.remote
+
+    @property
     def remote(self) -> bool:
         """Whether the open source is remote objects (URLs: remembered by URL, never watched)."""
         return self._pipeline is not None and self._pipeline.source.remote

@@ -51,7 +51,7 @@ def show_in_document(document: Document, form: TensorForm, label: str) -> None:
     """Show a model tensor (:func:`core.models.shown.tensor_form`) in ``document``: a file that
     is already open stays open and only its parameters change (one undoable edit ``label``);
     other files are opened; values in memory are shown as an object named by the form."""
-    if form.values is None and document.on_disk and same_files(document.paths, form.paths):
+    if form.values is None and document.by_name and same_files(document.paths, form.paths):
         document.set_view(form.params, "", label=label)
     elif form.values is None:
         document.open_files(list(form.paths), form.params)

@@ -104,6 +104,11 @@ class BlockCache:
             for block_key in [k for k in self._blocks if k[0] == key]:
                 self._held -= len(self._blocks.pop(block_key))
 
+    def held(self) -> int:
+        """Bytes the cache holds now (at most its capacity)."""
+        with self._lock:
+            return self._held
+
     def transfer(self) -> Transfer:
         """The counters so far."""
         with self._lock:

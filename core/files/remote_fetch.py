@@ -34,6 +34,9 @@ __all__ = ["TIMEOUT_SECONDS", "ObjectInfo", "http_fetch", "object_info", "remote
 
 #: Seconds without an answer (connecting, or between two parts of a response) before a request fails.
 TIMEOUT_SECONDS = 30
+#: Bytes per second below which a long HTTP range request counts as stuck (its time allowed is
+#: :data:`TIMEOUT_SECONDS` plus its length at this rate).
+RATE_FLOOR = 64 << 10
 
 _CONTENT_RANGE = re.compile(r"bytes\s+(\d+)-(\d+)/(\d+|\*)")
 
@@ -59,7 +62,7 @@ def object_info(fs, path: str, url: str) -> ObjectInfo:
         Not an object (a folder), no size known, or a failure (:func:`remote_error`).
     """
     try:
-        info = fs.info(path)
+        info = _call(fs, "info", path)
     except BaseException as error:
         raise remote_error(url, error, "opening") from None
     if info.get("type") == "directory":
@@ -76,11 +79,21 @@ def object_info(fs, path: str, url: str) -> ObjectInfo:
                       final_url, None if modified is None else str(modified))
 
 
+def _call(fs, method: str, *args, nbytes: int = 0, **kwargs):
+    """``fs.method(*args, **kwargs)``; an asynchronous file system's (HTTP, S3, GCS) within
+    :data:`TIMEOUT_SECONDS` plus ``nbytes`` at :data:`RATE_FLOOR` (its own default waits minutes)."""
+    if getattr(fs, "async_impl", False) and hasattr(fs, "_" + method):
+        from fsspec.asyn import sync
+        return sync(fs.loop, getattr(fs, "_" + method), *args, timeout=TIMEOUT_SECONDS + nbytes / RATE_FLOOR,
+                    **kwargs)
+    return getattr(fs, method)(*args, **kwargs)
+
+
 def system_fetch(fs, path: str, url: str) -> Callable[[int, int], bytes]:
     """Ranges by the file system's ``cat_file`` (any protocol), checked for their length."""
     def fetch(start: int, stop: int) -> bytes:
         try:
-            data = fs.cat_file(path, start=start, end=stop)
+            data = _call(fs, "cat_file", path, start=start, end=stop, nbytes=stop - start)
         except BaseException as error:
             raise remote_error(url, error, f"reading bytes {start:,} to {stop:,}") from None
         if len(data) != stop - start:
@@ -114,7 +127,7 @@ def http_fetch(fs, url: str, info: ObjectInfo) -> Callable[[int, int], bytes]:
 
     def fetch(start: int, stop: int) -> bytes:
         try:
-            return sync(fs.loop, get, start, stop)
+            return sync(fs.loop, get, start, stop, timeout=TIMEOUT_SECONDS + (stop - start) / RATE_FLOOR)
         except SourceError:
             raise
         except BaseException as error:

@@ -1,0 +1,133 @@
+"""The window with a remote file: File > Open URL…, recent URLs, dropped URLs, the status bar's
+transfer counter, table cells that say "loading…" instead of blocking, and every menu action
+(the placeholder map is PROT_NONE here: a view touched directly would crash the test)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QApplication, QComboBox, QDialogButtonBox, QFileDialog, QLabel
+
+import core.files.remote as remote
+from core.pipeline.pipeline import DecodeParams
+from inspector.main_window import MainWindow
+from inspector.plot.panel import configure_pyqtgraph
+from inspector.state.settings_store import SettingsStore
+
+MiB = 1 << 20
+VALUES = (np.arange(512 * 256, dtype=np.float32).reshape(512, 256) / 7).astype(">f4")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch):
+    for name, answer in (("getOpenFileName", ("", "")), ("getOpenFileNames", ([], "")),
+                         ("getSaveFileName", ("", "")), ("getExistingDirectory", "")):
+        monkeypatch.setattr(QFileDialog, name, staticmethod(lambda *a, answer=answer, **k: answer))
+    configure_pyqtgraph()
+    remote.set_cache_capacity(64 * MiB)
+    window = MainWindow(SettingsStore(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)))
+    qtbot.addWidget(window)
+    window.resize(1200, 800)
+    window.show()
+    return window
+
+
+PARAMS = DecodeParams(dtype="float32", little_endian=False, shape=(512, 256))
+
+
+def _cell(window, row, col):
+    model = window.table_panel.model
+    return model.data(model.index(row, col))
+
+
+def test_open_url_opens_the_file_remembers_it_and_counts_the_transfer(window, nginx, qtbot):
+    url = nginx.write("window/waves.bin", VALUES.tobytes())
+    dialog = window.show_open_url_dialog()
+    field = dialog.findChild(QComboBox, "openUrl.url")
+    field.setEditText("not a url")
+    dialog.findChild(QDialogButtonBox, "openUrl.buttons").button(QDialogButtonBox.Ok).click()
+    error = dialog.findChild(QLabel, "openUrl.error")
+    assert dialog.isVisible() and "not a URL" in error.text()
+    field.setEditText(url)
+    dialog.findChild(QDialogButtonBox, "openUrl.buttons").button(QDialogButtonBox.Ok).click()
+    assert window.document.paths == (url,)
+    assert window.document.remote and window.document.by_name
+    window.document.update_params(dtype="float32", little_endian=False, shape=(512, 256))
+    qtbot.waitUntil(lambda: _cell(window, 3, 2) not in (None, "loading…"), timeout=5000)
+    assert float(_cell(window, 3, 2)) == pytest.approx(float(VALUES[3, 2]), rel=1e-6)
+    label = window.statusBar().findChild(QLabel, "status.remote")
+    qtbot.waitUntil(lambda: label.isVisible() and "fetched in" in label.text(), timeout=3000)
+    assert window.settings.recent_urls() == [url]
+    assert window.settings.last_files() == []  # URLs are never reopened on start
+    recent = window.show_open_url_dialog().findChild(QComboBox, "openUrl.url")
+    assert [recent.itemText(i) for i in range(recent.count())] == [url]
+
+
+def test_a_url_with_credentials_is_opened_but_never_remembered(window, nginx):
+    nginx.write("window/secret.bin", VALUES.tobytes())
+    url = nginx.url("window/secret.bin").replace("http://", "http://someone:hunter2@")
+    assert window.open_paths([url], PARAMS)
+    assert window.settings.recent_urls() == []
+    assert window.settings.decode_settings((url,)) is None
+    assert "hunter2" not in window.windowTitle()
+
+
+def test_cells_say_loading_until_their_bytes_arrive(window, fault_server, qtbot):
+    fault_server.write("slow.bin", VALUES.tobytes())
+    url = fault_server.url("slow.bin")
+    assert window.open_paths([url], DecodeParams(dtype="uint8"))  # the first block (header) is in
+    slow = fault_server.fault_url("delay=1", "slow.bin")
+    assert window.open_paths([slow], DecodeParams(dtype="float32", little_endian=False, shape=(512, 256),
+                                                  offset=0))
+    model = window.table_panel.model
+    window.table_panel.view.scrollTo(model.index(500, 0))
+    texts = {_cell(window, 500, c) for c in range(3)}
+    assert texts == {"loading…"}  # answered at once, the fetch runs in the background
+    qtbot.waitUntil(lambda: _cell(window, 500, 0) != "loading…", timeout=8000)
+    assert float(_cell(window, 500, 1)) == pytest.approx(float(VALUES[500, 1]), rel=1e-6)
+
+
+def test_a_url_dropped_on_the_window_opens(window, nginx):
+    url = nginx.write("window/dropped.bin", VALUES.tobytes())
+    data = QMimeData()
+    data.setUrls([QUrl(url)])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(event)
+    assert window.document.paths == (url,)
+
+
+def _menu_actions(menu):
+    for action in menu.actions():
+        if action.menu() is not None:
+            yield from _menu_actions(action.menu())
+        elif not action.isSeparator():
+            yield action
+
+
+def test_every_menu_action_is_safe_on_a_remote_file(window, nginx, qtbot):
+    url = nginx.write("window/every.bin", VALUES.tobytes())
+    assert window.open_paths([url], PARAMS)
+    fired = []
+    for top in window.menuBar().actions():
+        for action in _menu_actions(top.menu()):
+            if action.text() in ("&Quit", "Open the embedded &sample") or not action.isEnabled():
+                continue
+            action.trigger()
+            qtbot.wait(1)
+            for widget in QApplication.topLevelWidgets():
+                if widget is not window and widget.isVisible() and widget.isWindow():
+                    widget.close()
+            fired.append(action.text())
+            error = window.document.error
+            assert error is None or "unexpected" not in error.message.lower(), (action.text(), error.message)
+    assert len(fired) >= 25
+    mode = window.findChild(QComboBox, "plot.mode")
+    for index in range(mode.count()):  # the image and each line, as a user picks them
+        mode.setCurrentIndex(index)
+        qtbot.wait(20)
+    window.document.select((3, 4))
+    qtbot.wait(20)
+    assert window.document.paths == (url,) and window.document.error is None

@@ -172,7 +172,7 @@ class FaultServer(ThreadingHTTPServer):
             log.write(line)
 
 
-class _Closed(Exception):
+class ClientGoneError(Exception):
     """The client went away while the body was being written."""
 
 
@@ -206,7 +206,7 @@ class FaultHandler(BaseHTTPRequestHandler):
         self._completion = "OK"
         try:
             self._route(head)
-        except _Closed:
+        except ClientGoneError:
             self._completion = ""
             self.close_connection = True
         finally:
@@ -249,11 +249,11 @@ class FaultHandler(BaseHTTPRequestHandler):
                 self._serve_file(stream, stat, name, modes, head)
         except OSError as error:
             if isinstance(error, (BrokenPipeError, ConnectionResetError)):
-                raise _Closed() from error
+                raise ClientGoneError() from error
             if self._status == 0:
                 self._simple(500, f"cannot read {name}: {error}\n".encode(), head)
             else:
-                raise _Closed() from error
+                raise ClientGoneError() from error
 
     def _serve_file(self, stream, stat: os.stat_result, name: str, modes: dict, head: bool) -> None:
         size = stat.st_size
@@ -310,7 +310,9 @@ class FaultHandler(BaseHTTPRequestHandler):
             return bytes(b ^ 0xFF for b in data) if changed else data
 
         if "endless" in modes:
-            self._endless(status, headers, body, first, length, int(float(modes["endless"] or ENDLESS_DEFAULT_BYTES)), head)
+            self._endless(
+                status, headers, body, first, length, int(float(modes["endless"] or ENDLESS_DEFAULT_BYTES)), head
+            )
             return
         if "long" in modes:
             extra = int(float(modes["long"] or LONG_DEFAULT_EXTRA))
@@ -361,7 +363,14 @@ class FaultHandler(BaseHTTPRequestHandler):
             extra["Content-Range"] = f"bytes */{size}"
         self._simple(code, f"fault status {code}\n".encode(), head, extra=extra)
 
-    def _simple(self, code: int, payload: bytes, head: bool, content_type: str = "text/plain; charset=utf-8", extra: dict | None = None) -> None:
+    def _simple(
+        self,
+        code: int,
+        payload: bytes,
+        head: bool,
+        content_type: str = "text/plain; charset=utf-8",
+        extra: dict | None = None,
+    ) -> None:
         headers = {"Content-Type": content_type, "Content-Length": str(len(payload)), **(extra or {})}
         self._head(code, headers)
         if not head:
@@ -378,7 +387,7 @@ class FaultHandler(BaseHTTPRequestHandler):
                 self.send_header(key, value)
             self.end_headers()
         except OSError as error:
-            raise _Closed() from error
+            raise ClientGoneError() from error
 
     def _write(self, data: bytes) -> None:
         view = memoryview(data)
@@ -388,7 +397,7 @@ class FaultHandler(BaseHTTPRequestHandler):
                 self.wfile.write(part)
                 self._sent += len(part)
         except OSError as error:
-            raise _Closed() from error
+            raise ClientGoneError() from error
 
     def _endless(self, status, headers, body, first: int, length: int, limit: int, head: bool) -> None:
         headers["Connection"] = "close"

@@ -26,6 +26,7 @@ import base64
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -105,6 +106,18 @@ class LoggedRequest:
         )
 
 
+@dataclass(frozen=True)
+class S3Request:
+    """One request that moto's server logged (its werkzeug log has no ranges nor sizes)."""
+
+    method: str
+    path: str
+    status: int
+
+
+_WERKZEUG_LINE = re.compile(r'"(?P<method>[A-Z]+) (?P<path>\S+) HTTP/[\d.]+" (?P<status>\d{3}) ')
+
+
 class _ServerProcess:
     """A server subprocess on 127.0.0.1:``port``, started and stopped by its own pid.
 
@@ -144,6 +157,11 @@ class _ServerProcess:
     @property
     def pid(self) -> int | None:
         return self._process.pid if self._process else None
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit status once the server has ended (negative: killed by that signal)."""
+        return self._process.poll() if self._process else None
 
     @property
     def running(self) -> bool:
@@ -514,12 +532,14 @@ class MotoS3Server(_ServerProcess):
     It never reaches AWS: clients are pointed at :attr:`endpoint_url` with the fake
     :attr:`credentials`; :meth:`environment` gives the same as AWS_* variables with the
     shared config and credentials files set to /dev/null, so no real profile is read.
-    :meth:`reset` forgets all buckets (moto's ``/moto-api/reset``).
+    :meth:`reset` forgets all buckets (moto's ``/moto-api/reset``); :meth:`requests` lists the
+    requests it logged (method, path, status), to count what a client asked for.
     """
 
     name = "moto server"
     region = "us-east-1"
     credentials = {"key": "testing", "secret": "testing"}
+    _log_start = 0
 
     def _command(self, port: int) -> list[str]:
         return [sys.executable, "-m", "moto.server", "-H", HOST, "-p", str(port)]
@@ -583,10 +603,32 @@ class MotoS3Server(_ServerProcess):
         return f"{bucket}/{key}"
 
     def reset(self) -> None:
-        """Forget every bucket and object."""
+        """Forget every bucket and object, and clear :meth:`requests`."""
         request = urllib.request.Request(f"{self.endpoint_url}/moto-api/reset", method="POST")
         with urllib.request.urlopen(request, timeout=10) as answer:
             answer.read()
+        self.clear_log()
+
+    def requests(self, at_least: int = 0, timeout: float = 5.0) -> list[S3Request]:
+        """The S3 requests logged since :meth:`clear_log` (moto's own ``/moto-api/`` left out).
+
+        moto logs a request after answering it: ``at_least`` waits up to ``timeout`` seconds
+        for that many.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.stderr_text()[self._log_start :]
+            found = [
+                S3Request(m["method"], m["path"], int(m["status"]))
+                for m in _WERKZEUG_LINE.finditer(text)
+                if not m["path"].startswith("/moto-api/")
+            ]
+            if len(found) >= at_least or time.monotonic() >= deadline:
+                return found
+            time.sleep(0.01)
+
+    def clear_log(self) -> None:
+        self._log_start = len(self.stderr_text())
 
 
 def _accepts_connections(port: int) -> bool:

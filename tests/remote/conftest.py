@@ -2,7 +2,8 @@
 
 - ``remote_root`` (session): the directory ``nginx_server`` and ``plain_http_server`` serve;
   tests write files of their own names there (``server.write(name, data)``).
-- ``nginx_server`` (session) and ``nginx`` (the same server with its access log cleared).
+- ``nginx_server`` (session) and ``nginx`` (the same server with its access log cleared);
+  ``nginx_installed`` for a test that starts an ``NginxServer`` of its own.
 - ``plain_http_server`` (session): no Range support.
 - ``fault_server`` (function): serves ``fault_root``, the test's own directory, with a fresh
   request log and fresh ``change`` counters.
@@ -47,6 +48,12 @@ def require_modules(packages: dict[str, str]) -> None:
 def require_nginx() -> None:
     if nginx_binary() is None:
         missing("needs nginx: apt-get install -y nginx")
+
+
+@pytest.fixture
+def nginx_installed() -> None:
+    """For a test that starts an nginx of its own: skip (fail on CI) without nginx."""
+    require_nginx()
 
 
 @pytest.fixture(scope="session")

@@ -301,11 +301,10 @@ class RemoteSource(Source):
 
     # -- changes ----------------------------------------------------------------------------
     def _note_failure(self, index: int, error: SourceError) -> None:
-        text = str(error)
-        if "changed since it was opened" in text:
+        if "changed since it was opened" in str(error):
+            size = self._objects[index].info.size
             with self._lock:
-                self._changes.setdefault(index, FileChange(self.paths[index], "modified", self.files[index].size,
-                                                           self.files[index].size))
+                self._changes.setdefault(index, FileChange(self.paths[index], "modified", size, size))
 
     def changes(self) -> tuple[FileChange, ...]:
         """The changes seen so far (module rules); starts a background re-check when due."""

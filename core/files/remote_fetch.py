@@ -158,22 +158,22 @@ def _check_answer(url: str, response, start: int, stop: int, info: ObjectInfo) -
         raise SourceError(f"{name}: the server's partial answer has no valid Content-Range (bytes {start:,} to "
                           f"{stop:,} were asked); the server or a proxy on the way is broken", field="files")
     first, last, total = int(match[1]), int(match[2]), match[3]
-    if total != "*" and int(total) != info.size:
-        raise SourceError(f"{name} changed since it was opened: it is now {int(total):,} bytes, was "
-                          f"{info.size:,} (reload it)", field="files")
     if (first, last) != (start, stop - 1):
         raise SourceError(f"{name}: asked for bytes {start:,} to {stop - 1:,}, the server answered bytes "
                           f"{first:,} to {last:,} (a Content-Range that disagrees with the request); the "
                           "server or a proxy on the way is broken", field="files")
-    etag = response.headers.get("ETag")
-    if info.etag is not None and etag is not None and etag != info.etag:
-        raise SourceError(f"{name} changed since it was opened (its ETag was {info.etag}, is {etag}); "
-                          "reload it", field="files")
     length = response.headers.get("Content-Length")
     if length is not None and length.strip().isdigit() and int(length) != stop - start:
         raise SourceError(f"{name}: asked for {stop - start:,} bytes, the server announces {int(length):,} "
                           "(it sends more or fewer bytes than asked); the server or a proxy on the way is "
                           "broken", field="files")
+    if total != "*" and int(total) != info.size:
+        raise SourceError(f"{name} changed since it was opened: it is now {int(total):,} bytes, was "
+                          f"{info.size:,} (reload it)", field="files")
+    etag = response.headers.get("ETag")
+    if info.etag is not None and etag is not None and etag != info.etag:
+        raise SourceError(f"{name} changed since it was opened (its ETag was {info.etag}, is {etag}); "
+                          "reload it", field="files")
 
 
 def _status_error(url: str, status: int, reason: str | None) -> SourceError:
@@ -195,6 +195,8 @@ def remote_error(url: str, error: BaseException, doing: str) -> SourceError:
     name = printable_name(url)
     if isinstance(error, SourceError):
         return error
+    while isinstance(error, FileNotFoundError) and isinstance(error.__cause__, Exception):
+        error = error.__cause__  # fsspec's HTTP info says "not found" for any failure: the cause says why
     status = getattr(error, "status", None) or getattr(error, "code", None)
     if isinstance(status, int) and 400 <= status < 600:
         return _status_error(url, status, getattr(error, "message", None) or None)

@@ -461,7 +461,7 @@ class LinePlot(QWidget):
 
     def value_at(self, index: int) -> float:
         """The plotted (real) value of element ``index``: reads one element."""
-        return float(real_values(self._values[index : index + 1], self._part)[0])
+        return float(real_values(self._screen_read(self._values[index : index + 1]), self._part)[0])
 
     def mark(self, index: int | None, ensure_visible: bool = True) -> None:
         """Mark element ``index`` (None removes the mark); pans to it if it is off-screen."""

@@ -123,3 +123,12 @@ def http_fs():
     import fsspec
 
     return fsspec.filesystem("http", skip_instance_cache=True)
+
+
+@pytest.fixture(autouse=True)
+def placeholder_maps_fault(monkeypatch):
+    """Remote sources map ``PROT_NONE`` here: any code that touched a remote view's pages instead
+    of reading through the source would crash the test (core/files/remote.py)."""
+    import core.files.remote
+
+    monkeypatch.setattr(core.files.remote, "PLACEHOLDER_PROT", 0)

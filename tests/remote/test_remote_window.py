@@ -4,6 +4,8 @@ transfer counter, table cells that say "loading…" instead of blocking, and eve
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
@@ -74,19 +76,23 @@ def test_a_url_with_credentials_is_opened_but_never_remembered(window, nginx):
     assert "hunter2" not in window.windowTitle()
 
 
-def test_cells_say_loading_until_their_bytes_arrive(window, fault_server, qtbot):
+def test_cells_say_loading_until_their_bytes_arrive(qtbot, fault_server):
+    from core import Pipeline
+    from inspector.table.model import ArrayTableModel
+
     fault_server.write("slow.bin", VALUES.tobytes())
-    url = fault_server.url("slow.bin")
-    assert window.open_paths([url], DecodeParams(dtype="uint8"))  # the first block (header) is in
-    slow = fault_server.fault_url("delay=1", "slow.bin")
-    assert window.open_paths([slow], DecodeParams(dtype="float32", little_endian=False, shape=(512, 256),
-                                                  offset=0))
-    model = window.table_panel.model
-    window.table_panel.view.scrollTo(model.index(500, 0))
-    texts = {_cell(window, 500, c) for c in range(3)}
-    assert texts == {"loading…"}  # answered at once, the fetch runs in the background
-    qtbot.waitUntil(lambda: _cell(window, 500, 0) != "loading…", timeout=8000)
-    assert float(_cell(window, 500, 1)) == pytest.approx(float(VALUES[500, 1]), rel=1e-6)
+    model = ArrayTableModel()
+    with Pipeline(fault_server.fault_url("delay=1", "slow.bin")) as pipe:  # opening read the first block only
+        result = pipe.run(PARAMS)
+        model.set_array(result.view, reader=result.block_reader())
+        started = time.monotonic()
+        texts = {model.data(model.index(500, c)) for c in range(3)}
+        assert time.monotonic() - started < 0.5  # answered at once: the fetch runs in the background
+        assert texts == {"loading…"}
+        assert model.data(model.index(500, 0), Qt.ItemDataRole.ToolTipRole).startswith("these values are being")
+        qtbot.waitUntil(lambda: model.data(model.index(500, 0)) != "loading…", timeout=8000)
+        assert float(model.data(model.index(500, 1))) == pytest.approx(float(VALUES[500, 1]), rel=1e-6)
+        assert model.value_at(2, 3) == VALUES[2, 3]  # a read that must answer (a copy) waits instead
 
 
 def test_a_url_dropped_on_the_window_opens(window, nginx):
@@ -124,6 +130,7 @@ def test_every_menu_action_is_safe_on_a_remote_file(window, nginx, qtbot):
             error = window.document.error
             assert error is None or "unexpected" not in error.message.lower(), (action.text(), error.message)
     assert len(fired) >= 25
+    assert window.open_paths([url], PARAMS)  # File > Close was among them
     mode = window.findChild(QComboBox, "plot.mode")
     for index in range(mode.count()):  # the image and each line, as a user picks them
         mode.setCurrentIndex(index)

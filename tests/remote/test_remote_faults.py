@@ -8,12 +8,12 @@ import time
 
 import numpy as np
 import pytest
+from servers import free_port
 
 import core.files.remote as remote
 import core.files.remote_fetch as remote_fetch
 from core.errors import SourceError
 from core.files.sources import open_source
-from servers import free_port
 
 MiB = 1 << 20
 DATA = np.arange(256 * 1024, dtype=np.uint32).tobytes()  # 1 MiB: several cache blocks

@@ -23,8 +23,10 @@ modifiers
 shaping
     ``short[=N]``  headers promise the whole answer; send N bytes of the body (default: half),
                    then close cleanly (FIN).
-    ``drop[=N]``   the same, but reset the connection (RST) after N bytes (default: half) and
-                   with no ``Connection: close`` warning.
+    ``drop[=N]``   the same, with no ``Connection: close`` warning, and after N bytes (default:
+                   half) and a pause of 0.2 s the connection is reset (RST). Linux discards what
+                   the client had not read yet when the reset arrives, so a slow client can see
+                   the reset while reading the body or even the headers.
     ``long[=N]``   send N more bytes (default 16) than asked for: ``Content-Range`` names the
                    requested range, ``Content-Length`` and the body are N bytes longer (the
                    file's following bytes, then ``X`` past its end). ``Connection: close``.
@@ -42,7 +44,8 @@ shaping
 An unknown or malformed mode is answered 400 with the reason. Each answered request appends one
 JSON line to the log: method, path, status, range, body_bytes_sent, content_range, port,
 connection (a serial number per accepted connection), connection_requests, completion ("OK"
-when the whole body that was meant to be sent was sent).
+when the whole body that was meant to be sent was sent), arrival (the request's serial number:
+handler threads write their lines when done, so lines can be out of arrival order).
 
 Bounds: an idle or stuck connection times out after 30 s; the process exits when its parent
 process is gone, and after 30 minutes in any case.
@@ -72,6 +75,7 @@ LONG_DEFAULT_EXTRA = 16
 CONNECTION_TIMEOUT_S = 30.0
 MAX_LIFETIME_S = 30 * 60.0
 CHUNK = 64 * 1024
+DROP_PAUSE_S = 0.2
 
 MODIFIERS = {"delay", "change"}
 SHAPING = {"short", "drop", "long", "bad-range", "endless", "stall", "html200", "status"}
@@ -158,6 +162,7 @@ class FaultServer(ThreadingHTTPServer):
         self.log_path = log_path
         self.log_lock = threading.Lock()
         self.connections = itertools.count(1)
+        self.arrivals = itertools.count(1)  # handler threads log when done, not in arrival order
         self.seen_lock = threading.Lock()
         self.seen: dict[str, int] = {}
 
@@ -200,6 +205,7 @@ class FaultHandler(BaseHTTPRequestHandler):
 
     def _answer(self, head: bool) -> None:
         self.connection_requests += 1
+        arrival = next(self.server.arrivals)
         self._status = 0
         self._sent = 0
         self._content_range = None
@@ -222,6 +228,7 @@ class FaultHandler(BaseHTTPRequestHandler):
                     "connection": self.connection_id,
                     "connection_requests": self.connection_requests,
                     "completion": self._completion,
+                    "arrival": arrival,
                 }
             )
 
@@ -340,6 +347,7 @@ class FaultHandler(BaseHTTPRequestHandler):
             self._write(payload[:cut])
             self._completion = ""
             if mode == "drop":
+                time.sleep(DROP_PAUSE_S)  # time for the client to read what was sent
                 self._reset_connection()
             return
         self._head(status, headers)

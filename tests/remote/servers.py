@@ -24,6 +24,7 @@ from __future__ import annotations
 import atexit
 import base64
 import contextlib
+import http.client
 import json
 import os
 import re
@@ -41,6 +42,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 FAULT_SCRIPT = HERE / "fault_server.py"
 HOST = "127.0.0.1"
+LOG_MARK = "/__tensor_inspector_log_mark__"  # NginxServer.clear_log's request
 
 READY_TIMEOUT_S = 15.0
 STOP_TIMEOUT_S = 5.0
@@ -302,7 +304,7 @@ class _JsonAccessLog:
         raise NotImplementedError
 
     def requests(self, at_least: int = 0, timeout: float = 5.0) -> list[LoggedRequest]:
-        """The requests logged since the last :meth:`clear_log`, oldest first.
+        """The requests logged since the last :meth:`clear_log`, in the order they arrived.
 
         A server logs a request after answering it, so a client can see the answer a moment
         before the line is written: with ``at_least``, wait up to ``timeout`` seconds for that
@@ -310,18 +312,36 @@ class _JsonAccessLog:
         """
         deadline = time.monotonic() + timeout
         while True:
-            path = self._access_log_path()
-            text = path.read_text(encoding="utf-8") if path.exists() else ""
-            lines = text.splitlines(keepends=True)
-            if lines and not lines[-1].endswith("\n"):
-                lines.pop()  # a line being written
-            entries = [LoggedRequest.from_json(json.loads(line)) for line in lines if line.strip()]
-            if len(entries) >= at_least or time.monotonic() >= deadline:
-                return entries
+            entries = self._since_clear(self._read_log())
+            if (entries is not None and len(entries) >= at_least) or time.monotonic() >= deadline:
+                return entries or []
             time.sleep(0.01)
 
+    def _read_log(self) -> list[LoggedRequest]:
+        path = self._access_log_path()
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        lines = text.splitlines(keepends=True)
+        if lines and not lines[-1].endswith("\n"):
+            lines.pop()  # a line being written
+        return [
+            LoggedRequest.from_json(entry)
+            for entry in self._in_order([json.loads(line) for line in lines if line.strip()])
+        ]
+
+    def _in_order(self, entries: list[dict]) -> list[dict]:
+        """The log's entries in the order the requests arrived (default: as written)."""
+        return entries
+
+    def _since_clear(self, entries: list[LoggedRequest]) -> list[LoggedRequest] | None:
+        """The entries that belong after clear_log (None: not known yet)."""
+        return entries
+
     def clear_log(self) -> None:
-        """Empty the access log (the server appends, so it goes on at the start of the file)."""
+        """Empty the access log (the server appends, so it goes on at the start of the file).
+
+        A request whose answer is still being written when the log is emptied is logged after
+        (the fault server is one per test, so it has none from another test).
+        """
         path = self._access_log_path()
         if path.exists():
             os.truncate(path, 0)
@@ -343,7 +363,8 @@ class NginxServer(_JsonAccessLog, _FileServer):
       ``http://localhost:OTHER_PORT``, a second listening port of the same nginx serving the
       same root (another host name and port: :meth:`other_url`).
 
-    Every request on either port is logged as JSON (:meth:`requests`), with the port it came to.
+    Every request on either port is logged as JSON (:meth:`requests`), with the port it came to
+    (:meth:`clear_log`'s own request to ``LOG_MARK`` is left out).
     All paths (pid, logs, temp files) are in the work directory.
     """
 
@@ -365,6 +386,7 @@ class NginxServer(_JsonAccessLog, _FileServer):
         if self.binary is None:
             raise FileNotFoundError("nginx is not installed (apt-get install -y nginx)")
         self.other_port: int | None = None
+        self._mark = 0
         for text in (str(self.root), *auth):
             if any(c in text for c in "\"'\\;{}\n") or not text:
                 raise ValueError(f"not usable in an nginx configuration: {text!r}")
@@ -430,6 +452,7 @@ http {{
             alias "{self.root}/";
         }}
         location /forbidden/ {{ return 403; }}
+        location = {LOG_MARK} {{ return 204; }}
         location ~ ^/redirect/(?<target>.*)$ {{ return 302 {redirect_to}/$target; }}
     }}
     server {{
@@ -449,6 +472,31 @@ http {{
     def _access_log_path(self) -> Path:
         self._require_started()
         return self.workdir / "access.log"
+
+    def clear_log(self) -> None:
+        """Empty the access log, then mark its new start with a request of its own.
+
+        One nginx process answers and logs one event at a time, so the line of every request
+        whose answer a client has already read is written before the mark's: a late line of a
+        previous test falls before the mark, and :meth:`requests` only returns lines after it.
+        """
+        super().clear_log()
+        self._mark += 1
+        connection = http.client.HTTPConnection(HOST, self.port, timeout=10)
+        try:
+            connection.request("GET", f"{LOG_MARK}?{self._mark}")
+            connection.getresponse().read()
+        finally:
+            connection.close()
+
+    def _since_clear(self, entries: list[LoggedRequest]) -> list[LoggedRequest] | None:
+        if self._mark == 0:
+            return entries
+        mark = f"{LOG_MARK}?{self._mark}"
+        for index in range(len(entries) - 1, -1, -1):
+            if entries[index].path == mark:
+                return entries[index + 1 :]
+        return None  # the mark's own line is not written yet
 
     def error_log(self) -> str:
         """nginx's error log so far (level info: also connections closed by clients)."""
@@ -520,6 +568,9 @@ class FaultHTTPServer(_JsonAccessLog, _FileServer):
     def _access_log_path(self) -> Path:
         self._require_started()
         return self.workdir / "access.log"
+
+    def _in_order(self, entries: list[dict]) -> list[dict]:
+        return sorted(entries, key=lambda entry: entry["arrival"])
 
     def fault_url(self, modes: str, name: str) -> str:
         """``http://127.0.0.1:PORT/fault/MODES/NAME``."""

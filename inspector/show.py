@@ -16,6 +16,7 @@ widgets' edits do (undoable, and shown at once).
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from core.errors import CoreError
+from core.files.memory import is_in_memory
 from core.pipeline.pipeline import DecodeParams, PipelineResult
 from core.slicing.expr import stored_slice_text
 from core.slicing.spec import SliceSpec
@@ -47,6 +49,8 @@ def show(obj: object, *, block: bool | None = None, slice: str = "",
     Parameters
     ----------
     obj
+        A path, URL (``https://``, ``s3://``...: :mod:`core.files.remote`) or glob, or a list of
+        them (a batch), opened as the window opens files (read-only, nothing remembered); or
         ``bytes``, ``bytearray``, ``memoryview``, a list of bytes (a batch), a numpy array
         (shown as is; decode options read its raw bytes, as for a ``.npy`` file), or an object
         with ``__array__`` or ``.numpy()`` (TensorFlow, PyTorch tensors). Rules:
@@ -97,7 +101,11 @@ def show(obj: object, *, block: bool | None = None, slice: str = "",
     _open_windows[key] = window
     window.destroyed.connect(lambda *_args: _open_windows.pop(key, None))
     handle = ShowHandle(window)
-    window.open_object(obj, params, slice, name)
+    if is_in_memory(obj):
+        window.open_object(obj, params, slice, name)
+    else:
+        window.open_paths([obj] if isinstance(obj, (str, os.PathLike)) else list(obj), params, slice,
+                          remember=False)
     window.show()
     window.raise_()
     error = window.document.exception

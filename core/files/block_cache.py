@@ -12,15 +12,22 @@ Rules
   a read in progress keeps its own references, so a block dropped meanwhile is still right.
 - Read-ahead: a read that starts where the previous read of the same object ended is
   sequential (a scan: statistics, export, compare, a model scan). The next ``ahead`` bytes are
-  then fetched in the background, ``ahead`` doubling from one block up to
-  :data:`MAX_AHEAD_BYTES` (and a quarter of the capacity) while the reads stay sequential, and
-  falling back to nothing at the first jump (scrolling, a random tile).
+  then fetched in the background: the larger of the last read and an eighth of the bytes the
+  sequential run has read so far, at most :data:`MAX_AHEAD_BYTES` (and a quarter of the
+  capacity); nothing at the first jump (scrolling, a random tile). What a run fetches past its
+  end is so at most its last read or an eighth of what it read (reading one 64 MiB tensor
+  fetches at most 8 MiB of the next).
 - A block is fetched once however many threads want it: later readers wait for the request in
   flight. A failed request fails every reader that waits for it, and is tried again by the
   next read.
+- Sparse reads (:meth:`BlockCache.fetch_spans`: a column of a wide table, an image subsample, a
+  strided preview) fetch *pages* of :data:`PAGE_BYTES` instead of whole blocks for each span
+  shorter than half a block: the pages a span needs, adjacent ones as one request, all spans'
+  requests in parallel. A read is answered from pages when they cover it. So 1,000 values spread
+  over a 1 GiB object cost about 1,000 small requests in parallel, not 1,000 blocks.
 - :meth:`BlockCache.cached` tells without any request whether a range is all in the cache (the
-  table paints "loading…" for cells that are not, and :meth:`BlockCache.prefetch` fetches them
-  in the background).
+  table paints "loading…" for cells that are not, and :meth:`BlockCache.fetch_spans` fetches
+  them in the background).
 - Counters (:class:`Transfer`) count the bytes fetched, the requests and the cache hits since the
   cache was made: the status bar shows them.
 """
@@ -33,8 +40,8 @@ from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_BLOCK_BYTES", "DEFAULT_CAPACITY_BYTES", "MAX_AHEAD_BYTES", "REQUEST_BYTES", "BlockCache",
-           "Transfer"]
+__all__ = ["DEFAULT_BLOCK_BYTES", "DEFAULT_CAPACITY_BYTES", "MAX_AHEAD_BYTES", "PAGE_BYTES", "REQUEST_BYTES",
+           "BlockCache", "Transfer"]
 
 #: Bytes of one cached block: a listing's header or one screen of a table costs one request.
 DEFAULT_BLOCK_BYTES = 256 << 10
@@ -46,6 +53,10 @@ REQUEST_BYTES = 8 << 20
 MAX_AHEAD_BYTES = 64 << 20
 #: Requests in flight at once (per cache).
 PARALLEL_REQUESTS = 6
+#: Bytes of one page: what a sparse read fetches for a short span (module rules).
+PAGE_BYTES = 4096
+#: Longest request of adjacent pages.
+PAGE_RUN_BYTES = 64 << 10
 
 Fetch = Callable[[int, int], bytes]  # (start, stop) -> exactly stop - start bytes, or raises
 
@@ -66,6 +77,7 @@ class _Object:
         self.fetch = fetch
         self.size = size
         self.next_start = -1
+        self.run = 0  # bytes read by the current sequential run
         self.ahead = 0
 
 
@@ -83,9 +95,10 @@ class BlockCache:
     def __init__(self, capacity: int = DEFAULT_CAPACITY_BYTES, block_size: int = DEFAULT_BLOCK_BYTES) -> None:
         self.block_size = max(4096, int(block_size))
         self.capacity = max(int(capacity), REQUEST_BYTES + self.block_size)
-        self._blocks: OrderedDict[tuple[Hashable, int], bytes] = OrderedDict()
+        self._blocks: OrderedDict[tuple[Hashable, object], bytes] = OrderedDict()  # blocks and ("page", n)
         self._held = 0
-        self._flight: dict[tuple[Hashable, int], Future] = {}
+        self._flight: dict[tuple[Hashable, object], Future] = {}
+        self._pending_runs: list = []  # block runs planned under the lock, submitted after it
         self._objects: dict[Hashable, _Object] = {}
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
@@ -122,6 +135,9 @@ class BlockCache:
         start, stop = max(0, int(start)), min(int(stop), obj.size)
         if stop <= start:
             return b""
+        paged = self._from_pages(key, start, stop)
+        if paged is not None:
+            return paged
         first, last = start // self.block_size, (stop - 1) // self.block_size
         blocks = self._blocks_of(key, obj, first, last)
         self._read_ahead(key, obj, start, stop)
@@ -140,6 +156,124 @@ class BlockCache:
         target[:len(data)] = data
         return len(data)
 
+    def _from_pages(self, key: Hashable, start: int, stop: int) -> bytes | None:
+        """``[start, stop)`` from cached pages when its blocks are not all cached and pages cover it."""
+        if stop - start > self.block_size // 2:
+            return None
+        with self._lock:
+            first, last = start // self.block_size, (stop - 1) // self.block_size
+            if all((key, b) in self._blocks for b in range(first, last + 1)):
+                return None
+            pages = []
+            for p in range(start // PAGE_BYTES, (stop - 1) // PAGE_BYTES + 1):
+                page = self._blocks.get((key, ("page", p)))
+                if page is None:
+                    return None
+                self._blocks.move_to_end((key, ("page", p)))
+                pages.append(page)
+            self._hits += 1
+        data = b"".join(pages)
+        base = (start // PAGE_BYTES) * PAGE_BYTES
+        return data[start - base:stop - base]
+
+    def fetch_spans(self, key: Hashable, spans: list[tuple[int, int]],
+                    done: Callable[[BaseException | None], None] | None = None) -> None:
+        """Bring the byte ranges ``spans`` into the cache (module rules: pages for short spans,
+        blocks for long ones), their requests in parallel; waits for them unless ``done`` is
+        given, which is then called (from a pool thread, or at once when nothing was missing)
+        with the first error or None."""
+        obj = self._objects.get(key)
+        if obj is None:
+            if done is not None:
+                done(None)
+            return
+        futures: list[Future] = []
+        runs: list[tuple[int, int, Future]] = []
+        with self._lock:
+            wanted: list[int] = []
+            for start, stop in spans:
+                stop = min(int(stop), obj.size)
+                start = max(0, int(start))
+                if stop <= start:
+                    continue
+                first, last = start // self.block_size, (stop - 1) // self.block_size
+                if all((key, b) in self._blocks for b in range(first, last + 1)):
+                    continue
+                if stop - start > self.block_size // 2:
+                    _found, waits, mine = self._plan(key, first, last)
+                    futures.extend(waits.values())
+                    for run in mine:
+                        futures.append(run[2])
+                        self._pending_runs.append((key, obj, run))
+                    continue
+                for b in range(first, last + 1):
+                    if (key, b) in self._flight:
+                        futures.append(self._flight[(key, b)])
+                for p in range(start // PAGE_BYTES, (stop - 1) // PAGE_BYTES + 1):
+                    page_key = (key, ("page", p))
+                    if page_key in self._flight:
+                        futures.append(self._flight[page_key])
+                    elif page_key not in self._blocks:
+                        wanted.append(p)
+            wanted = sorted(set(wanted))
+            per = max(1, PAGE_RUN_BYTES // PAGE_BYTES)
+            i = 0
+            while i < len(wanted):
+                j = i
+                while j + 1 < len(wanted) and wanted[j + 1] == wanted[j] + 1 and j + 1 - i < per:
+                    j += 1
+                future: Future = Future()
+                for p in wanted[i:j + 1]:
+                    self._flight[(key, ("page", p))] = future
+                runs.append((wanted[i], wanted[j], future))
+                futures.append(future)
+                i = j + 1
+            block_runs, self._pending_runs = self._pending_runs, []
+        pool = self._executor()
+        for _key, block_obj, run in block_runs:
+            pool.submit(self._fetch_run, key, block_obj, *run)
+        for run in runs:
+            pool.submit(self._fetch_pages, key, obj, *run)
+        if done is not None:
+            _when_all(futures, done)
+            return
+        for future in futures:
+            future.result()
+
+    def _fetch_pages(self, key: Hashable, obj: _Object, first: int, last: int, future: Future) -> None:
+        """Fetch pages ``first..last`` as one request and settle ``future`` (never waits)."""
+        start, stop = first * PAGE_BYTES, min(obj.size, (last + 1) * PAGE_BYTES)
+        keys = [(key, ("page", p)) for p in range(first, last + 1)]
+        try:
+            data = obj.fetch(start, stop)
+            if len(data) != stop - start:
+                raise RuntimeError(f"a fetch gave {len(data)} bytes for {stop - start}")
+        except BaseException as error:
+            with self._lock:
+                for page_key in keys:
+                    self._flight.pop(page_key, None)
+            future.set_exception(error)
+            return
+        with self._lock:
+            self._bytes += len(data)
+            self._requests += 1
+            if self._objects.get(key) is obj:
+                for i, page_key in enumerate(keys):
+                    page = data[i * PAGE_BYTES:(i + 1) * PAGE_BYTES]
+                    old = self._blocks.pop(page_key, None)
+                    self._held += len(page) - (len(old) if old is not None else 0)
+                    self._blocks[page_key] = page
+                self._evict()
+            for page_key in keys:
+                self._flight.pop(page_key, None)
+        future.set_result(None)
+
+    def _evict(self) -> None:
+        """Under the lock: drop least recently used entries down to the capacity."""
+        while self._held > self.capacity and self._blocks:
+            _, dropped = self._blocks.popitem(last=False)
+            self._held -= len(dropped)
+
     def cached(self, key: Hashable, start: int, stop: int) -> bool:
         """Whether bytes ``[start, stop)`` are all in the cache (no request is made)."""
         obj = self._objects.get(key)
@@ -149,8 +283,11 @@ class BlockCache:
         if stop <= start:
             return True
         with self._lock:
-            return all((key, b) in self._blocks
-                       for b in range(max(0, start) // self.block_size, (stop - 1) // self.block_size + 1))
+            if all((key, b) in self._blocks
+                   for b in range(max(0, start) // self.block_size, (stop - 1) // self.block_size + 1)):
+                return True
+            return stop - start <= self.block_size // 2 and all(
+                (key, ("page", p)) in self._blocks for p in range(max(0, start) // PAGE_BYTES, (stop - 1) // PAGE_BYTES + 1))
 
     def prefetch(self, key: Hashable, start: int, stop: int,
                  done: Callable[[BaseException | None], None] | None = None) -> None:
@@ -249,9 +386,7 @@ class BlockCache:
                     old = self._blocks.pop((key, b), None)
                     self._held += len(block) - (len(old) if old is not None else 0)
                     self._blocks[(key, b)] = block
-                while self._held > self.capacity and self._blocks:
-                    _, dropped = self._blocks.popitem(last=False)
-                    self._held -= len(dropped)
+                self._evict()
             for b in range(first, last + 1):
                 self._flight.pop((key, b), None)
         future.set_result(blocks)
@@ -260,8 +395,9 @@ class BlockCache:
         with self._lock:
             sequential = start == obj.next_start
             obj.next_start = stop
+            obj.run = obj.run + (stop - start) if sequential else stop - start
             limit = min(MAX_AHEAD_BYTES, self.capacity // 4)
-            obj.ahead = min(limit, max(self.block_size, 2 * obj.ahead, stop - start)) if sequential else 0
+            obj.ahead = min(limit, max(stop - start, obj.run // 8)) if sequential else 0
             ahead = obj.ahead
         if ahead and stop < obj.size:
             self.prefetch(key, stop, min(obj.size, stop + ahead))

@@ -11,7 +11,7 @@ same way whether the container is a local path or a URL (:mod:`core.files.remote
   absolute name, ``..`` past the folder): a container may name only files beside it or below it.
 - :func:`file_size` is a regular file's size, or None when there is none (missing, a folder, a
   device; for a URL: an object that is not found or cannot be reached). A URL costs one
-  ``info`` request, remembered for :data:`SIZE_SECONDS`.
+  ``info`` request (reused by its open soon after: :data:`core.files.remote.INFO_SECONDS`).
 """
 
 from __future__ import annotations
@@ -19,19 +19,12 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
-import threading
-import time
 from urllib.parse import urlsplit, urlunsplit
 
 from core.errors import SourceError
 
-__all__ = ["SIZE_SECONDS", "exists", "file_size", "folder_of", "inside", "is_file", "join"]
+__all__ = ["exists", "file_size", "folder_of", "inside", "is_file", "join"]
 
-#: Seconds a URL's size (or absence) found by :func:`file_size` is remembered.
-SIZE_SECONDS = 5.0
-
-_sizes: dict[str, tuple[float, int | None]] = {}
-_lock = threading.Lock()
 
 
 def _is_url(path: str) -> bool:
@@ -86,15 +79,7 @@ def file_size(path: str) -> int | None:
         except (OSError, ValueError):  # ValueError: a NUL in the name
             return None
         return info.st_size if stat.S_ISREG(info.st_mode) else None
-    now = time.monotonic()
-    with _lock:
-        known = _sizes.get(path)
-        if known is not None and now - known[0] < SIZE_SECONDS:
-            return known[1]
-    size = _remote_size(path)
-    with _lock:
-        _sizes[path] = (now, size)
-    return size
+    return _remote_size(path)
 
 
 def _remote_size(url: str) -> int | None:

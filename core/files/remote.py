@@ -8,8 +8,9 @@ Rules
   configure themselves (their configuration files and environment variables: credentials are
   never taken from, nor kept in, anything of ours). A protocol whose package is missing is
   refused with the extra that installs it (:data:`EXTRAS`).
-- Opening costs one ``info`` request per object (size and version: ETag or modification time);
-  no byte is read until something asks for it. Every byte then comes through the one shared
+- Opening costs one ``info`` request per object (size and version: ETag or modification time),
+  reused by another open of the same URL within :data:`INFO_SECONDS`; no byte is read until
+  something asks for it. Every byte then comes through the one shared
   :class:`~core.files.block_cache.BlockCache` (bounded, LRU; :func:`set_cache_capacity`), and
   HTTP ranges are checked as :mod:`core.files.remote_fetch` says. Nothing is ever written.
 - The source has a map of each object's size, as file sources do, so layouts, views, strides
@@ -122,8 +123,37 @@ def filesystem_of(url: str):
         raise remote_error(url, error, "opening") from None
 
 
+#: Seconds an object's ``info`` is reused by the next open of the same URL (a listing, then the
+#: tensor opened from it; a shard index, then its shards): every answer is still checked
+#: against that size and ETag, so a change is still seen at the first read.
+INFO_SECONDS = 5.0
+_infos: dict[str, tuple[float, ObjectInfo]] = {}
+_infos_lock = threading.Lock()
+
+
+def _info_of(fs, path: str, url: str) -> ObjectInfo:
+    """The object's ``info``: asked once per :data:`INFO_SECONDS` per URL."""
+    now = time.monotonic()
+    with _infos_lock:
+        known = _infos.get(url)
+        if known is not None and now - known[0] < INFO_SECONDS:
+            return known[1]
+    info = object_info(fs, path, url)
+    with _infos_lock:
+        if len(_infos) > 4096:
+            _infos.clear()
+        _infos[url] = (now, info)
+    return info
+
+
+def _forget_info(url: str) -> None:
+    with _infos_lock:
+        _infos.pop(url, None)
+
+
 def object_size(url: str) -> int:
-    """The size of the object at ``url`` (one ``info`` request).
+    """The size of the object at ``url`` (an ``info`` request, unless one was made for it in the
+    last :data:`INFO_SECONDS`).
 
     Raises
     ------
@@ -131,7 +161,7 @@ def object_size(url: str) -> int:
         As :func:`open_remote` (not found, denied, unreachable, a folder, no protocol package).
     """
     fs, path = filesystem_of(url)
-    return object_info(fs, path, url).size
+    return _info_of(fs, path, url).size
 
 
 class _Remote:
@@ -140,7 +170,7 @@ class _Remote:
     def __init__(self, url: str) -> None:
         self.url = url
         self.fs, self.path = filesystem_of(url)
-        self.info = object_info(self.fs, self.path, url)
+        self.info = _info_of(self.fs, self.path, url)
         protocols = self.fs.protocol if isinstance(self.fs.protocol, (tuple, list)) else (self.fs.protocol,)
         http = any(p in ("http", "https") for p in protocols)
         self.fetch = http_fetch(self.fs, url, self.info) if http else system_fetch(self.fs, self.path, url)
@@ -268,7 +298,7 @@ class RemoteSource(Source):
             MappedRange(url, -1, data.__array_interface__["data"][0], data.size,
                         reader=self._reader(index),
                         cached=lambda start, stop, index=index: self.cached(index, start, stop),
-                        prefetch=lambda start, stop, done, index=index: self.prefetch(index, start, stop, done))
+                        fetch_spans=lambda spans, done, index=index: self.fetch_spans(index, spans, done))
             for index, (url, data) in enumerate(zip(self.paths, self._data)) if data.size)
 
     def _reader(self, index: int):
@@ -282,9 +312,14 @@ class RemoteSource(Source):
         """Whether bytes ``[start, stop)`` of object ``index`` are in the cache (no request)."""
         return not self.closed and self._cache.cached(self._objects[index].key, start, stop)
 
-    def prefetch(self, index: int, start: int, stop: int, done) -> None:
-        """Fetch ``[start, stop)`` of object ``index`` in the background; ``done(error)`` after."""
-        self._cache.prefetch(self._objects[index].key, start, stop, done)
+    def fetch_spans(self, index: int, spans: list[tuple[int, int]], done=None) -> None:
+        """Bring byte ranges of object ``index`` into the cache, in parallel (waits unless
+        ``done(error or None)`` is given; :meth:`core.files.block_cache.BlockCache.fetch_spans`)."""
+        try:
+            self._cache.fetch_spans(self._objects[index].key, spans, done)
+        except SourceError as error:
+            self._note_failure(index, error)
+            raise
 
     def transfer(self) -> Transfer:
         """Bytes fetched and requests made by the shared cache so far."""
@@ -301,6 +336,7 @@ class RemoteSource(Source):
 
     # -- changes ----------------------------------------------------------------------------
     def _note_failure(self, index: int, error: SourceError) -> None:
+        _forget_info(self.paths[index])  # the next open asks again
         if "changed since it was opened" in str(error):
             size = self._objects[index].info.size
             with self._lock:
@@ -372,6 +408,7 @@ class RemoteSource(Source):
             change = FileChange(obj.url, "modified", was.size, now.size)
         else:
             return
+        _forget_info(obj.url)
         with self._lock:
             self._changes.setdefault(index, change)
 
@@ -399,6 +436,8 @@ class RemoteSource(Source):
 
     def reopen(self) -> RemoteSource:
         """Open the same URLs again (a reload: the objects' versions now)."""
+        for url in self.paths:
+            _forget_info(url)
         return RemoteSource(self.paths, offset=self.offset, record_size=self.record_size)
 
     def __repr__(self) -> str:

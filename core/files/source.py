@@ -43,10 +43,11 @@ class MappedRange:
     #: ``position`` and returns the count (fewer only at the end); None: ``pread`` on ``fd``.
     reader: Callable[[memoryview, int], int] | None = None
     #: With ``reader``: ``cached(position, stop)`` says without waiting whether those bytes are
-    #: at hand, ``prefetch(position, stop, done)`` fetches them in the background and calls
-    #: ``done(error or None)`` from another thread.
+    #: at hand; ``fetch_spans(spans, done)`` brings the ``(position, stop)`` ranges in, in
+    #: parallel (short ones as pages: :mod:`core.files.block_cache`), waiting when ``done`` is
+    #: None, else calling ``done(error or None)`` from another thread when they are in.
     cached: Callable[[int, int], bool] | None = None
-    prefetch: Callable[[int, int, Callable[[BaseException | None], None]], None] | None = None
+    fetch_spans: Callable[[list, Callable[[BaseException | None], None] | None], None] | None = None
 
 
 class Source:

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import math
 import os
-import threading
 from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
@@ -166,8 +165,12 @@ class BlockReader:
         for block in iter_blocks(view, chunk_elements):
             if mapped is None:
                 yield block
-            else:
-                yield from self._read_split(block, mapped)
+                continue
+            if mapped.fetch_spans is not None:
+                spans = list(self._spans(block, mapped))
+                if len(spans) > 1:  # a sparse block: its pieces fetched in parallel first
+                    mapped.fetch_spans(spans, None)
+            yield from self._read_split(block, mapped)
 
     def read(self, view: np.ndarray) -> np.ndarray:
         """A copy of ``view`` (C order), read safely; for small views (what a screen shows).
@@ -193,32 +196,18 @@ class BlockReader:
         False (nothing started) when every byte is at hand or the view is not a fetched map's."""
         view = np.asarray(view)
         mapped = self.range_of(view) if view.size else None
-        if mapped is None or mapped.cached is None or mapped.prefetch is None:
+        if mapped is None or mapped.cached is None or mapped.fetch_spans is None:
             return False
-        spans = [span for block in iter_blocks(view, max(1, self._max_span // max(1, view.dtype.itemsize)))
-                 for span in self._spans(block, mapped)]
-        missing = [(start, stop) for start, stop in spans if not mapped.cached(start, stop)]
+        missing = [span for span in self._view_spans(view, mapped) if not mapped.cached(*span)]
         if not missing:
             return False
-        low, high = min(start for start, _ in missing), max(stop for _, stop in missing)
-        if high - low <= SPARSE_FACTOR * sum(stop - start for start, stop in missing) + DENSE_SPAN:
-            mapped.prefetch(low, high, done)
-            return True
-        left = [len(missing)]
-        errors: list[BaseException] = []
-        lock = threading.Lock()
-
-        def one(error: BaseException | None) -> None:
-            with lock:
-                if error is not None:
-                    errors.append(error)
-                left[0] -= 1
-                last = left[0] == 0
-            if last:
-                done(errors[0] if errors else None)
-        for start, stop in missing:
-            mapped.prefetch(start, stop, one)
+        mapped.fetch_spans(missing, done)
         return True
+
+    def _view_spans(self, view: np.ndarray, mapped: MappedRange) -> list[tuple[int, int]]:
+        """The file byte ranges reading ``view`` reads."""
+        return [span for block in iter_blocks(view, max(1, self._max_span // max(1, view.dtype.itemsize)))
+                for span in self._spans(block, mapped)]
 
     def _spans(self, block: np.ndarray, mapped: MappedRange) -> Iterator[tuple[int, int]]:
         """The file byte ranges :meth:`_read_split` reads for ``block``."""

@@ -16,7 +16,9 @@ What is drawn depends only on the visible x-range ``[start, stop)`` and the plot
 4. Otherwise (pyramid still building): a strided preview of about ``4 * px`` elements. It may
    miss peaks, so the status line under the plot says so while it is shown
    (``preview (every 2,500th value) — building the exact overview: 37%``); it is replaced as
-   soon as the pyramid is ready.
+   soon as the pyramid is ready. A remote array of more than :data:`REMOTE_OVERVIEW_BYTES` gets
+   no pyramid (it would fetch the whole object unasked): it keeps the preview, and the status
+   line says why.
 
 Cases 2 and 3 draw two points (min, max) per bucket, so every bucket's true extrema are drawn.
 
@@ -47,6 +49,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from core.display.line_decimation import MinMaxPyramid, peak_decimate, real_values
 from core.errors import SourceError, describe_error
 from core.scan.blocks import BlockReader
+from core.text.byte_sizes import format_bytes
 from core.text.figures import format_progress
 from inspector.plot.index_axis import IndexAxisItem
 from inspector.widgets import palette
@@ -54,6 +57,9 @@ from inspector.widgets.plain_text import make_plain
 
 #: Arrays longer than this get a min/max pyramid built on a worker thread.
 PYRAMID_THRESHOLD = 2_000_000
+#: A remote array of more bytes gets no pyramid (it would fetch the whole object): zoomed out it
+#: is drawn from the strided preview (case 4), with a note saying so.
+REMOTE_OVERVIEW_BYTES = 256 << 20
 #: Largest visible range read and decimated on the GUI thread while no pyramid is available.
 DIRECT_READ_LIMIT = 1 << 20
 #: Visible ranges up to this many elements per pixel are drawn exactly.
@@ -296,7 +302,12 @@ class LinePlot(QWidget):
         self.curve.full_length = 0 if values is None else len(values)
         self.index_axis.set_length(None if values is None else len(values))
         if values is not None and len(values) > PYRAMID_THRESHOLD:
-            self._start_overview()
+            if self._fetches_remotely(values) and values.nbytes > REMOTE_OVERVIEW_BYTES:
+                self._status.setText(f"a strided preview: the exact overview of a remote file is not built (it "
+                                     f"would fetch all {format_bytes(values.nbytes)}); zoom in for exact values")
+                self._status.setVisible(True)
+            else:
+                self._start_overview()
         if not keep_view and values is not None and len(values):
             # Set x now (auto-range applies lazily, at the next paint), then keep auto-ranging:
             # x over _WindowedCurve's full extent, y over the visible data.
@@ -489,6 +500,13 @@ class LinePlot(QWidget):
             self.marker.setVisible(False)
 
     # ----------------------------------------------------------------------------- handlers
+    def _fetches_remotely(self, values: np.ndarray) -> bool:
+        """Whether ``values`` view a remote object's map (its bytes are fetched over the network)."""
+        if self._block_reader is None:
+            return False
+        mapped = self._block_reader().range_of(values) if values.size else None
+        return mapped is not None and mapped.reader is not None
+
     def _start_overview(self) -> None:
         self._build = _OverviewBuild(self._values, self._part, self._block_reader)
         self._show_build_progress()

@@ -157,6 +157,7 @@ class ArrayTableModel(QAbstractTableModel):
         self._failed: dict[tuple[int, int], SourceError] = {}  # tiles whose fetch failed
         self._tileFetched.connect(self._on_tile_fetched, Qt.ConnectionType.QueuedConnection)
         self._mark_source = None  # see set_mark_source
+        self._origin_source = None  # see set_origin_source
         self._axes.changed.connect(self._on_axes_changed)
         self._options.changed.connect(self._on_options_changed)
         if self._painted.heat_map:
@@ -295,6 +296,11 @@ class ArrayTableModel(QAbstractTableModel):
     def value_source(self):
         """The source given to :meth:`set_value_source`, or None."""
         return self._value_source
+
+    def set_origin_source(self, origin) -> None:
+        """``origin(full index) -> str | None`` names the file an element comes from in its
+        tooltip (a batch of several files), or None: no file named."""
+        self._origin_source = origin
 
     def set_mark_source(self, marks) -> None:
         """``marks(full index) -> QColor | None`` answers :attr:`BookmarkRole` (None: no marks);
@@ -495,6 +501,9 @@ class ArrayTableModel(QAbstractTableModel):
         if role == _TOOLTIP:
             text = self._text(value, dtype)
             tip = f"{self._index_text(row, col)} = {text}  ({_dtype_label(dtype)})"
+            origin = None if self._origin_source is None else self._origin_source(self._axes.full_index(row, col))
+            if origin:
+                tip += f"\nfrom {origin}"
             sentence = describe_special(value, dtype) if special else None
             return f"{tip}\n{sentence}" if sentence else tip
         if source is not None:

@@ -43,7 +43,7 @@ from inspector.table.axes_bar import AxesBar
 from inspector.table.find_bar import FindBar
 from inspector.table.model import ArrayTableModel
 from inspector.widgets import palette
-from inspector.widgets.plain_text import make_plain, tooltip_text
+from inspector.widgets.plain_text import display_name, make_plain, tooltip_text
 
 
 def parse_index(text: str, shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -239,6 +239,8 @@ class TablePanel(QWidget):
         # Cells are painted from pread copies of the map (a file cut meanwhile: no SIGBUS).
         self.set_array(result.view, packed.stored_bits if packed is not None else None,
                        result.block_reader(1 << 20))
+        paths = self._document.paths if self._document is not None else ()
+        self._model.set_origin_source(_file_of(result, paths) if len(paths) > 1 else None)
 
     def _on_files_changed_on_disk(self, report) -> None:
         """The mapped bytes changed under the view: show nothing until a reload (never a mix)."""
@@ -454,3 +456,15 @@ class TablePanel(QWidget):
         ):
             buttons[key].setVisible(shown)
             buttons[key].setEnabled(enabled)
+
+
+def _file_of(result, paths):
+    """``origin(index)`` for the table's tooltips: the file (and byte) an element of a batch
+    comes from, by the result's byte map; None where it has none."""
+    def origin(index):
+        try:
+            file_index, offset, _nbytes = result.byte_offset(tuple(index))
+        except (IndexError, ValueError):
+            return None
+        return f"{display_name(paths[file_index])}, byte {offset:,}" if file_index < len(paths) else None
+    return origin

@@ -356,7 +356,8 @@ class NginxServer(_JsonAccessLog, _FileServer):
     pid is the whole server and :meth:`kill` leaves no worker behind; running as root it reads
     any file the tests write. Locations of the main port:
 
-    - ``/NAME``: ``root/NAME``; 404 when missing.
+    - ``/NAME``: ``root/NAME``; 404 when missing; a folder ``/NAME/`` answers nginx's listing page
+      (``autoindex``: what fsspec's HTTP glob reads).
     - ``/private/NAME``: ``root/NAME`` behind basic auth (``auth``: user, password); 401 without.
     - ``/forbidden/NAME``: 403.
     - ``/redirect/NAME``: 302 to ``redirect_to/NAME``; by default ``redirect_to`` is
@@ -445,7 +446,7 @@ http {{
         listen {HOST}:{port};
         server_name localhost;
         root "{self.root}";
-        location / {{ }}
+        location / {{ autoindex on; }}
         location /private/ {{
             auth_basic "tensor-inspector tests";
             auth_basic_user_file "{w}/htpasswd";

@@ -163,3 +163,22 @@ def test_credentials_in_a_url_never_reach_a_message(nginx):
     with pytest.raises(Exception) as caught:
         open_source(url)
     assert "secret" not in str(caught.value) and "***@" in str(caught.value)
+
+
+def test_a_remote_glob_opens_its_matches_as_one_batch_in_natural_order(nginx):
+    for i in (10, 1, 2):
+        nginx.write(f"globbed/dump_{i}.bin", np.full(4, i, np.float32).tobytes())
+    nginx.write("globbed/other.txt", b"no")
+    values = read_values(nginx.url("globbed/dump_*.bin"), ":, 0", DecodeParams(dtype="float32"))
+    assert values.tolist() == [1.0, 2.0, 10.0]
+
+
+def test_an_s3_glob_lists_the_keys_of_its_prefix(moto_s3, monkeypatch):
+    import fsspec.config
+
+    moto_s3.create_bucket("frames")
+    for i in (3, 20, 100):
+        moto_s3.put_object("frames", f"run/frame_{i}.raw", np.full((2, 2), i, np.uint8).tobytes())
+    monkeypatch.setitem(fsspec.config.conf, "s3", {**moto_s3.storage_options(), "skip_instance_cache": True})
+    values = read_values("s3://frames/run/frame_*.raw", ":, 0, 0", DecodeParams(dtype="uint8", shape=(3, 2, 2)))
+    assert values.tolist() == [3, 20, 100]

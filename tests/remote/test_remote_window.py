@@ -138,3 +138,17 @@ def test_every_menu_action_is_safe_on_a_remote_file(window, nginx, qtbot):
     window.document.select((3, 4))
     qtbot.wait(20)
     assert window.document.paths == (url,) and window.document.error is None
+
+
+def test_show_opens_a_url_as_the_window_opens_files(qtbot, nginx, tmp_path):
+    from inspector.show import show
+
+    url = nginx.write("window/shown.bin", VALUES.tobytes())
+    settings = SettingsStore(QSettings(str(tmp_path / "show.ini"), QSettings.IniFormat))
+    handle = show(url, block=False, settings=settings, slice="[10:12, ::128]", dtype="float32",
+                  little_endian=False, shape=(512, 256))
+    qtbot.addWidget(handle.window)
+    assert handle.error is None and handle.params.shape == (512, 256)
+    np.testing.assert_array_equal(handle.view, VALUES[10:12, ::128])
+    assert settings.recent_urls() == []  # show() remembers nothing
+    handle.close()

@@ -23,7 +23,9 @@ Rules
 - Sparse reads (:meth:`BlockCache.fetch_spans`: a column of a wide table, an image subsample, a
   strided preview) fetch *pages* of :data:`PAGE_BYTES` instead of whole blocks for each span
   shorter than half a block: the pages a span needs, adjacent ones as one request, all spans'
-  requests in parallel. A read is answered from pages when they cover it. So 1,000 values spread
+  requests in parallel. Spans closer than a page, or than four times the shorter of two
+  neighbours, are joined first (a strided subsample of a dense region becomes a few block
+  requests, not one request per row). A read is answered from pages when they cover it. So 1,000 values spread
   over a 1 GiB object cost about 1,000 small requests in parallel, not 1,000 blocks.
 - :meth:`BlockCache.cached` tells without any request whether a range is all in the cache (the
   table paints "loading…" for cells that are not, and :meth:`BlockCache.fetch_spans` fetches
@@ -189,6 +191,7 @@ class BlockCache:
             return
         futures: list[Future] = []
         runs: list[tuple[int, int, Future]] = []
+        spans = _joined(spans)
         with self._lock:
             wanted: list[int] = []
             for start, stop in spans:
@@ -410,6 +413,21 @@ class BlockCache:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _joined(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` sorted, with neighbours joined when the gap between them is at most a page or
+    four times the shorter of the two (one request for the gap costs less than a request each)."""
+    out: list[list[int]] = []
+    for start, stop in sorted((int(a), int(b)) for a, b in spans if b > a):
+        if out:
+            last = out[-1]
+            gap = start - last[1]
+            if gap <= max(PAGE_BYTES, 4 * min(stop - start, last[1] - last[0])):
+                last[1] = max(last[1], stop)
+                continue
+        out.append([start, stop])
+    return [(a, b) for a, b in out]
 
 
 def _when_all(futures: list[Future], done: Callable[[BaseException | None], None]) -> None:

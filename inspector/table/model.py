@@ -14,7 +14,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 from PySide6.QtGui import QColor
 
 from core.display.image_sampling import estimate_levels, subsample
-from core.errors import CoreError, SourceError
+from core.errors import CoreError, SourceError, describe_error
 from core.text.number_format import (
     FORMATS,
     classify_value,
@@ -546,7 +546,8 @@ class ArrayTableModel(QAbstractTableModel):
             return  # another array or plane since: nothing of it is shown
         self._loading.discard(key)
         if error is not None:
-            self._failed[key] = error if isinstance(error, SourceError) else SourceError(str(error), field="files")
+            self._failed[key] = error if isinstance(error, SourceError) \
+                else SourceError(describe_error(error).message, field="files")
         self._cell_key = None
         rows, cols = self.rowCount(), self.columnCount()
         if rows and cols:

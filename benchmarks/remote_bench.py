@@ -151,7 +151,6 @@ def paint_rows(nginx, folder: Path, nbytes: int, repeats: int) -> list[Row]:
 
 
 def screen_rows(nginx, folder: Path) -> list[Row]:
-    from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication
 
     import core.files.remote as remote

@@ -9,7 +9,9 @@ Rules
   multi-range request, and one long request is slower than a few parallel ones). Never more is
   fetched than the blocks covering the read, plus the read-ahead below.
 - Least recently used blocks are dropped once the cache holds more than its ``capacity`` bytes;
-  a read in progress keeps its own references, so a block dropped meanwhile is still right.
+  a read in progress keeps its own references, so a block dropped meanwhile is still right. A
+  scan of several passes holds its bytes for its duration (:meth:`BlockCache.hold`, up to the
+  copy budget), so its later passes read the cache.
 - Read-ahead: a read that starts where the previous read of the same object ended is
   sequential (a scan: statistics, export, compare, a model scan). The next ``ahead`` bytes are
   then fetched in the background: the larger of the last read and an eighth of the bytes the
@@ -36,11 +38,14 @@ Rules
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+
+from core.budget import COPY_BUDGET_BYTES
 
 __all__ = ["DEFAULT_BLOCK_BYTES", "DEFAULT_CAPACITY_BYTES", "MAX_AHEAD_BYTES", "PAGE_BYTES", "REQUEST_BYTES",
            "BlockCache", "Transfer"]
@@ -118,6 +123,21 @@ class BlockCache:
             self._objects.pop(key, None)
             for block_key in [k for k in self._blocks if k[0] == key]:
                 self._held -= len(self._blocks.pop(block_key))
+
+    @contextlib.contextmanager
+    def hold(self, nbytes: int) -> Iterator[None]:
+        """A context in which the cache may keep ``nbytes`` more (a scan of several passes: its
+        later passes read the cache); nothing more when that exceeds the copy budget (each pass
+        then fetches again). On exit the extra is dropped, least recently used first."""
+        extra = int(nbytes) if 0 < int(nbytes) <= COPY_BUDGET_BYTES else 0
+        with self._lock:
+            self.capacity += extra
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.capacity -= extra
+                self._evict()
 
     def held(self) -> int:
         """Bytes the cache holds now (at most its capacity)."""

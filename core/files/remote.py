@@ -298,7 +298,8 @@ class RemoteSource(Source):
             MappedRange(url, -1, data.__array_interface__["data"][0], data.size,
                         reader=self._reader(index),
                         cached=lambda start, stop, index=index: self.cached(index, start, stop),
-                        fetch_spans=lambda spans, done, index=index: self.fetch_spans(index, spans, done))
+                        fetch_spans=lambda spans, done, index=index: self.fetch_spans(index, spans, done),
+                        hold=self._cache.hold)
             for index, (url, data) in enumerate(zip(self.paths, self._data)) if data.size)
 
     def _reader(self, index: int):

@@ -48,6 +48,9 @@ class MappedRange:
     #: None, else calling ``done(error or None)`` from another thread when they are in.
     cached: Callable[[int, int], bool] | None = None
     fetch_spans: Callable[[list, Callable[[BaseException | None], None] | None], None] | None = None
+    #: With ``reader``: ``hold(nbytes)`` is a context in which the source's cache keeps that
+    #: many more bytes (a scan of several passes fetches its bytes once).
+    hold: Callable[[int], object] | None = None
 
 
 class Source:

@@ -33,6 +33,7 @@ Rules
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -188,6 +189,17 @@ class BlockReader:
             flat[done:done + block.size] = block.reshape(-1)
             done += block.size
         return out
+
+    def holding(self, view: np.ndarray):
+        """A context in which a fetched map (a remote object) keeps the bytes of ``view`` in its
+        cache (a scan of several passes then fetches them once; up to the copy budget); for
+        other maps, nothing."""
+        view = np.asarray(view)
+        mapped = self.range_of(view) if view.size else None
+        if mapped is None or mapped.hold is None:
+            return contextlib.nullcontext()
+        low, high = byte_span(view)
+        return mapped.hold(min(high - low, 2 * view.nbytes + DENSE_SPAN))
 
     def fetch_later(self, view: np.ndarray, done: Callable[[BaseException | None], None]) -> bool:
         """For maps whose bytes are fetched (remote objects): whether reading ``view`` now would

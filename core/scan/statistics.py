@@ -54,6 +54,10 @@ Rules
   for the first read, 0.03 s saved by pass 1).
 * ``progress(done, total)`` runs up to ``total = 2 * view.size`` and never goes back; with the
   first read, that read fills the first eighth and the passes share the rest.
+* A view of a remote object (:mod:`core.files.remote`) is read from the network once: the block
+  cache holds the view's bytes for the scan (:meth:`core.scan.blocks.BlockReader.holding`, up to
+  the copy budget), so the passes after the first read the cache. A bigger remote view is
+  fetched again by each pass.
 * Memory: a block read per thread plus scratch buffers of a sub-block, whatever the view size
   (with a ``reader``, each thread's buffer holds a whole dense block: one ``pread`` per block);
   blocks shrink to stay within the copy budget of :mod:`core.budget`, and a histogram too big
@@ -66,6 +70,7 @@ Rules
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -243,6 +248,17 @@ def compute_statistics(
         ``check()`` or the reader found that the file changed.
     """
     view = np.asarray(view)
+    # A remote view's passes after the first are read from the cache it holds for the scan.
+    with reader.holding(view) if reader is not None else contextlib.nullcontext():
+        return _statistics(view, bins=bins, chunk_elements=chunk_elements, progress=progress, cancelled=cancelled,
+                           check=check, reader=reader, partial=partial, workers=workers, quantity=quantity,
+                           extremes_first_above=extremes_first_above, histogram=histogram)
+
+
+def _statistics(view: np.ndarray, *, bins: int, chunk_elements: int, progress: Progress | None,
+                cancelled: Callable[[], bool] | None, check: Callable[[], None] | None, reader: BlockReader | None,
+                partial: Callable[[Statistics], None] | None, workers: int | None, quantity: str,
+                extremes_first_above: int, histogram: bool) -> Statistics:
     kind = _kind(view.dtype)
     if bins < 1:
         raise CoreError(f"bins must be at least 1, got {bins} (ask for 64 bins)")

@@ -12,13 +12,14 @@ Rules
   a read in progress keeps its own references, so a block dropped meanwhile is still right. A
   scan of several passes holds its bytes for its duration (:meth:`BlockCache.hold`, up to the
   copy budget), so its later passes read the cache.
-- Read-ahead: a read that starts where the previous read of the same object ended is
-  sequential (a scan: statistics, export, compare, a model scan). The next ``ahead`` bytes are
-  then fetched in the background: the larger of the last read and an eighth of the bytes the
-  sequential run has read so far, at most :data:`MAX_AHEAD_BYTES` (and a quarter of the
-  capacity); nothing at the first jump (scrolling, a random tile). What a run fetches past its
-  end is so at most its last read or an eighth of what it read (reading one 64 MiB tensor
-  fetches at most 8 MiB of the next).
+- Read-ahead: a read that starts where the reads of the same object have reached so far (their
+  frontier), or at most :data:`SCAN_SLACK_BYTES` behind it (the threads of a parallel scan read
+  neighbouring blocks in any order), is sequential (a scan: statistics, export, compare, a
+  model scan). The next ``ahead`` bytes are
+  then fetched in the background: an eighth of the bytes the sequential run has read so far (at
+  least a block), at most :data:`MAX_AHEAD_BYTES` (and a quarter of the capacity); nothing at
+  the first jump (scrolling, a random tile). What a run fetches past its end is so at most an
+  eighth of what it read (reading one 64 MiB tensor fetches at most 8 MiB of the next).
 - A block is fetched once however many threads want it: later readers wait for the request in
   flight. A failed request fails every reader that waits for it, and is tried again by the
   next read.
@@ -58,6 +59,8 @@ DEFAULT_CAPACITY_BYTES = 256 << 20
 REQUEST_BYTES = 8 << 20
 #: Most bytes fetched ahead of a sequential reader.
 MAX_AHEAD_BYTES = 64 << 20
+#: A read that starts this far behind the frontier of a sequential run is still in it.
+SCAN_SLACK_BYTES = 4 * (8 << 20)
 #: Requests in flight at once (per cache).
 PARALLEL_REQUESTS = 6
 #: Bytes of one page: what a sparse read fetches for a short span (module rules).
@@ -161,8 +164,8 @@ class BlockCache:
         if paged is not None:
             return paged
         first, last = start // self.block_size, (stop - 1) // self.block_size
+        self._read_ahead(key, obj, start, stop)  # first: the next bytes travel while these are waited for
         blocks = self._blocks_of(key, obj, first, last)
-        self._read_ahead(key, obj, start, stop)
         if first == last:
             base = first * self.block_size
             return blocks[0][start - base:stop - base]
@@ -255,20 +258,38 @@ class BlockCache:
         pool = self._executor()
         for _key, block_obj, run in block_runs:
             pool.submit(self._fetch_run, key, block_obj, *run)
-        for run in runs:
-            pool.submit(self._fetch_pages, key, obj, *run)
+        many = getattr(obj.fetch, "many", None)
+        if many is not None and len(runs) > 1:  # one batch on the protocol's own event loop
+            pool.submit(self._fetch_page_batch, key, obj, runs)
+        else:
+            for run in runs:
+                pool.submit(self._fetch_pages, key, obj, *run)
         if done is not None:
             _when_all(futures, done)
             return
         for future in futures:
             future.result()
 
-    def _fetch_pages(self, key: Hashable, obj: _Object, first: int, last: int, future: Future) -> None:
-        """Fetch pages ``first..last`` as one request and settle ``future`` (never waits)."""
+    def _fetch_page_batch(self, key: Hashable, obj: _Object, runs: list[tuple[int, int, Future]]) -> None:
+        """Fetch page runs with the fetch's ``many`` (one batch) and settle each run's future."""
+        ranges = [(first * PAGE_BYTES, min(obj.size, (last + 1) * PAGE_BYTES)) for first, last, _f in runs]
+        try:
+            answers = obj.fetch.many(ranges)
+        except BaseException as error:
+            answers = [error] * len(runs)
+        for (first, last, future), answer in zip(runs, answers):
+            self._fetch_pages(key, obj, first, last, future, answer)
+
+    def _fetch_pages(self, key: Hashable, obj: _Object, first: int, last: int, future: Future,
+                     answer: bytes | BaseException | None = None) -> None:
+        """Fetch pages ``first..last`` as one request (or take its ``answer``: bytes, or the error
+        it failed with) and settle ``future`` (never waits)."""
         start, stop = first * PAGE_BYTES, min(obj.size, (last + 1) * PAGE_BYTES)
         keys = [(key, ("page", p)) for p in range(first, last + 1)]
         try:
-            data = obj.fetch(start, stop)
+            if isinstance(answer, BaseException):
+                raise answer
+            data = obj.fetch(start, stop) if answer is None else answer
             if len(data) != stop - start:
                 raise RuntimeError(f"a fetch gave {len(data)} bytes for {stop - start}")
         except BaseException as error:
@@ -416,14 +437,16 @@ class BlockCache:
 
     def _read_ahead(self, key: Hashable, obj: _Object, start: int, stop: int) -> None:
         with self._lock:
-            sequential = start == obj.next_start
-            obj.next_start = stop
+            # In the run when it starts at its frontier or a little behind it: the threads of a
+            # parallel scan read neighbouring blocks in any order.
+            sequential = obj.next_start - SCAN_SLACK_BYTES <= start <= obj.next_start
+            obj.next_start = max(obj.next_start, stop) if sequential else stop
             obj.run = obj.run + (stop - start) if sequential else stop - start
             limit = min(MAX_AHEAD_BYTES, self.capacity // 4)
-            obj.ahead = min(limit, max(stop - start, obj.run // 8)) if sequential else 0
-            ahead = obj.ahead
-        if ahead and stop < obj.size:
-            self.prefetch(key, stop, min(obj.size, stop + ahead))
+            obj.ahead = min(limit, max(self.block_size, obj.run // 8)) if sequential else 0
+            ahead, frontier = obj.ahead, obj.next_start
+        if ahead and frontier < obj.size:
+            self.prefetch(key, frontier, min(obj.size, frontier + ahead))
 
     def close(self) -> None:
         """Drop every block and stop the background fetches."""

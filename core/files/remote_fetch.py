@@ -34,6 +34,8 @@ __all__ = ["TIMEOUT_SECONDS", "ObjectInfo", "http_fetch", "object_info", "remote
 
 #: Seconds without an answer (connecting, or between two parts of a response) before a request fails.
 TIMEOUT_SECONDS = 30
+#: Short HTTP ranges of one batch in flight at once (:func:`http_fetch`'s ``many``).
+MANY_AT_ONCE = 16
 #: Bytes per second below which a long HTTP range request counts as stuck (its time allowed is
 #: :data:`TIMEOUT_SECONDS` plus its length at this rate).
 RATE_FLOOR = 64 << 10
@@ -132,6 +134,31 @@ def http_fetch(fs, url: str, info: ObjectInfo) -> Callable[[int, int], bytes]:
             raise
         except BaseException as error:
             raise remote_error(url, error, f"reading bytes {start:,} to {stop:,}") from None
+
+    async def get_many(ranges: list[tuple[int, int]]) -> list:
+        limit = asyncio.Semaphore(MANY_AT_ONCE)
+
+        async def one(start: int, stop: int):
+            async with limit:
+                try:
+                    return await get(start, stop)
+                except BaseException as error:  # each range's own outcome
+                    return error
+        return await asyncio.gather(*(one(a, b) for a, b in ranges))
+
+    def fetch_many(ranges: list[tuple[int, int]]) -> list:
+        """Many short ranges as one batch on the session's event loop (:data:`MANY_AT_ONCE` in
+        flight): per range its bytes, or the SourceError it failed with."""
+        total = sum(b - a for a, b in ranges)
+        try:
+            answers = sync(fs.loop, get_many, ranges,
+                           timeout=TIMEOUT_SECONDS * (1 + len(ranges) // MANY_AT_ONCE) + total / RATE_FLOOR)
+        except BaseException as error:
+            answers = [error] * len(ranges)
+        return [a if isinstance(a, (bytes, SourceError)) else
+                remote_error(url, a, f"reading bytes {r[0]:,} to {r[1]:,}") for a, r in zip(answers, ranges)]
+
+    fetch.many = fetch_many
     return fetch
 
 

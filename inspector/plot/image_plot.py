@@ -286,10 +286,12 @@ class ImagePlot(QWidget):
             self.histogram.setLevels(*self._colour_levels)
             return
         self.colour_item.clear()
-        low, high = estimate_levels(self._values(subsample(plane, DEFAULT_LEVEL_SAMPLES)), part)
         if not keep_view:
             self.fit_view()
         self.refresh_window(force=True)
+        # After the window: its rows are the levels sample's too, so a remote plane's sample is
+        # mostly read from what the window fetched.
+        low, high = estimate_levels(self._values(subsample(plane, DEFAULT_LEVEL_SAMPLES)), part)
         self.image_item.setLevels((low, high))
         self.histogram.setLevels(low, high)
 

@@ -6,6 +6,7 @@ written here, with the options shown in the README's user guide.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -198,7 +199,22 @@ SHOTS = [
     ("bookmarks.png", bookmarked_session, []),
     ("model_scan.png", broken_checkpoint, ["--tensor", "layers.16.attn.o_proj.weight"]),
     ("compare_models.png", layer_dumps, ["--compare", "{dir}/golden"]),
+    # {served}: the file is opened by its URL from a loopback nginx (tests/remote/servers.py)
+    ("remote.png", checkpoint, ["{served}", "--tensor", "embed.weight"]),
 ]
+
+
+@contextlib.contextmanager
+def _served(files: list[str], serve: bool):
+    """``files`` as they are, or (``serve``) as URLs of a loopback nginx serving their folder."""
+    if not serve:
+        yield files
+        return
+    sys.path.insert(0, str(ROOT / "tests" / "remote"))
+    from servers import NginxServer
+
+    with NginxServer(Path(files[0]).parent) as server:
+        yield [server.url(Path(f).name) for f in files]
 
 
 def main(names: list[str] | None = None) -> int:
@@ -219,8 +235,10 @@ def main(names: list[str] | None = None) -> int:
                 make(data)
                 files = [str(data)]
             options = [option.replace("{dir}", tmp) for option in options]
-            command = [sys.executable, "-m", "inspector", *files, *options, "--screenshot", str(OUT / name)]
-            subprocess.run(command, cwd=ROOT, env=env, check=True)
+            with _served(files, "{served}" in options) as shown:
+                options = [option for option in options if option != "{served}"]
+                command = [sys.executable, "-m", "inspector", *shown, *options, "--screenshot", str(OUT / name)]
+                subprocess.run(command, cwd=ROOT, env=env, check=True)
             print("wrote", OUT / name)
     return 0
 

@@ -232,6 +232,11 @@ class Source:
         """Protect the buffers that shrank (files only); its message, or ''."""
         return self.shrink_guard.protect_all()
 
+    def redirected(self) -> tuple[tuple[str, str], ...]:
+        """``(name, answered by)`` for each buffer a server redirected to another URL (remote
+        objects only: none here)."""
+        return ()
+
     def close(self) -> None:
         """Let go of the buffers."""
         self._data.clear()

@@ -70,6 +70,12 @@ def source_step(source: Source, layout: SourceLayout, offset: int | None) -> str
             f"{n} trailing bytes in '{printable_name(f.path)}'"
             for f, n in zip(files, layout.trailing_bytes) if n
         )
+    redirects = source.redirected()
+    if redirects:  # followed as the file system follows them: said, so nothing is hidden
+        trailing += "; " + ", ".join(f"'{printable_name(asked)}' answered by '{printable_name(answered)}' (a redirect)"
+                                     for asked, answered in redirects[:3])
+        if len(redirects) > 3:
+            trailing += f" and {len(redirects) - 3} more redirected"
     return f"source: {what}, {start_text}, {split} -> input shape {layout.input_shape}{trailing}"
 
 

@@ -169,3 +169,12 @@ def test_a_redirect_to_another_host_is_followed_and_said(nginx):
         assert source.read_exact(0, 0, 16) == DATA[:16]
         [(asked, answered)] = source.redirected()
         assert asked.endswith("/redirect/moved.bin") and answered.startswith("http://localhost:")
+
+
+def test_a_redirect_is_said_in_the_source_step(nginx):
+    from core import DecodeParams, Pipeline
+
+    nginx.write("moved2.bin", DATA)
+    with Pipeline(nginx.redirect_url("moved2.bin")) as pipe:
+        step = pipe.run(DecodeParams(dtype="uint32")).steps[0]
+    assert "answered by 'http://localhost:" in step and "(a redirect)" in step

@@ -284,33 +284,39 @@ class BlockCache:
                      answer: bytes | BaseException | None = None) -> None:
         """Fetch pages ``first..last`` as one request (or take its ``answer``: bytes, or the error
         it failed with) and settle ``future`` (never waits)."""
-        start, stop = first * PAGE_BYTES, min(obj.size, (last + 1) * PAGE_BYTES)
         keys = [(key, ("page", p)) for p in range(first, last + 1)]
+        self._fetch_entries(key, obj, keys, first * PAGE_BYTES, min(obj.size, (last + 1) * PAGE_BYTES), PAGE_BYTES,
+                            future, answer)
+
+    def _fetch_entries(self, key: Hashable, obj: _Object, keys: list, start: int, stop: int, size: int,
+                       future: Future, answer: bytes | BaseException | None) -> None:
+        """Fetch ``[start, stop)`` (or take ``answer``), store it as the entries ``keys`` of
+        ``size`` bytes each, and settle ``future`` with ``{entry key: bytes}`` or the error."""
         try:
             if isinstance(answer, BaseException):
                 raise answer
             data = obj.fetch(start, stop) if answer is None else answer
-            if len(data) != stop - start:
+            if len(data) != stop - start:  # a fetch must check its answer; never cache a wrong one
                 raise RuntimeError(f"a fetch gave {len(data)} bytes for {stop - start}")
         except BaseException as error:
             with self._lock:
-                for page_key in keys:
-                    self._flight.pop(page_key, None)
+                for entry in keys:
+                    self._flight.pop(entry, None)
             future.set_exception(error)
             return
+        entries = {entry: data[i * size:(i + 1) * size] for i, entry in enumerate(keys)}
         with self._lock:
             self._bytes += len(data)
             self._requests += 1
             if self._objects.get(key) is obj:
-                for i, page_key in enumerate(keys):
-                    page = data[i * PAGE_BYTES:(i + 1) * PAGE_BYTES]
-                    old = self._blocks.pop(page_key, None)
-                    self._held += len(page) - (len(old) if old is not None else 0)
-                    self._blocks[page_key] = page
+                for entry, piece in entries.items():
+                    old = self._blocks.pop(entry, None)
+                    self._held += len(piece) - (len(old) if old is not None else 0)
+                    self._blocks[entry] = piece
                 self._evict()
-            for page_key in keys:
-                self._flight.pop(page_key, None)
-        future.set_result(None)
+            for entry in keys:
+                self._flight.pop(entry, None)
+        future.set_result({entry[1]: piece for entry, piece in entries.items()})
 
     def _evict(self) -> None:
         """Under the lock: drop least recently used entries down to the capacity."""
@@ -409,31 +415,9 @@ class BlockCache:
 
     def _fetch_run(self, key: Hashable, obj: _Object, first: int, last: int, future: Future) -> None:
         """Fetch blocks ``first..last`` as one request and settle ``future`` (never waits)."""
-        start, stop = first * self.block_size, min(obj.size, (last + 1) * self.block_size)
-        try:
-            data = obj.fetch(start, stop)
-            if len(data) != stop - start:  # a fetch must check its answer; never cache a wrong one
-                raise RuntimeError(f"a fetch gave {len(data)} bytes for {stop - start}")
-        except BaseException as error:
-            with self._lock:
-                for b in range(first, last + 1):
-                    self._flight.pop((key, b), None)
-            future.set_exception(error)
-            return
-        blocks = {b: data[(b - first) * self.block_size:(b - first + 1) * self.block_size]
-                  for b in range(first, last + 1)}
-        with self._lock:
-            self._bytes += len(data)
-            self._requests += 1
-            if self._objects.get(key) is obj:
-                for b, block in blocks.items():
-                    old = self._blocks.pop((key, b), None)
-                    self._held += len(block) - (len(old) if old is not None else 0)
-                    self._blocks[(key, b)] = block
-                self._evict()
-            for b in range(first, last + 1):
-                self._flight.pop((key, b), None)
-        future.set_result(blocks)
+        keys = [(key, b) for b in range(first, last + 1)]
+        self._fetch_entries(key, obj, keys, first * self.block_size, min(obj.size, (last + 1) * self.block_size),
+                            self.block_size, future, None)
 
     def _read_ahead(self, key: Hashable, obj: _Object, start: int, stop: int) -> None:
         with self._lock:

@@ -221,36 +221,32 @@ class BlockReader:
         return [span for block in iter_blocks(view, max(1, self._max_span // max(1, view.dtype.itemsize)))
                 for span in self._spans(block, mapped)]
 
+    def _pieces(self, block: np.ndarray) -> Iterator[tuple[np.ndarray, int, int]]:
+        """``(piece, low, high)``: the pieces of ``block`` read one span each (module rules: a
+        block too long or too sparse for one span is split along its first axis longer than
+        one, down to single elements), with each piece's byte addresses ``[low, high)``."""
+        low, high = byte_span(block)
+        span = high - low
+        dense = span <= DENSE_SPAN or span <= SPARSE_FACTOR * block.nbytes
+        if (span <= self._max_span and dense) or block.size == 1:
+            yield block, low, high
+            return
+        axis = next(i for i, n in enumerate(block.shape) if n > 1)
+        half = block.shape[axis] // 2
+        index = [slice(None)] * block.ndim
+        for part in (slice(0, half), slice(half, None)):
+            index[axis] = part
+            yield from self._pieces(block[tuple(index)])
+
     def _spans(self, block: np.ndarray, mapped: MappedRange) -> Iterator[tuple[int, int]]:
         """The file byte ranges :meth:`_read_split` reads for ``block``."""
-        low, high = byte_span(block)
-        span = high - low
-        dense = span <= DENSE_SPAN or span <= SPARSE_FACTOR * block.nbytes
-        if (span <= self._max_span and dense) or block.size == 1:
+        for _piece, low, high in self._pieces(block):
             position = mapped.file_offset + (low - mapped.address)
-            yield position, position + span
-            return
-        axis = next(i for i, n in enumerate(block.shape) if n > 1)
-        half = block.shape[axis] // 2
-        index = [slice(None)] * block.ndim
-        for part in (slice(0, half), slice(half, None)):
-            index[axis] = part
-            yield from self._spans(block[tuple(index)], mapped)
+            yield position, position + (high - low)
 
     def _read_split(self, block: np.ndarray, mapped: MappedRange) -> Iterator[np.ndarray]:
-        low, high = byte_span(block)
-        span = high - low
-        dense = span <= DENSE_SPAN or span <= SPARSE_FACTOR * block.nbytes
-        if (span <= self._max_span and dense) or block.size == 1:
-            yield self._read_block(block, mapped, low, high)
-            return
-        # Too sparse to read in one span: split along the first axis longer than one.
-        axis = next(i for i, n in enumerate(block.shape) if n > 1)
-        half = block.shape[axis] // 2
-        index = [slice(None)] * block.ndim
-        for part in (slice(0, half), slice(half, None)):
-            index[axis] = part
-            yield from self._read_split(block[tuple(index)], mapped)
+        for piece, low, high in self._pieces(block):
+            yield self._read_block(piece, mapped, low, high)
 
     def _read_block(self, block: np.ndarray, mapped: MappedRange, low: int, high: int) -> np.ndarray:
         nbytes = high - low

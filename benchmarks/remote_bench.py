@@ -74,10 +74,12 @@ def tensor_rows(nginx, folder: Path, total: int) -> list[Row]:
     header, name = _safetensors(folder / "model.safetensors", count, total // count)
     url = nginx.url("model.safetensors")
     remote.set_cache_capacity(256 * MiB)
+    remote.cache().clear()
     nginx.clear_log()
     first = tensor(url, name, slice="0, :8")
     before_first = len(nginx.requests(at_least=1))
     remote.set_cache_capacity(256 * MiB)
+    remote.cache().clear()
     remote._infos.clear()
     nginx.clear_log()
     whole = tensor(url, name)
@@ -161,6 +163,7 @@ def screen_rows(nginx, folder: Path) -> list[Row]:
     path = folder / "raw.bin"
     rows = os.path.getsize(path) // 4 // 4096
     remote.set_cache_capacity(256 * MiB)
+    remote.cache().clear()
     tops = np.random.default_rng(1).integers(0, 1 << 30, 16)
     out = []
     for name, kind, params in (("one column (1-d)", "column", DecodeParams(dtype="float32")),
@@ -202,6 +205,7 @@ def statistics_rows(nginx, folder: Path, repeats: int) -> list[Row]:
 
     def stats():
         remote.set_cache_capacity(256 * MiB)  # cold cache: every byte comes from the server
+        remote.cache().clear()
         remote._infos.clear()
         with Pipeline(url) as pipe:
             result = pipe.run(DecodeParams(dtype="float32"))

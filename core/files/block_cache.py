@@ -127,6 +127,18 @@ class BlockCache:
             for block_key in [k for k in self._blocks if k[0] == key]:
                 self._held -= len(self._blocks.pop(block_key))
 
+    def resize(self, capacity: int) -> None:
+        """Hold at most ``capacity`` bytes from now on (least recently used entries go first)."""
+        with self._lock:
+            self.capacity = max(int(capacity), REQUEST_BYTES + self.block_size)
+            self._evict()
+
+    def clear(self) -> None:
+        """Drop every cached entry (the objects stay readable: they are fetched again)."""
+        with self._lock:
+            self._blocks.clear()
+            self._held = 0
+
     @contextlib.contextmanager
     def hold(self, nbytes: int) -> Iterator[None]:
         """A context in which the cache may keep ``nbytes`` more (a scan of several passes: its
@@ -213,7 +225,6 @@ class BlockCache:
                 done(None)
             return
         futures: list[Future] = []
-        runs: list[tuple[int, int, Future]] = []
         spans = _joined(spans)
         with self._lock:
             wanted: list[int] = []
@@ -241,19 +252,8 @@ class BlockCache:
                         futures.append(self._flight[page_key])
                     elif page_key not in self._blocks:
                         wanted.append(p)
-            wanted = sorted(set(wanted))
-            per = max(1, PAGE_RUN_BYTES // PAGE_BYTES)
-            i = 0
-            while i < len(wanted):
-                j = i
-                while j + 1 < len(wanted) and wanted[j + 1] == wanted[j] + 1 and j + 1 - i < per:
-                    j += 1
-                future: Future = Future()
-                for p in wanted[i:j + 1]:
-                    self._flight[(key, ("page", p))] = future
-                runs.append((wanted[i], wanted[j], future))
-                futures.append(future)
-                i = j + 1
+            runs = self._claim(sorted(set(wanted)), max(1, PAGE_RUN_BYTES // PAGE_BYTES), lambda p: (key, ("page", p)))
+            futures.extend(future for *_run, future in runs)
             block_runs, self._pending_runs = self._pending_runs, []
         pool = self._executor()
         for _key, block_obj, run in block_runs:
@@ -382,19 +382,23 @@ class BlockCache:
                 waits[b] = self._flight[(key, b)]
             else:
                 missing.append(b)
-        mine: list[tuple[int, int, Future]] = []
-        per = max(1, REQUEST_BYTES // self.block_size)
+        return found, waits, self._claim(missing, max(1, REQUEST_BYTES // self.block_size), lambda b: (key, b))
+
+    def _claim(self, numbers: list[int], per: int, entry) -> list[tuple[int, int, Future]]:
+        """Under the lock: the sorted entry ``numbers`` cut into runs of consecutive ones (at most
+        ``per`` each), each registered in flight (``entry(n)``: its key) with a future of its own."""
+        runs: list[tuple[int, int, Future]] = []
         i = 0
-        while i < len(missing):
+        while i < len(numbers):
             j = i
-            while j + 1 < len(missing) and missing[j + 1] == missing[j] + 1 and j + 1 - i < per:
+            while j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1 and j + 1 - i < per:
                 j += 1
             future: Future = Future()
-            for b in missing[i:j + 1]:
-                self._flight[(key, b)] = future
-            mine.append((missing[i], missing[j], future))
+            for n in numbers[i:j + 1]:
+                self._flight[entry(n)] = future
+            runs.append((numbers[i], numbers[j], future))
             i = j + 1
-        return found, waits, mine
+        return runs
 
     def _blocks_of(self, key: Hashable, obj: _Object, first: int, last: int) -> list[bytes]:
         """Blocks ``first..last`` of the object, fetching the missing ones (module rules): the

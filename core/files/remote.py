@@ -92,12 +92,9 @@ def cache() -> BlockCache:
 
 
 def set_cache_capacity(nbytes: int) -> None:
-    """Bytes the block cache may hold (the ``remote_cache_mib`` setting); drops what it held."""
-    global _cache
-    with _cache_lock:
-        old, _cache = _cache, BlockCache(int(nbytes))
-    if old is not None:
-        old.close()
+    """Bytes the block cache may hold (the ``remote/cache_mib`` setting), for the sources open now
+    and later; what it holds over that goes, least recently used first."""
+    cache().resize(nbytes)
 
 
 def filesystem_of(url: str):

@@ -22,6 +22,7 @@ DATA = np.arange(256 * 1024, dtype=np.uint32).tobytes()  # 1 MiB: several cache 
 @pytest.fixture(autouse=True)
 def fresh_cache():
     remote.set_cache_capacity(64 * MiB)  # nothing fetched by another test answers here
+    remote.cache().clear()
 
 
 def _read_all(url: str) -> bytes:

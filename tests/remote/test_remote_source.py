@@ -76,6 +76,7 @@ def test_opening_one_tensor_of_a_remote_model_costs_few_requests_and_bytes(nginx
     url = nginx.write("model/eight.safetensors", _safetensors(tensors))
     nginx.clear_log()
     remote.set_cache_capacity(256 * MiB)  # nothing of earlier tests in the cache
+    remote.cache().clear()
     values = tensor(url, "blocks.5.w", slice="0, :4")
     np.testing.assert_array_equal(values, tensors["blocks.5.w"][0, :4])
     gets = [r for r in nginx.requests(at_least=2) if r.method == "GET"]
@@ -87,6 +88,7 @@ def test_reads_hold_to_the_cache_bound_and_scans_read_ahead_in_few_requests(ngin
     values = np.random.default_rng(7).integers(-30_000, 30_000, size=12 * MiB, dtype=np.int16)  # 24 MiB
     url = nginx.write("raw/shorts.bin", values.tobytes())
     remote.set_cache_capacity(16 * MiB)
+    remote.cache().clear()
     nginx.clear_log()
     stats = _stats(url, DecodeParams(dtype="int16"))
     assert stats == _stats(str(remote_root / "raw/shorts.bin"), DecodeParams(dtype="int16"))
@@ -103,6 +105,7 @@ def test_a_large_span_is_fetched_as_parallel_single_range_requests(nginx):
     data = np.random.default_rng(8).integers(0, 256, size=40 * MiB, dtype=np.uint8).tobytes()
     url = nginx.write("raw/forty.bin", data)
     remote.set_cache_capacity(256 * MiB)
+    remote.cache().clear()
     with open_source(url) as source:
         nginx.clear_log()
         got = source.read_exact(0, 3 * MiB + 5, 30 * MiB)

@@ -29,6 +29,7 @@ def window(qtbot, tmp_path, monkeypatch):
         monkeypatch.setattr(QFileDialog, name, staticmethod(lambda *a, answer=answer, **k: answer))
     configure_pyqtgraph()
     remote.set_cache_capacity(64 * MiB)
+    remote.cache().clear()
     window = MainWindow(SettingsStore(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)))
     qtbot.addWidget(window)
     window.resize(1200, 800)
@@ -167,6 +168,7 @@ def test_a_server_gone_shows_in_the_cells_and_the_last_view_stays(window, qtbot,
         shown = _cell(window, 0, 1)
         server.kill()
     remote.set_cache_capacity(64 * MiB)  # what was fetched is gone: the next cells must be fetched
+    remote.cache().clear()
     model = window.table_panel.model
     model.set_array(window.document.result.view, reader=window.document.result.block_reader(1 << 20))
     qtbot.waitUntil(lambda: _cell(window, 300, 0) not in ("loading…",), timeout=10_000)

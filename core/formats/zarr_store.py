@@ -284,7 +284,7 @@ def _parse_v3(path: str, doc: dict) -> _Array:
     return _Array(path, 3, doc, shape, chunks, engine, itemsize == 1 or endian == "little", data_type,
                   separator, v2_keys, plain=names == ["bytes"],
                   decoders=tuple(reversed([n for n in names[at + 1:]])), codecs_text=", ".join(names),
-                  order="F" if "transpose" in names else "C", dimension_names=dims)
+                  dimension_names=dims)
 
 
 class _RefusedError(ValueError):

@@ -56,7 +56,7 @@ from core.pipeline.result import PipelineResult
 from core.slicing.expr import format_slice
 from core.slicing.spec import SliceSpec
 
-__all__ = ["CHUNK_BYTES", "MAX_CHUNK_BYTES", "MAX_REFERENCES", "KerchunkPlan", "kerchunk_plan",
+__all__ = ["CHUNK_BYTES", "MAX_CHUNK_BYTES", "MAX_REFERENCES", "KerchunkPlan", "export_kerchunk", "kerchunk_plan",
            "write_kerchunk"]
 
 #: Bytes a chunk aims at (at most).
@@ -141,9 +141,9 @@ def kerchunk_plan(source: Source, result: PipelineResult, name: str = "data", *,
     params = result.params
     if not source.on_disk:
         raise ExportError(
-            f"kerchunk references name bytes of files, and {source.paths[0]} is values in memory (a "
-            "container's copy or computed entry: decompressed, dequantized, read by a library; or an "
-            "object from Python): export the values as .npy instead", field="format")
+            f"kerchunk references name bytes of files, and the tensor is values in memory "
+            f"({source.paths[0]}: a container's copy or computed entry, decompressed, dequantized or read "
+            "by a library; or an object from Python): export the values as .npy instead", field="format")
     if params.strides is not None:
         raise ExportError("kerchunk references describe C-order chunks, and this tensor is a strided "
                           "view of its bytes (an entry not in C order): export the values as .npy "
@@ -318,3 +318,27 @@ def _largest_divisor(number: int, limit: int) -> int:
     for prime, count in factors:
         divisors = [d * prime**k for d in divisors for k in range(count + 1) if d * prime**k <= limit]
     return max(divisors)
+
+
+def export_kerchunk(pipeline: object, result: PipelineResult, path: str | os.PathLike, name: str = "data", *,
+                    chunk_bytes: int = CHUNK_BYTES,
+                    source_paths: Iterable[str | os.PathLike] = ()) -> KerchunkPlan:
+    """Write kerchunk references to ``result``'s tensor (a run of ``pipeline``: a
+    :class:`~core.pipeline.pipeline.Pipeline` or its :class:`~core.files.sources.Source`) to
+    ``path``, as the array ``name``; return the plan written (its ``notes`` say what the
+    references leave out: the slice, the view-as type). ``path`` may not be one of the files
+    read, nor of ``source_paths`` (more inspected files: a container whose entry this is).
+
+    Raises
+    ------
+    ExportError
+        The decode cannot be described (module rules), or ``path`` is refused or cannot be
+        written (one of the inspected files, a directory, a failed write).
+    """
+    source = getattr(pipeline, "source", pipeline)
+    if not isinstance(source, Source):
+        raise ExportError(f"export_kerchunk needs the pipeline the result came from (or its source), "
+                          f"not {type(pipeline).__name__}", field="format")
+    plan = kerchunk_plan(source, result, name, chunk_bytes=chunk_bytes)
+    write_kerchunk(plan, path, [*source.paths, *source_paths])
+    return plan

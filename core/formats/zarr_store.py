@@ -589,16 +589,46 @@ def _with_problem(entry: TensorEntry, problem: str) -> TensorEntry:
 
 # -- values ----------------------------------------------------------------------------------
 def _array_for(source: Source, entry: TensorEntry) -> tuple[str, _Array]:
-    """The store's root and the entry's array metadata, read again from disk and checked."""
+    """The store's root and the entry's array metadata, read again from disk and checked: from
+    the listed file's consolidated metadata, the listed file itself (a root array), or the
+    array's own metadata file (a walked store: only that file is read)."""
     reader = HeaderReader(source, 0, "zarr")  # type: ignore[arg-type]
-    walk, _problems, _version = _store_nodes(reader)
-    for array, _attrs in walk.arrays:
-        if array.name == entry.name:
-            if array.problem is not None:
-                raise ContainerError(array.problem, field="tensor")
-            return walk.root, array
-    raise ContainerError(f"the zarr store '{printable_name(walk.root)}' no longer has the array "
-                         f"'{printable_name(entry.name)}' (list it again)", field="tensor")
+    root = os.path.dirname(os.path.abspath(reader.path))
+    gone = ContainerError(f"the zarr store '{printable_name(root)}' no longer has the array "
+                          f"'{printable_name(entry.name)}' (list it again)", field="tensor")
+    try:
+        doc = _load_json(reader.read(0, reader.size, "metadata JSON"), "its metadata")
+    except ValueError as error:
+        raise ContainerError(f"the zarr store '{printable_name(root)}': {error} (list it again)",
+                             field="tensor") from None
+    path = "" if entry.name == "/" else entry.name
+    bad = _check_path(path)
+    if bad is not None or not isinstance(doc, dict):
+        raise ContainerError(f"zarr array: {bad or 'the store changed'} (list it again)", field="tensor")
+    version = 2 if "zarr_consolidated_format" in doc or doc.get("zarr_format") == 2 else 3
+    inline = doc.get("consolidated_metadata")
+    if "zarr_consolidated_format" in doc:
+        meta = doc.get("metadata")
+        found = meta.get(f"{path}/.zarray" if path else ".zarray") if isinstance(meta, dict) else None
+    elif version == 3 and isinstance(inline, dict) and isinstance(inline.get("metadata"), dict):
+        found = doc if not path else inline["metadata"].get(path)
+    elif not path:
+        found = doc
+    else:
+        name = ".zarray" if version == 2 else "zarr.json"
+        try:
+            found = _Walk(root, []).read(os.path.join(root, *path.split("/"), name))
+        except (FileNotFoundError, NotADirectoryError):
+            raise gone from None
+        except (ValueError, SourceError) as error:
+            raise ContainerError(f"the zarr array '{printable_name(entry.name)}': {_message(error)}",
+                                 field="tensor") from None
+    if found is None:
+        raise gone
+    array = _parse_array(path, found, version)
+    if array.problem is not None:
+        raise ContainerError(array.problem, field="tensor")
+    return root, array
 
 
 def zarr_values(source: Source, entry: TensorEntry) -> EntryValues:

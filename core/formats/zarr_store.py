@@ -665,11 +665,16 @@ def zarr_values(source: Source, entry: TensorEntry) -> EntryValues:
                              field="tensor")
     try:
         import zarr
-        from zarr.core.buffer.cpu import Buffer
-        from zarr.storage import MemoryStore
     except ImportError:
         raise ContainerError(f"reading the compressed or chunked zarr array '{name}' needs the zarr "
                              f"package ({_INSTALL})", field="tensor") from None
+    try:
+        from zarr.core.buffer.cpu import Buffer
+        from zarr.storage import MemoryStore
+    except ImportError:  # zarr 2 has neither
+        raise ContainerError(f"reading the compressed or chunked zarr array '{name}' needs zarr 3 or later "
+                             f"(zarr {getattr(zarr, '__version__', '?')} is installed; {_INSTALL}, on Python "
+                             "3.11 or later)", field="tensor") from None
     meta_key = ".zarray" if array.zarr_format == 2 else "zarr.json"
     stored = {meta_key: Buffer.from_bytes(json.dumps(array.doc).encode())}
     bound = chunk_elements * 16 + 65536  # the most any allowed codec chain decodes a chunk to

@@ -22,8 +22,8 @@ from core.slicing.expr import parse_slice
 
 def _opened(refs, name="data"):
     """The array the references describe, read by zarr through fsspec's ReferenceFileSystem."""
-    fs = fsspec.filesystem("reference", fo=str(refs))
-    group = zarr.open_group(fs.get_mapper(""), mode="r", zarr_format=2)
+    fs = fsspec.filesystem("reference", fo=str(refs), asynchronous=True)  # zarr 3's own fsspec store
+    group = zarr.open_group(zarr.storage.FsspecStore(fs, read_only=True), mode="r", zarr_format=2)
     return group[name]
 
 

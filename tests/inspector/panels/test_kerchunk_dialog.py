@@ -45,8 +45,8 @@ def test_the_references_read_back_as_the_windows_tensor(window, qtbot, tmp_path)
     assert task is not None
     qtbot.waitUntil(lambda: dialog.message().startswith("Wrote"), timeout=10000)
     assert dialog.message().startswith(f"Wrote 1 chunk reference to {tmp_path / 'data.refs.json'}\nthe slice [0]")
-    fs = fsspec.filesystem("reference", fo=str(tmp_path / "data.refs.json"))
-    values = zarr.open_group(fs.get_mapper(""), mode="r", zarr_format=2)["data"][...]
+    fs = fsspec.filesystem("reference", fo=str(tmp_path / "data.refs.json"), asynchronous=True)
+    values = zarr.open_group(zarr.storage.FsspecStore(fs, read_only=True), mode="r", zarr_format=2)["data"][...]
     assert values.tobytes() == np.asarray(window.document.result.tensor).tobytes()
     np.testing.assert_array_equal(values, np.arange(24, dtype=">f4").reshape(2, 3, 4))
 

@@ -17,6 +17,8 @@ import zlib
 import numpy as np
 import pytest
 
+pytest.importorskip("zarr")  # the optional [zarr] extra reads the copies
+
 from core import budget
 from core.cli import main
 from core.errors import BudgetError, ContainerError

@@ -292,7 +292,9 @@ def zarr_v3_store(folder: Path) -> Container:
 
 BUILDERS = (safetensors_file, npz_file, compressed_npz_file, tflite_file, gguf_file, tfrecord_file,
             wav_file, aiff_file, hdf5_file, idx_file, onnx_file, onnx_external_file, pytorch_file,
-            keras_file, keras_deflated_file, zarr_v2_store, zarr_v3_store)
+            keras_file, keras_deflated_file)
+if importlib.util.find_spec("zarr") is not None:  # the optional [zarr] extra (zarr 3)
+    BUILDERS += (zarr_v2_store, zarr_v3_store)
 
 
 def build_all(folder: Path) -> list[Container]:

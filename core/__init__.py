@@ -13,7 +13,7 @@ API, what this package exports, is documented with examples in docs/api.md:
 - containers: :func:`list_file`, :func:`find_entry`, :func:`tensor`;
 - compare: :func:`compare_values` (:class:`CompareResult`); guess: :func:`guess_layout`;
 - statistics: :func:`statistics` (:func:`compute_statistics`); export: :func:`export_values`
-  (:func:`export_view`).
+  (:func:`export_view`), :func:`export_kerchunk` (kerchunk references to the decode's bytes).
 """
 
 import importlib
@@ -46,6 +46,7 @@ _EXPORTS = {
     "compare_values": "core.api",
     "compute_statistics": "core.scan.statistics",
     "decode_raw": "core.decode.decode_raw",
+    "export_kerchunk": "core.export.kerchunk",
     "export_values": "core.api",
     "export_view": "core.export.arrays",
     "find_entry": "core.formats.entry",
@@ -70,7 +71,7 @@ __all__ = [
     "BudgetError", "Candidate", "CompareResult", "ContainerListing", "CoreError", "DataType", "DecodeError",
     "DecodeParams", "ENGINE_TYPES", "FileSource", "MemorySource", "Pipeline", "PipelineResult", "ShapeError",
     "SliceError", "SliceSpec", "Source", "SourceError", "Statistics", "TensorBuffer", "TensorBufferError",
-    "TensorEntry", "compare_values", "compute_statistics", "decode_raw", "export_values", "export_view",
+    "TensorEntry", "compare_values", "compute_statistics", "decode_raw", "export_kerchunk", "export_values", "export_view",
     "find_entry", "format_slice", "guess_layout", "is_tf_decode_type", "list_file", "open_memory",
     "open_pipeline", "open_source", "parse_slice", "read_values", "resolve_dtype", "run", "slice_array", "statistics",
     "strided_slice", "tensor",

@@ -86,6 +86,10 @@ class WindowMenus(QObject):
         file_menu.addAction(self.reload_action)
         self.export_action = command_action("&Export view…", window, commands.export, shortcut="Ctrl+E")
         file_menu.addAction(self.export_action)
+        self.kerchunk_action = command_action("Export &kerchunk references…", window,
+                                              lambda: _open_kerchunk_dialog(document, window))
+        self.kerchunk_action.setObjectName("kerchunk.action")
+        file_menu.addAction(self.kerchunk_action)
         self.close_action = command_action("&Close", window, commands.close_file, shortcut="Ctrl+W")
         file_menu.addAction(self.close_action)
         file_menu.addAction(panels.compare)
@@ -219,3 +223,10 @@ def _key_list(standard: QKeySequence.StandardKey, extra: list[QKeySequence]) -> 
     """The platform's bindings for ``standard`` plus ``extra``, without duplicates."""
     keys = list(QKeySequence.keyBindings(standard))
     return keys + [key for key in extra if key not in keys]
+
+
+def _open_kerchunk_dialog(document: Document, window: QMainWindow) -> None:
+    """File > Export kerchunk references…: its dialog (imported on first use)."""
+    from inspector.panels.kerchunk_dialog import open_kerchunk_dialog
+
+    open_kerchunk_dialog(document, window)

@@ -7,6 +7,7 @@
 - ``diff``: ``tensor-inspect diff A B``, compare two tensors (docs/compare.md);
 - ``session``: ``--session S.json`` and ``--bookmark NAME`` (docs/sessions.md);
 - ``guess``: ``--guess``, the ranked layout candidates (docs/guess.md);
+- ``kerchunk``: ``tensor-inspect kerchunk FILE... -o REFS.json``, the decode as kerchunk references;
 - ``options``: what every command shares: the parser whose errors are one line, the decode and
   slice options (also the GUI entry point's), the ``error:`` line and exit status 2;
 - ``printing``: a view printed as text laid out as numpy prints arrays, or as JSON, streamed.

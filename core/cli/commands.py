@@ -32,6 +32,7 @@ class Command:
 #: Every subcommand, one line each.
 COMMANDS: tuple[Command, ...] = (
     Command("diff", "core.cli.diff", "compare tensor A with tensor B (exit 0 equal, 1 not, 2 bad input)"),
+    Command("kerchunk", "core.cli.kerchunk", "write kerchunk references (a Zarr v2 array over the same bytes) for a decode"),
     Command("scan", "core.cli.scan", "scan every tensor of models, files and folders (exit 0 clean, 1 flagged, 2 errors)"),
 )
 

@@ -1,4 +1,5 @@
-"""Export: the current view to ``.npy``, raw ``.bin`` or ``.csv``, and as numpy / TensorFlow code.
+"""Export: the current view to ``.npy``, raw ``.bin`` or ``.csv``, as numpy / TensorFlow code, and the
+decode as kerchunk references (:mod:`core.export.kerchunk`).
 
 May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``, ``core.slicing``,
 ``core.decode``, ``core.tflite``, ``core.files``, ``core.scan`` and ``core.pipeline``.

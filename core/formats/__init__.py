@@ -1,4 +1,5 @@
-"""Container formats: the tensors stored inside a file (safetensors, npz, TFLite, GGUF, ...).
+"""Container formats: the tensors stored inside a file (safetensors, npz, TFLite, GGUF, ...) or a
+Zarr store's folder.
 
 A format module recognises its container from content (magic bytes and structure, never the file
 name alone) and lists the tensors as :class:`~core.formats.entry.TensorEntry` objects: a name,

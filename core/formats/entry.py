@@ -336,7 +336,8 @@ class ContainerListing:
     ----------
     format
         Format name (``"safetensors"``, ``"npz"``, ``"tflite"``, ``"gguf"``, ``"tfrecord"``,
-        ``"wav"``, ``"aiff"``, ``"hdf5"``, ``"idx"``, ``"npy"``, ``"onnx"``, ``"pytorch"``, ``"keras"``).
+        ``"wav"``, ``"aiff"``, ``"hdf5"``, ``"idx"``, ``"npy"``, ``"onnx"``, ``"pytorch"``, ``"keras"``,
+        ``"zarr"``).
     path
         The file listed.
     entries

@@ -14,7 +14,7 @@ import os
 
 from core.errors import ContainerError
 from core.files.sources import open_source
-from core.formats import hdf5, idx, keras, npz, pytorch, safetensors, shard_index, wav
+from core.formats import hdf5, idx, keras, npz, pytorch, safetensors, shard_index, wav, zarr_store
 from core.formats.entry import ContainerFormat, ContainerListing
 from core.formats.gguf import FORMAT as GGUF
 from core.formats.onnx import FORMAT as ONNX
@@ -41,6 +41,7 @@ FORMATS: tuple[ContainerFormat, ...] = (
     wav.AIFF_FORMAT,     # FORM .... AIFF/AIFC
     safetensors.FORMAT,  # uint64 header length, then '{'
     shard_index.FORMAT,  # a JSON object with a "weight_map" (model.safetensors.index.json, pytorch_model.bin.index.json)
+    zarr_store.FORMAT,   # a JSON object with "zarr_format" or "zarr_consolidated_format" (.zarray, zarr.json, .zmetadata)
     GGUF,                # "GGUF"
     TFLITE,              # "TFL3" at byte 4
     TFRECORD,            # no magic: a length whose masked CRC-32C matches (1 in 2**32 by chance)
@@ -95,9 +96,10 @@ def list_container(reader: HeaderReader) -> ContainerListing | None:
 
 def container_path(path: str) -> str:
     """The file that ``path`` names as a container: a TensorFlow checkpoint's ``.index`` file for
-    its prefix or its directory (:func:`core.formats.tf_checkpoint.checkpoint_index`), else
-    ``path`` itself. The command line and the window open what this gives."""
-    return checkpoint_index(path) or path
+    its prefix or its directory (:func:`core.formats.tf_checkpoint.checkpoint_index`), a Zarr
+    store's metadata file for its folder (:func:`core.formats.zarr_store.store_metadata_file`),
+    else ``path`` itself. The command line and the window open what this gives."""
+    return checkpoint_index(path) or zarr_store.store_metadata_file(path) or path
 
 
 def list_file(path: str) -> ContainerListing | None:

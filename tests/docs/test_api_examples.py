@@ -35,7 +35,7 @@ def test_every_public_function_is_on_the_page():
 
     text = PAGE.read_text(encoding="utf-8")
     functions = ["open_pipeline", "run", "read_values", "slice_array", "list_file", "find_entry", "tensor",
-                 "statistics", "compare_values", "guess_layout", "export_values"]
+                 "statistics", "compare_values", "guess_layout", "export_values", "export_kerchunk"]
     missing = [name for name in functions if f"core.{name}(" not in text or name not in core.__all__]
     assert missing == []
 

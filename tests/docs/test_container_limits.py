@@ -252,6 +252,61 @@ def check_pytorch_pt2_pickled(tmp: Path) -> None:
     assert values_of(path, "constants/offsets").tolist() == [7, -8]
 
 
+def _zarr_v2_array(folder: Path, doc: dict, chunks: dict[str, bytes]) -> Path:
+    import json
+
+    folder.mkdir(parents=True)
+    (folder / ".zarray").write_text(json.dumps({"zarr_format": 2, "order": "C", "filters": None, "fill_value": 0,
+                                                **doc}))
+    for key, data in chunks.items():
+        (folder / key).write_bytes(data)
+    return folder / ".zarray"
+
+
+def check_zarr_one_chunk_view(tmp: Path) -> None:
+    zarr = pytest.importorskip("zarr")
+    from core.formats.entry import Storage
+    from core.formats.registry import container_path
+
+    store = tmp / "s.zarr"
+    root = zarr.open_group(str(store), mode="w", zarr_format=2)
+    root.create_array("one", shape=(2, 3), chunks=(2, 3), dtype=">i4", compressors=None)[...] = [[1, 2, 3], [4, 5, 6]]
+    root.create_array("two", shape=(4,), chunks=(2,), dtype="<i4", compressors=None)[...] = [1, 2, 3, 4]
+    entries = {e.name: e for e in list_file(container_path(str(store))).entries}
+    assert entries["one"].storage is Storage.VIEW and entries["one"].file == "one/0.0"
+    assert entries["two"].storage is Storage.COPY and entries["two"].readable
+
+
+def check_zarr_object_dtype(tmp: Path) -> None:
+    path = _zarr_v2_array(tmp / "o.zarr", {"shape": [2], "chunks": [2], "dtype": "|O", "compressor": None,
+                                           "filters": [{"id": "pickle"}]}, {"0": b"\x80\x04N."})
+    assert "it is an object array" in problem_of(path, "/")
+
+
+def check_zarr_sharded(tmp: Path) -> None:
+    import json
+
+    folder = tmp / "sh.zarr"
+    folder.mkdir()
+    (folder / "zarr.json").write_text(json.dumps({
+        "zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "uint8",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+        "codecs": [{"name": "sharding_indexed", "configuration": {"chunk_shape": [2], "codecs": [{"name": "bytes"}]}}]}))
+    assert "it is sharded (sharding_indexed): not read yet" in problem_of(folder / "zarr.json", "/")
+
+
+def check_zarr_decompression_bomb(tmp: Path) -> None:
+    import zlib
+
+    pytest.importorskip("zarr")  # a copy is read by zarr: without it, the install message comes first
+
+    path = _zarr_v2_array(tmp / "b.zarr", {"shape": [4], "chunks": [4], "dtype": "|u1", "compressor": {"id": "zlib"}},
+                          {"0": zlib.compress(b"\x00" * (16 << 20))})
+    with pytest.raises(ContainerError, match="decodes to more than 65,600 bytes"):
+        tensor(str(path), "/")
+
+
 CHECKS = {
     "safetensors-f6-f4": ("refused", check_safetensors_f6_f4),
     "safetensors-f8": ("works", check_safetensors_f8),
@@ -273,6 +328,10 @@ CHECKS = {
     "onnx-unshown-types": ("refused", check_onnx_unshown_types),
     "onnx-float8-int4": ("works", check_onnx_float8_int4),
     "onnx-external-outside": ("refused", check_onnx_external_outside),
+    "zarr-one-chunk-view": ("works", check_zarr_one_chunk_view),
+    "zarr-object-dtype": ("refused", check_zarr_object_dtype),
+    "zarr-sharded": ("refused", check_zarr_sharded),
+    "zarr-decompression-bomb": ("refused", check_zarr_decompression_bomb),
 }
 
 

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EDGES = {
     "core/api.py",
     "core/cli/diff.py",
+    "core/cli/kerchunk.py",
     "core/cli/show.py",
     "core/session/placement.py",
     "inspector/app.py",

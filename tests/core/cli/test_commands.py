@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_registered_commands_and_their_modules():
-    assert [(c.word, c.module) for c in COMMANDS] == [("diff", "core.cli.diff"), ("scan", "core.cli.scan")]
+    assert [(c.word, c.module) for c in COMMANDS] == [("diff", "core.cli.diff"), ("kerchunk", "core.cli.kerchunk"),
+                                                           ("scan", "core.cli.scan")]
 
 
 def test_a_registered_command_runs_with_the_words_after_it(monkeypatch, capsys):

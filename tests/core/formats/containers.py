@@ -1,6 +1,6 @@
 """Every container the format tests write, built with each format's own writer, with the values
 the format's own reader gives (numpy, safetensors, h5py, gguf, protobuf, scipy, soundfile,
-idx2numpy, onnx: committed files it wrote; torch's and Keras', saved beside their fixtures): ``build_all(folder) -> [Container]``.
+idx2numpy, onnx: committed files it wrote; torch's and Keras', saved beside their fixtures; zarr): ``build_all(folder) -> [Container]``.
 
 Shared by ``tests/core/formats/test_every_entry.py`` (the command's ``--tensor``) and
 ``tests/inspector/panels/test_every_entry_in_the_dock.py`` (the Tensors dock); both load it by
@@ -246,9 +246,55 @@ def keras_deflated_file(folder: Path) -> Container:
     return _keras_fixture(folder, "deflated.keras")
 
 
+def _zarr_values(folder: Path) -> dict[str, np.ndarray]:
+    """Every array of the store as zarr reads it, by path."""
+    import zarr
+
+    found: dict[str, np.ndarray] = {}
+
+    def walk(group, prefix: str) -> None:
+        for name, child in group.members():
+            if isinstance(child, zarr.Array):
+                found[prefix + name] = np.asarray(child[...])
+            else:
+                walk(child, f"{prefix}{name}/")
+
+    walk(zarr.open_group(str(folder), mode="r"), "")
+    return found
+
+
+def zarr_v2_store(folder: Path) -> Container:
+    """A consolidated Zarr v2 group written by zarr (its .zmetadata): a one-chunk array (a
+    view of its chunk file), a compressed one and a chunked one (copies read by zarr)."""
+    import zarr
+
+    path = folder / "v2.zarr"
+    root = zarr.open_group(str(path), mode="w", zarr_format=2)
+    root.create_array("raw", shape=(2, 3), chunks=(2, 3), dtype=">i2", compressors=None)[...] = [[1, -2, 3], [4, 5, -6]]
+    root.create_array("deep/blosc", shape=(5, 7), chunks=(2, 3), dtype="<f4")[...] = \
+        np.arange(35, dtype="<f4").reshape(5, 7) / 4
+    root.create_array("chunked", shape=(10,), chunks=(4,), dtype="<u2", compressors=None)[...] = np.arange(10) * 7
+    zarr.consolidate_metadata(str(path))
+    return Container(str(path / ".zmetadata"), "zarr", _zarr_values(path))
+
+
+def zarr_v3_store(folder: Path) -> Container:
+    """A Zarr v3 group written by zarr (its zarr.json; not consolidated: its folders are walked)."""
+    import zarr
+
+    path = folder / "v3.zarr"
+    root = zarr.open_group(str(path), mode="w", zarr_format=3)
+    root.create_array("a/edge", shape=(3, 5), chunks=(4, 8), dtype="float64", compressors=None)[...] = \
+        np.arange(15.0).reshape(3, 5)
+    root.create_array("zstd", shape=(40,), chunks=(10,), dtype="int32")[:25] = np.arange(25) - 9
+    return Container(str(path / "zarr.json"), "zarr", _zarr_values(path))
+
+
 BUILDERS = (safetensors_file, npz_file, compressed_npz_file, tflite_file, gguf_file, tfrecord_file,
             wav_file, aiff_file, hdf5_file, idx_file, onnx_file, onnx_external_file, pytorch_file,
             keras_file, keras_deflated_file)
+if importlib.util.find_spec("zarr") is not None:  # the optional [zarr] extra (zarr 3)
+    BUILDERS += (zarr_v2_store, zarr_v3_store)
 
 
 def build_all(folder: Path) -> list[Container]:

@@ -5,6 +5,7 @@ window; the values are the format's own reader's (tests/core/formats/containers.
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -71,8 +72,8 @@ def test_every_entry_opens_from_the_dock_with_the_readers_values(window, qtbot, 
 
 
 def _how(entry) -> str:
-    if entry.storage is Storage.VIEW and entry.file is not None:  # ONNX external data
-        return f"in {entry.file}"
+    if entry.storage is Storage.VIEW and entry.file is not None:  # ONNX external data, a zarr chunk file
+        return f"in {os.path.basename(entry.file)}"
     if "stored in" in entry.extras:  # ONNX typed fields
         return f"{entry.extras['stored in']} decoded"
     if entry.storage is Storage.COMPUTED and entry.stored_type.endswith(", dequantized"):  # TFLite
@@ -83,6 +84,8 @@ def _how(entry) -> str:
         return "decompressed"
     if entry.stored_type == "int64_list":
         return "varints decoded"
+    if "zarr format" in entry.extras:
+        return "read by zarr"
     return "read by h5py"
 
 

@@ -48,7 +48,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import ErrorReport
-from core.files.remote import is_url
+from core.files.remote import is_url, set_cache_capacity
 from core.formats.registry import container_path
 from core.pipeline.pipeline import DecodeParams
 from core.text.names import printable_name
@@ -96,6 +96,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("tensor-inspector")
         self.setAcceptDrops(True)
         self.settings = settings if settings is not None else SettingsStore()
+        set_cache_capacity(self.settings.remote_cache_mib() << 20)  # the remote files' block cache
         self.document = Document(self)
         self._other_windows: dict[int, MainWindow] = {}  # windows opened from this one, until closed
         self.display_axes = self.document.display_axes

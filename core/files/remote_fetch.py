@@ -23,8 +23,8 @@ Rules
 
 from __future__ import annotations
 
-import asyncio
 import re
+import sys
 from collections.abc import Callable
 
 from core.errors import SourceError
@@ -107,6 +107,8 @@ def system_fetch(fs, path: str, url: str) -> Callable[[int, int], bytes]:
 
 def http_fetch(fs, url: str, info: ObjectInfo) -> Callable[[int, int], bytes]:
     """Ranges of an HTTP(S) object on fsspec's session, checked as the module rules say."""
+    import asyncio
+
     import aiohttp
     from fsspec.asyn import sync
 
@@ -246,7 +248,9 @@ def remote_error(url: str, error: BaseException, doing: str) -> SourceError:
     if isinstance(error, PermissionError):
         return SourceError(f"{name}: access denied; set the credentials the way the protocol's file system "
                            "reads them (its configuration or environment), never in the URL", field="files")
-    if isinstance(error, (TimeoutError, asyncio.TimeoutError)) or type(error).__name__ in (
+    asyncio = sys.modules.get("asyncio")  # imported by the protocols that raise its errors
+    if isinstance(error, TimeoutError) or (asyncio is not None and isinstance(error, asyncio.TimeoutError)) \
+            or type(error).__name__ in (
             "FSTimeoutError", "ServerTimeoutError", "ReadTimeoutError", "ConnectTimeoutError"):
         return SourceError(f"{name}: no answer within {TIMEOUT_SECONDS} s while {doing}; check the network "
                            "and the server, then try again", field="files")

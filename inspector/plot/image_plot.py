@@ -37,6 +37,7 @@ from PySide6.QtWidgets import QGraphicsRectItem, QVBoxLayout, QWidget
 from core.display.colour_image import colour_levels, fixed_levels, to_rgba8
 from core.display.image_sampling import DEFAULT_LEVEL_SAMPLES, estimate_levels, image_values, subsample
 from core.display.line_decimation import real_values
+from core.errors import SourceError
 from inspector.plot.index_axis import IndexAxisItem
 from inspector.widgets import palette
 
@@ -95,11 +96,16 @@ class ImagePlot(QWidget):
 
     cellHovered = Signal(object)
     cellClicked = Signal(int, int)
+    _fetched = Signal(int, object)  # (plane generation, error or None), from a fetch thread
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._plane: np.ndarray | None = None
         self._read: Callable[[np.ndarray], np.ndarray] | None = None
+        self._fetch_later = None  # see set_plane
+        self._generation = 0  # counts planes: a fetch answers the plane it was started for
+        self._levels_pending = False
+        self._fetch_failed = False
         self._part = "abs"
         self._colour: str | None = None  # colour mode of a rows x cols x channels plane
         self._colour_levels: tuple[float, float] = (0.0, 255.0)
@@ -159,6 +165,7 @@ class ImagePlot(QWidget):
         self._window_timer.setInterval(30)
         self._window_timer.timeout.connect(self.refresh_window)
         self._view_box.sigRangeChanged.connect(self._on_view_changed)
+        self._fetched.connect(self._on_fetched, Qt.ConnectionType.QueuedConnection)
         scene = self._layout_widget.scene()
         scene.sigMouseMoved.connect(self._on_mouse_moved)
         scene.sigMouseClicked.connect(self._on_mouse_clicked)
@@ -231,7 +238,8 @@ class ImagePlot(QWidget):
         self.histogram.setLevels(float(low), float(high))  # -> _on_histogram_levels
 
     def set_plane(self, plane: np.ndarray | None, part: str = "abs", keep_view: bool = False,
-                  colour: str | None = None, read: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
+                  colour: str | None = None, read: Callable[[np.ndarray], np.ndarray] | None = None,
+                  fetch_later=None) -> None:
         """Show the 2-d ``plane`` (held by reference; None clears), or a colour image.
 
         Levels are re-estimated from the plane (:func:`core.display.image_sampling.estimate_levels`;
@@ -241,6 +249,10 @@ class ImagePlot(QWidget):
         :data:`core.display.colour_image.COLOUR_MODES`), ``plane`` is ``rows x cols x channels``.
         ``read`` copies a view of the plane (a block reader's ``read``: ``pread``, or a remote
         source's fetch); every value shown or measured is read through it, never from the map.
+        ``fetch_later(view, done)`` (a block reader's :meth:`~core.scan.blocks.BlockReader.fetch_later`)
+        says whether a grey image's window or levels sample must first come over the network:
+        it is then fetched in the background and drawn when it is in, and the GUI thread never
+        waits (a remote file).
 
         Raises
         ------
@@ -259,6 +271,9 @@ class ImagePlot(QWidget):
                 to_rgba8(np.empty((0, 0, plane.shape[2]), dtype=plane.dtype), colour, (0, 1))
         self._plane = plane
         self._read = read
+        self._fetch_later = fetch_later
+        self._generation += 1
+        self._levels_pending = self._fetch_failed = False
         self._part = part
         self._colour = None if plane is None else colour
         self.histogram.gradient.setVisible(self._colour is None)
@@ -291,9 +306,37 @@ class ImagePlot(QWidget):
         self.refresh_window(force=True)
         # After the window: its rows are the levels sample's too, so a remote plane's sample is
         # mostly read from what the window fetched.
-        low, high = estimate_levels(self._values(subsample(plane, DEFAULT_LEVEL_SAMPLES)), part)
+        self._levels_pending = True
+        self._update_levels()
+
+    def _update_levels(self) -> None:
+        """The grey image's levels from its plane's sample, unless the sample is on its way."""
+        sample = subsample(self._plane, DEFAULT_LEVEL_SAMPLES)
+        if not self._levels_pending or self._later(sample):
+            return
+        self._levels_pending = False
+        try:
+            low, high = estimate_levels(self._values(sample), self._part)
+        except SourceError:  # the bytes could not be read: the table's cells say why
+            return
         self.image_item.setLevels((low, high))
         self.histogram.setLevels(low, high)
+
+    def _later(self, view: np.ndarray) -> bool:
+        """Whether ``view`` is being fetched in the background (then drawn when it is in)."""
+        if self._fetch_later is None or self._fetch_failed:
+            return False
+        generation = self._generation
+        return self._fetch_later(view, lambda error: self._fetched.emit(generation, error))
+
+    def _on_fetched(self, generation: int, error: BaseException | None) -> None:
+        if generation != self._generation or self._plane is None:
+            return  # another plane since
+        if error is not None:
+            self._fetch_failed = True  # no retry loop: the next plane or view change reads again
+            return
+        self.refresh_window(force=True)
+        self._update_levels()
 
     def clear(self) -> None:
         self.set_plane(None)
@@ -372,7 +415,16 @@ class ImagePlot(QWidget):
             self.colour_item.setImage(rgba, autoLevels=False, levels=None)
             self.colour_item.setRect(QRectF(c0, r0, rgba.shape[1] * sc, rgba.shape[0] * sr))
             return
-        image = image_values(self._values(plane[r0:r1:sr, c0:c1:sc]), self._part)
+        window_view = plane[r0:r1:sr, c0:c1:sc]
+        if self._later(window_view):
+            self._window = None  # drawn when its bytes are in (_on_fetched)
+            self.image_item.clear()
+            return
+        try:
+            image = image_values(self._values(window_view), self._part)
+        except SourceError:  # the bytes could not be read: the table's cells say why
+            self._window = None
+            return
         levels = self.image_item.getLevels() if self.image_item.image is not None else None
         self.image_item.setImage(image, autoLevels=False, **({"levels": levels} if levels is not None else {}))
         # Each displayed pixel covers sr x sc elements, so view coordinates stay element indices.

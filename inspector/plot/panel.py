@@ -395,7 +395,8 @@ class PlotPanel(QWidget):
             self._clear_pages_except(self.image_plot)
             reader = None if self._block_reader is None else self._block_reader()
             self.image_plot.set_plane(plane, part, keep_view=same_shape, colour=colour,
-                                      read=None if reader is None else reader.read)
+                                      read=None if reader is None else reader.read,
+                                      fetch_later=None if reader is None else reader.fetch_later)
             self._shown_key = key
         self._mode = "image"
         self._stack.setCurrentWidget(self.image_plot)

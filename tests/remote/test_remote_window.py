@@ -177,3 +177,19 @@ def test_a_server_gone_shows_in_the_cells_and_the_last_view_stays(window, qtbot,
     assert "127.0.0.1" in tip and ("cannot connect" in tip or "connection" in tip)
     assert window.document.paths == (url,) and window.document.result is not None  # the view stays
     assert shown == _cell(window, 0, 1) or _cell(window, 0, 1) == "not readable"
+
+
+def test_a_remote_image_is_drawn_when_its_bytes_arrive_without_blocking(window, fault_server, qtbot):
+    values = (np.arange(2048 * 512, dtype=np.float32).reshape(2048, 512) % 97).astype(">f4")
+    fault_server.write("img.bin", values.tobytes())
+    url = fault_server.fault_url("delay=0.6", "img.bin")
+    started = time.monotonic()
+    assert window.open_paths([url], DecodeParams(dtype="float32", little_endian=False, shape=(2048, 512)))
+    opened = time.monotonic() - started
+    image = window.plot_panel.image_plot
+    assert opened < 0.6 + 1.5  # the open's own requests (info, first block); the image is not waited for
+    qtbot.waitUntil(lambda: image.image_item.image is not None, timeout=10_000)
+    r0, r1, c0, c1, sr, sc = image._window
+    np.testing.assert_array_equal(image.image_item.image, values[r0:r1:sr, c0:c1:sc].astype(np.float32))
+    low, high = image.levels()
+    assert (low, high) == (0.0, 96.0)

@@ -49,6 +49,12 @@ def collect(quick: bool, tiny: bool) -> list[Row]:
 
     rows += compare_bench.rows(tiny=tiny, quick=quick, repeats=repeats)
     try:
+        from benchmarks import remote_bench  # needs the [remote] extra and nginx
+    except ImportError:
+        remote_bench = None
+    if remote_bench is not None:
+        rows += remote_bench.rows(tiny=tiny, quick=quick, repeats=repeats)
+    try:
         from benchmarks import gui_bench
     except ImportError:
         gui_bench = None

@@ -34,6 +34,9 @@ def test_benchmarks_tiny_run_prints_the_table(tmp_path):
         "while comparing two",
         "list a PyTorch checkpoint of 50 tensors",
         "open one tensor of a PyTorch checkpoint",
+        "requests before its first value",
+        "bytes fetched per screen",
+        "over HTTP: throughput vs fsspec cat",
     ):
         assert figure in out.stdout, figure
     assert "Machine:" in out.stdout and "numpy" in out.stdout

@@ -12,6 +12,7 @@ import pytest
 
 import core.files.remote as remote
 from core import DecodeParams, Pipeline, read_values, tensor
+from core.errors import SourceError
 from core.files.block_cache import REQUEST_BYTES
 from core.files.sources import open_source
 from core.formats.registry import list_file
@@ -154,11 +155,23 @@ def test_an_s3_object_reads_through_s3fs_with_the_standard_configuration(moto_s3
         assert source.read_exact(0, 8, 4) == values[2:3].tobytes()
 
 
-def test_a_protocol_without_its_package_names_the_extra(monkeypatch):
-    with pytest.raises(Exception) as caught:
-        open_source("gs://bucket/model.bin")
-    message = str(caught.value)
-    assert "gcs" in message and "pip install 'tensor-inspector[gcs]'" in message
+@pytest.mark.parametrize(("url", "extra"), [("gs://bucket/model.bin", "gcs"),
+                                             ("hf://datasets/owner/name/shard-0.bin", "hf")])
+def test_a_protocol_without_its_package_names_the_extra(url, extra):
+    import importlib.util
+
+    package = {"gcs": "gcsfs", "hf": "huggingface_hub"}[extra]
+    if importlib.util.find_spec(package) is not None:  # the rule holds for any missing package
+        pytest.skip(f"{package} is installed here")
+    with pytest.raises(SourceError) as caught:
+        open_source(url)
+    assert caught.value.message == f"opening {url.split(':')[0]}:// URLs needs that protocol's package: " \
+                                   f"pip install 'tensor-inspector[{extra}]'"
+
+
+def test_an_unknown_protocol_is_said_to_be_unknown():
+    with pytest.raises(SourceError, match=r"no file system knows the protocol nosuch://"):
+        open_source("nosuch://host/file.bin")
 
 
 def test_credentials_in_a_url_never_reach_a_message(nginx):

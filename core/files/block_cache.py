@@ -16,8 +16,9 @@ Rules
   frontier), or at most :data:`SCAN_SLACK_BYTES` behind it (the threads of a parallel scan read
   neighbouring blocks in any order), is sequential (a scan: statistics, export, compare, a
   model scan). The next ``ahead`` bytes are
-  then fetched in the background: an eighth of the bytes the sequential run has read so far (at
-  least a block), at most :data:`MAX_AHEAD_BYTES` (and a quarter of the capacity); nothing at
+  then fetched in the background: an eighth of the bytes the sequential run has read so far, at
+  most :data:`MAX_AHEAD_BYTES` (and a quarter of the capacity; a header's few sequential reads
+  so fetch nothing more than their blocks); nothing at
   the first jump (scrolling, a random tile). What a run fetches past its end is so at most an
   eighth of what it read (reading one 64 MiB tensor fetches at most 8 MiB of the next).
 - A block is fetched once however many threads want it: later readers wait for the request in
@@ -431,7 +432,7 @@ class BlockCache:
             obj.next_start = max(obj.next_start, stop) if sequential else stop
             obj.run = obj.run + (stop - start) if sequential else stop - start
             limit = min(MAX_AHEAD_BYTES, self.capacity // 4)
-            obj.ahead = min(limit, max(self.block_size, obj.run // 8)) if sequential else 0
+            obj.ahead = min(limit, obj.run // 8) if sequential else 0
             ahead, frontier = obj.ahead, obj.next_start
         if ahead and frontier < obj.size:
             self.prefetch(key, frontier, min(obj.size, frontier + ahead))

@@ -14,7 +14,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 from PySide6.QtGui import QColor
 
 from core.display.image_sampling import estimate_levels, subsample
-from core.errors import CoreError, SourceError, describe_error
+from core.errors import CoreError, SourceError
 from core.text.number_format import (
     FORMATS,
     classify_value,
@@ -24,6 +24,7 @@ from core.text.number_format import (
 )
 from inspector.state.display_axes import DisplayAxes
 from inspector.state.view_options import ViewOptions, ViewOptionsModel
+from inspector.table.tiles import LOADING, TILE, TileReader
 from inspector.widgets import palette
 
 SPECIAL_COLORS: dict[str, QColor] = {kind: QColor(color) for kind, color in palette.SPECIAL_VALUES.items()}
@@ -56,9 +57,6 @@ def _viridis_lut() -> list[QColor]:
     table = pg.colormap.get("viridis").getLookupTable(nPts=256, alpha=False)
     return [QColor(int(r), int(g), int(b)) for r, g, b in table]
 
-
-#: What :meth:`ArrayTableModel.value_at` gives for a cell whose bytes are being fetched.
-_LOADING = object()
 
 class ArrayTableModel(QAbstractTableModel):
     """Read-only table of the plane of ``array`` chosen by a :class:`DisplayAxes`.
@@ -112,8 +110,6 @@ class ArrayTableModel(QAbstractTableModel):
     """The same rows and columns show another plane's values (a fixed axis moved): a view that
     sized itself to the old values (column widths) fits again."""
 
-    _tileFetched = Signal(object, object, object)  # (array, tile key, error or None), from a fetch thread
-
     LOADING_TEXT = "loading…"
     """What a cell shows while its values are fetched (a remote file's bytes not yet at hand)."""
 
@@ -152,10 +148,7 @@ class ArrayTableModel(QAbstractTableModel):
         self._cell_cache: tuple = ()
         self._value_source = None  # see set_value_source
         self._reader = None  # see set_array
-        self._tiles: dict[tuple[int, int], np.ndarray] = {}  # (tile row, tile col) -> values
-        self._loading: set[tuple[int, int]] = set()  # tiles being fetched (remote bytes)
-        self._failed: dict[tuple[int, int], SourceError] = {}  # tiles whose fetch failed
-        self._tileFetched.connect(self._on_tile_fetched, Qt.ConnectionType.QueuedConnection)
+        self._tiles = TileReader(self._on_tile_fetched, self)  # the cells of a file-backed plane
         self._mark_source = None  # see set_mark_source
         self._origin_source = None  # see set_origin_source
         self._axes.changed.connect(self._on_axes_changed)
@@ -238,9 +231,7 @@ class ArrayTableModel(QAbstractTableModel):
         self._array = array
         self._stored_bits = stored_bits
         self._reader = reader if reader is not None and array.size else None
-        self._tiles.clear()
-        self._loading.clear()
-        self._failed.clear()
+        self._tiles.show(None, None)
         if self._axes.shape != array.shape:  # a document resets shared axes before we hear of it
             self._setting_array = True
             try:
@@ -345,10 +336,8 @@ class ArrayTableModel(QAbstractTableModel):
         row, col = self.cell(index)
         return self._axes.full_index(row, col)
 
-    #: Cells per side of a tile read at once through the block reader.
-    TILE = 64
-    #: Tiles kept (a screen shows a few; the rest are read again when scrolled back to).
-    MAX_TILES = 32
+    #: Cells per side of a tile read at once through the block reader (:mod:`inspector.table.tiles`).
+    TILE = TILE
 
     def value_at(self, row: int, col: int, wait: bool = True):
         """The element in plane cell (row, col) (one element read, as a numpy scalar).
@@ -364,44 +353,12 @@ class ArrayTableModel(QAbstractTableModel):
             :meth:`set_array`).
         """
         if self._reader is not None:
-            return self._tile_value(row, col, wait)
+            return self._tiles.value(row, col, wait)
         if self._plane.ndim == 0:
             return self._plane[()]
         if self._plane.ndim == 1:
             return self._plane[row]
         return self._plane[row, col]
-
-    def _tile_value(self, row: int, col: int, wait: bool = True):
-        """The cell's value from its tile, read with ``pread`` when not cached."""
-        plane, tile = self._plane, self.TILE
-        key = (row // tile, col // tile)
-        values = self._tiles.get(key)
-        if values is None:
-            if key in self._loading and not wait:
-                return _LOADING
-            failed = self._failed.get(key)
-            if failed is not None and not wait:
-                raise failed
-            r0, c0 = key[0] * tile, key[1] * tile
-            if plane.ndim == 0:
-                part = plane
-            elif plane.ndim == 1:
-                part = plane[r0:r0 + tile]
-            else:
-                part = plane[r0:r0 + tile, c0:c0 + tile]
-            array = self._array
-            if not wait and self._reader.fetch_later(part, lambda error: self._tileFetched.emit(array, key, error)):
-                self._loading.add(key)  # painted as "loading…" until the bytes are in
-                return _LOADING
-            values = self._reader.read(part)
-            if len(self._tiles) >= self.MAX_TILES:
-                self._tiles.clear()
-            self._tiles[key] = values
-        if plane.ndim == 0:
-            return values[()]
-        if plane.ndim == 1:
-            return values[row % tile]
-        return values[row % tile, col % tile]
 
     def selection_text(self, top: int, left: int, bottom: int, right: int) -> str:
         """Tab-separated text of plane cells ``top..bottom`` x ``left..right`` (inclusive).
@@ -485,7 +442,7 @@ class ArrayTableModel(QAbstractTableModel):
                     else source.value(self._axes.full_index(row, col))
             except SourceError as error:  # the file shrank under the table: say so in the cell
                 return self._gone(role, error)
-            if value is _LOADING:
+            if value is LOADING:
                 return self._loading_cell(role)
             special, text = classify_value(value, dtype), None
             self._cell_key, self._cell_cache = (row, col), (value, special, None)
@@ -540,14 +497,8 @@ class ArrayTableModel(QAbstractTableModel):
             return "these values are being fetched from the remote file"
         return None
 
-    def _on_tile_fetched(self, array: np.ndarray, key: tuple[int, int], error: BaseException | None) -> None:
-        """A tile's bytes arrived (or failed): repaint what shows it."""
-        if array is not self._array or key not in self._loading:
-            return  # another array or plane since: nothing of it is shown
-        self._loading.discard(key)
-        if error is not None:
-            self._failed[key] = error if isinstance(error, SourceError) \
-                else SourceError(describe_error(error).message, field="files")
+    def _on_tile_fetched(self) -> None:
+        """A tile's bytes arrived (or failed): repaint the page."""
         self._cell_key = None
         rows, cols = self.rowCount(), self.columnCount()
         if rows and cols:
@@ -622,9 +573,7 @@ class ArrayTableModel(QAbstractTableModel):
         if type(plane) is not np.ndarray:
             plane = plane.view(np.ndarray)  # np.memmap's Python-level __getitem__ costs per cell
         self._cell_key = None  # a moved fixed index shows other values in the same cells
-        self._tiles.clear()
-        self._loading.clear()
-        self._failed.clear()
+        self._tiles.show(plane, self._reader)
         key = (self._array.shape, self._axes.row_axis, self._axes.col_axis)
         if key == self._key:
             self._plane = plane

@@ -188,11 +188,26 @@ class BlockCache:
         return b"".join(parts)
 
     def read_into(self, key: Hashable, target: memoryview, position: int) -> int:
-        """Fill ``target`` with the object's bytes from ``position``; the count filled (fewer
-        only at the object's end)."""
-        data = self.read(key, position, position + len(target))
-        target[:len(data)] = data
-        return len(data)
+        """Fill ``target`` with the object's bytes from ``position`` (copied from each block
+        straight into it: a scan's reads cost one copy); the count filled (fewer only at the
+        object's end)."""
+        obj = self._objects[key]
+        start, stop = max(0, int(position)), min(int(position) + len(target), obj.size)
+        if stop <= start:
+            return 0
+        paged = self._from_pages(key, start, stop)
+        if paged is not None:
+            target[:len(paged)] = paged
+            return len(paged)
+        first, last = start // self.block_size, (stop - 1) // self.block_size
+        self._read_ahead(key, obj, start, stop)
+        done = 0
+        for b, block in enumerate(self._blocks_of(key, obj, first, last), first):
+            base = b * self.block_size
+            piece = memoryview(block)[max(start, base) - base:min(stop, base + len(block)) - base]
+            target[done:done + len(piece)] = piece
+            done += len(piece)
+        return done
 
     def _from_pages(self, key: Hashable, start: int, stop: int) -> bytes | None:
         """``[start, stop)`` from cached pages when its blocks are not all cached and pages cover it."""

@@ -301,9 +301,11 @@ class RemoteSource(Source):
 
     def _reader(self, index: int):
         def read_into(target: memoryview, position: int) -> int:
-            data = self._read(index, position, position + len(target))
-            target[:len(data)] = data
-            return len(data)
+            try:
+                return self._cache.read_into(self._objects[index].key, target, position)
+            except SourceError as error:
+                self._note_failure(index, error)
+                raise
         return read_into
 
     def cached(self, index: int, start: int, stop: int) -> bool:

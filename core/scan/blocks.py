@@ -190,6 +190,12 @@ class BlockReader:
             done += block.size
         return out
 
+    def fetches(self, view: np.ndarray) -> bool:
+        """Whether ``view``'s bytes come over the network (a remote object's map)."""
+        view = np.asarray(view)
+        mapped = self.range_of(view) if view.size else None
+        return mapped is not None and mapped.reader is not None
+
     def holding(self, view: np.ndarray):
         """A context in which a fetched map (a remote object) keeps the bytes of ``view`` in its
         cache (a scan of several passes then fetches them once; up to the copy budget); for

@@ -156,9 +156,10 @@ def test_show_opens_a_url_as_the_window_opens_files(qtbot, nginx, tmp_path):
 
 
 def test_a_server_gone_shows_in_the_cells(qtbot, tmp_path):
+    from servers import FaultHTTPServer
+
     from core import Pipeline
     from inspector.table.model import ArrayTableModel
-    from servers import FaultHTTPServer
 
     (tmp_path / "gone").mkdir()
     (tmp_path / "gone" / "g.bin").write_bytes(VALUES.tobytes())

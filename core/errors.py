@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 __all__ = [
-    "CoreError", "DecodeError", "SourceError", "ShapeError", "SliceError", "SliceSyntaxError",
+    "CoreError", "DecodeError", "SourceError", "MissingObjectError", "ShapeError", "SliceError", "SliceSyntaxError",
     "TensorBufferError", "IllegalArgumentError", "ContainerError", "BudgetError", "ExportError",
     "SessionError", "Cancelled",
     "ErrorReport", "Severity", "describe_error", "DEBUG_VARIABLE",
@@ -64,6 +64,11 @@ class DecodeError(CoreError):
 
 class SourceError(CoreError):
     """A file cannot serve as a source: missing, unreadable, not a regular file, bad offset... (docs/semantics.md §3)."""
+
+
+class MissingObjectError(SourceError):
+    """A remote object is not there (HTTP 404 / 410, S3 ``NoSuchKey``): for a store's chunk, a
+    value never written; elsewhere a URL to check."""
 
 
 class ShapeError(CoreError):

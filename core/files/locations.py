@@ -12,6 +12,11 @@ same way whether the container is a local path or a URL (:mod:`core.files.remote
 - :func:`file_size` is a regular file's size, or None when there is none (missing, a folder, a
   device; for a URL: an object that is not found or cannot be reached). A URL costs one
   ``info`` request (reused by its open soon after: :data:`core.files.remote.INFO_SECONDS`).
+- :func:`read_whole` reads a small sibling whole (a store's metadata document, a chunk), refused
+  over its cap before any byte is read; a missing one is ``FileNotFoundError`` either way.
+- :func:`list_folder` lists a folder: a local directory's entries (links not followed), or a
+  URL's by its file system (an object store's prefixes; an HTTP server's index page, so a server
+  that shows none lists nothing).
 """
 
 from __future__ import annotations
@@ -19,11 +24,12 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
+from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
-from core.errors import SourceError
+from core.errors import MissingObjectError, SourceError
 
-__all__ = ["exists", "file_size", "folder_of", "inside", "is_file", "join"]
+__all__ = ["FolderItem", "exists", "file_size", "folder_of", "inside", "is_file", "join", "list_folder", "read_whole"]
 
 
 
@@ -104,3 +110,58 @@ def exists(path: str) -> bool:
 def is_file(path: str) -> bool:
     """Whether ``path`` is a regular file or a remote object (:func:`file_size` is not None)."""
     return file_size(path) is not None
+
+
+def read_whole(path: str, cap: int, what: str) -> bytes:
+    """All bytes of the regular file or object ``path`` (module rules).
+
+    Raises
+    ------
+    FileNotFoundError
+        Nothing is there (a local path, or a URL the server says is not found).
+    SourceError
+        Larger than ``cap``, not a regular file (a folder, FIFO, device), or another failure.
+    """
+    if not _is_url(path):
+        from core.files.checked_read import read_capped
+        return read_capped(path, cap, what)
+    from core.files.remote import read_object
+    try:
+        return read_object(path, cap, what)
+    except MissingObjectError:
+        raise FileNotFoundError(path) from None
+
+
+@dataclass(frozen=True)
+class FolderItem:
+    """One item of a folder listing."""
+
+    name: str
+    #: A folder (a local link to one is not: :attr:`is_link` says so).
+    is_folder: bool
+    #: A local symbolic link (never followed).
+    is_link: bool = False
+    #: A local link that leads to a folder.
+    links_to_folder: bool = False
+
+
+def list_folder(path: str) -> list[FolderItem]:
+    """The items of the folder ``path``, by name (module rules).
+
+    Raises
+    ------
+    OSError
+        A local folder that cannot be read.
+    SourceError
+        A URL whose listing failed.
+    """
+    if _is_url(path):
+        from core.files.remote import list_remote_folder
+        return [FolderItem(name, is_folder) for name, is_folder in list_remote_folder(path)]
+    items = []
+    with os.scandir(path) as found:
+        for item in found:
+            link = item.is_symlink()
+            items.append(FolderItem(item.name, item.is_dir(follow_symlinks=False), link,
+                                    link and item.is_dir()))
+    return sorted(items, key=lambda item: item.name)

@@ -38,18 +38,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from core.errors import SourceError
+from core.errors import MissingObjectError, SourceError
 from core.files.block_cache import DEFAULT_CAPACITY_BYTES, BlockCache, Transfer
 from core.files.file_change import FileChange
 from core.files.npy_header import PREFIX_BYTES, looks_like_npy, parse_npy_header
-from core.files.remote_fetch import ObjectInfo, http_fetch, object_info, remote_error, system_fetch
+from core.files.remote_fetch import ObjectInfo, call_with_timeout, http_fetch, object_info, remote_error, system_fetch
 from core.files.safe_open import FileInfo
 from core.files.shrink_guard import ShrinkGuard
 from core.files.source import MappedRange, Source
 from core.text.names import printable_name
 
 __all__ = ["CHECK_SECONDS", "EXTRAS", "RemoteSource", "cache", "filesystem_of", "is_url", "local_path_of", "object_size", "open_remote",
-           "set_cache_capacity"]
+           "list_remote_folder", "read_object", "set_cache_capacity"]
 
 #: Seconds between two background re-checks of an open object's size and version.
 CHECK_SECONDS = 10.0
@@ -394,10 +394,10 @@ class RemoteSource(Source):
         was = obj.info
         try:
             now: ObjectInfo | None = object_info(obj.fs, obj.path, obj.url)
-        except SourceError as error:
-            if "was not found" not in str(error):
-                return  # unreachable for now: not a change (the next read says what is wrong)
+        except MissingObjectError:
             now = None
+        except SourceError:
+            return  # unreachable for now: not a change (the next read says what is wrong)
         if now is None:
             change = FileChange(obj.url, "deleted", was.size, 0)
         elif now.size < was.size:
@@ -442,6 +442,61 @@ class RemoteSource(Source):
 
     def __repr__(self) -> str:
         return f"RemoteSource({[printable_name(p) for p in self.paths]!r})"
+
+
+def read_object(url: str, cap: int, what: str) -> bytes:
+    """All bytes of the (small) object at ``url``: one ``info`` (reused as :data:`INFO_SECONDS`
+    says), refused over ``cap`` bytes before any byte is fetched, then read through the block
+    cache with the same checks as every read.
+
+    Raises
+    ------
+    MissingObjectError
+        No object at ``url``.
+    SourceError
+        Larger than ``cap``, a folder, or another failure (:mod:`core.files.remote_fetch`).
+    """
+    obj = _Remote(url)
+    size = obj.info.size
+    if size > cap:
+        raise SourceError(f"{what} {printable_name(url)} has {size:,} bytes, more than the {cap:,} read "
+                          "(is it the file it should be?)", field="files")
+    store = cache()
+    store.add(obj.key, obj.fetch, size)
+    return store.read(obj.key, 0, size)
+
+
+#: Most items one folder listing returns.
+MAX_LISTED = 1_000_000
+
+
+def list_remote_folder(url: str) -> list[tuple[str, bool]]:
+    """``(name, is a folder)`` of each item in the folder ``url``, by its file system's listing:
+    an object store's keys and prefixes; an HTTP server's index page (the links below ``url``:
+    a server that shows no index lists nothing). At most :data:`MAX_LISTED` items.
+
+    Raises
+    ------
+    SourceError
+        The listing failed (not found, denied, unreachable: :mod:`core.files.remote_fetch`).
+    """
+    from urllib.parse import unquote
+
+    fs, path = filesystem_of(url.rstrip("/") + "/")
+    http = any(p in ("http", "https") for p in (fs.protocol if isinstance(fs.protocol, (tuple, list))
+                                                else (fs.protocol,)))
+    try:
+        items = call_with_timeout(fs, "ls", path, detail=True)
+    except BaseException as error:
+        raise remote_error(url, error, "listing the folder") from None
+    found: dict[str, bool] = {}
+    for item in itertools.islice(items, MAX_LISTED):
+        name = str(item.get("name", "")).rstrip("/").rsplit("/", 1)[-1]
+        if http:
+            name = unquote(name)
+        if name and name not in (".", ".."):
+            found[name] = found.get(name, False) or item.get("type") == "directory"
+    return sorted(found.items())
 
 
 def open_remote(urls: str | Sequence[str], *, offset: int | None = None,

@@ -27,10 +27,10 @@ import re
 import sys
 from collections.abc import Callable
 
-from core.errors import SourceError
+from core.errors import MissingObjectError, SourceError
 from core.text.names import printable_name
 
-__all__ = ["TIMEOUT_SECONDS", "ObjectInfo", "http_fetch", "object_info", "remote_error", "system_fetch"]
+__all__ = ["TIMEOUT_SECONDS", "ObjectInfo", "http_fetch", "object_info", "call_with_timeout", "remote_error", "system_fetch"]
 
 #: Seconds without an answer (connecting, or between two parts of a response) before a request fails.
 TIMEOUT_SECONDS = 30
@@ -64,7 +64,7 @@ def object_info(fs, path: str, url: str) -> ObjectInfo:
         Not an object (a folder), no size known, or a failure (:func:`remote_error`).
     """
     try:
-        info = _call(fs, "info", path)
+        info = call_with_timeout(fs, "info", path)
     except BaseException as error:
         raise remote_error(url, error, "opening") from None
     if info.get("type") == "directory":
@@ -81,7 +81,7 @@ def object_info(fs, path: str, url: str) -> ObjectInfo:
                       final_url, None if modified is None else str(modified))
 
 
-def _call(fs, method: str, *args, nbytes: int = 0, **kwargs):
+def call_with_timeout(fs, method: str, *args, nbytes: int = 0, **kwargs):
     """``fs.method(*args, **kwargs)``; an asynchronous file system's (HTTP, S3, GCS) within
     :data:`TIMEOUT_SECONDS` plus ``nbytes`` at :data:`RATE_FLOOR` (its own default waits minutes)."""
     if getattr(fs, "async_impl", False) and hasattr(fs, "_" + method):
@@ -95,7 +95,7 @@ def system_fetch(fs, path: str, url: str) -> Callable[[int, int], bytes]:
     """Ranges by the file system's ``cat_file`` (any protocol), checked for their length."""
     def fetch(start: int, stop: int) -> bytes:
         try:
-            data = _call(fs, "cat_file", path, start=start, end=stop, nbytes=stop - start)
+            data = call_with_timeout(fs, "cat_file", path, start=start, end=stop, nbytes=stop - start)
         except BaseException as error:
             raise remote_error(url, error, f"reading bytes {start:,} to {stop:,}") from None
         if len(data) != stop - start:
@@ -209,7 +209,7 @@ def _status_error(url: str, status: int, reason: str | None) -> SourceError:
     name = printable_name(url)
     said = f"HTTP {status}{' ' + reason if reason else ''}"
     if status == 404 or status == 410:
-        return SourceError(f"{name} was not found ({said}): check the URL", field="files")
+        return MissingObjectError(f"{name} was not found ({said}): check the URL", field="files")
     if status in (401, 403):
         return SourceError(f"{name}: access denied ({said}); give credentials the way the protocol's "
                            "file system reads them (its configuration file or environment variables), "
@@ -234,7 +234,7 @@ def remote_error(url: str, error: BaseException, doing: str) -> SourceError:
         code = str(response.get("Error", {}).get("Code", ""))
         http = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
         if code in ("NoSuchKey", "NoSuchBucket", "404", "NotFound"):
-            return SourceError(f"{name} was not found ({code}): check the bucket and key", field="files")
+            return MissingObjectError(f"{name} was not found ({code}): check the bucket and key", field="files")
         if code in ("AccessDenied", "403", "InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken"):
             return SourceError(f"{name}: access denied ({code}); set the credentials the way the file system "
                                "reads them (e.g. AWS_ACCESS_KEY_ID / AWS_PROFILE, ~/.aws/credentials)",
@@ -244,7 +244,7 @@ def remote_error(url: str, error: BaseException, doing: str) -> SourceError:
         if isinstance(http, int):
             return _status_error(url, http, code)
     if isinstance(error, FileNotFoundError):
-        return SourceError(f"{name} was not found: check the URL", field="files")
+        return MissingObjectError(f"{name} was not found: check the URL", field="files")
     if isinstance(error, PermissionError):
         return SourceError(f"{name}: access denied; set the credentials the way the protocol's file system "
                            "reads them (its configuration or environment), never in the URL", field="files")

@@ -66,7 +66,7 @@ from inspector.plot.bookmark_marks import follow_bookmarks_in_plot
 from inspector.session_actions import SessionActions
 from inspector.state.background_task import shutdown_tasks
 from inspector.state.comparison import Comparison
-from inspector.state.document import Document
+from inspector.state.document import Document, EntryFileView
 from inspector.state.model_comparison import ModelComparison
 from inspector.state.model_scan import ModelScan
 from inspector.state.settings_store import SettingsStore
@@ -305,8 +305,8 @@ class MainWindow(QMainWindow):
         by real path, so through a link too). ``remember=False`` (the embedded sample) keeps the
         files out of Open Recent and out of the files reopened on start.
         """
-        paths = [os.fspath(p) if is_url(os.fspath(p)) else os.path.abspath(container_path(os.fspath(p)))
-                 for p in paths]
+        paths = [container_path(os.fspath(p)) if is_url(os.fspath(p))
+                 else os.path.abspath(container_path(os.fspath(p))) for p in paths]
         if not paths:
             return False
         self._save_decode_settings()
@@ -342,15 +342,20 @@ class MainWindow(QMainWindow):
         self._save_decode_settings()
         return self.document.open_object(target, params, slice_text, name)
 
-    def _open_in_new_window(self, values: np.ndarray, name: str) -> None:
-        """An array computed from the open file (a dequantized tensor) in a window of its own,
-        deleted when closed (kept alive here until then)."""
-        window = MainWindow(self.settings, docks=self.dock_layout.specs)
+    def _open_in_new_window(self, values: np.ndarray | EntryFileView, name: str) -> None:
+        """An array computed from the open file (a dequantized tensor), or a remote file's view
+        (opened by its URL with its parameters), in a window of its own, deleted when closed
+        (kept alive here until then). It is a window of its own with this one as its Qt parent, so
+        Qt, not Python, deletes it: with this window at the latest."""
+        window = MainWindow(self.settings, self, docks=self.dock_layout.specs)
         window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         key = id(window)
         self._other_windows[key] = window
         window.destroyed.connect(lambda *_args: self._other_windows.pop(key, None))
-        window.open_object(values, name=name)
+        if isinstance(values, EntryFileView):
+            window.open_paths(list(values.paths), values.params, remember=False)
+        else:
+            window.open_object(values, name=name)
         window.show()
         window.raise_()
 

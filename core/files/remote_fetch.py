@@ -12,6 +12,9 @@ Rules
   HTML page with ``200`` is said to be a web page, not the file), another size or ETag (the
   object changed since it was opened), fewer bytes (the connection dropped), a
   ``Content-Length`` other than the range (the server sends more or fewer bytes than asked).
+  One ``200`` is taken: to a request for the whole object (one no larger than a cache block,
+  such as a store's metadata document or chunk), an answer whose ``Content-Length`` is the
+  object's size at open is exactly the bytes asked, from any server.
 - Other protocols (S3, GCS, the Hub, any fsspec file system) fetch with the file system's own
   ``cat_file(path, start, end)``; the answer must hold exactly the bytes asked.
 - Failures (:func:`remote_error`): not found (404), access denied (401/403, with where the
@@ -68,8 +71,8 @@ def object_info(fs, path: str, url: str) -> ObjectInfo:
     except BaseException as error:
         raise remote_error(url, error, "opening") from None
     if info.get("type") == "directory":
-        raise SourceError(f"{printable_name(url)} is a folder, not a file (open a file inside it, or a glob "
-                          "such as .../*.bin)", field="files")
+        raise SourceError(f"{printable_name(url)} is a folder, not a file (open a file inside it, a glob "
+                          "such as .../*.bin, or a Zarr store by its URL ending with /)", field="files")
     size = info.get("size")
     if not isinstance(size, int) or size < 0:
         raise SourceError(f"{printable_name(url)}: the server gives no size for it, so its bytes cannot be read "
@@ -175,6 +178,10 @@ def _check_answer(url: str, response, start: int, stop: int, info: ObjectInfo) -
         raise _status_error(url, status, response.reason)
     kind = (response.headers.get("Content-Type") or "").partition(";")[0].strip().lower()
     if status != 206:
+        length = response.headers.get("Content-Length")
+        whole = (start, stop) == (0, info.size) and length is not None and length.strip() == str(info.size)
+        if status == 200 and whole and kind not in ("text/html", "application/xhtml+xml"):
+            return  # the whole object was asked (a small file in one block): a whole answer is it
         if kind in ("text/html", "application/xhtml+xml"):
             raise SourceError(f"{name} answered with a web page (HTTP {status}, {kind}) instead of the bytes "
                               "asked: the URL points to a page (a login, an error or a download page), not to "

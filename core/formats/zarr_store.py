@@ -8,9 +8,9 @@ Rules, as read here:
   ``zarr.json`` (v3), ``.zmetadata`` (v2 consolidated), ``.zarray`` or ``.zgroup`` (v2) is opened
   as that file, in this order; a metadata file can be opened itself (``x.zarr/.zarray``,
   ``x.zarr/sub/zarr.json``: that node is the store's root). The folder of the file opened is the
-  store's root; a chunk file opened by itself is raw bytes. A URL is a store when it ends with
-  ``/`` or ``.zarr`` (each metadata file is asked for in turn: one request each, up to four),
-  or when no object is at it and one of the metadata files is below it.
+  store's root; a chunk file opened by itself is raw bytes. A URL names a store when it ends
+  with ``/`` or ``.zarr`` (each metadata file is asked for in turn: one request each, up to
+  four); any other URL is an object, opened as itself.
 - **Sniffed from content**: a JSON object whose first 4096 bytes hold the key ``"zarr_format"``
   or ``"zarr_consolidated_format"``.
 - **The arrays**: a root array is the one entry ``/``; a group lists every array below it by its
@@ -86,20 +86,12 @@ def store_metadata_file(path: str) -> str | None:
 
 
 def _remote_metadata_file(url: str) -> str | None:
-    """The first metadata file below the store URL ``url``, asked for in :data:`METADATA_FILES`
-    order; None when ``url`` is not a store's (an object is at it, or no metadata file is below)."""
+    """The first metadata file below the store URL ``url`` (one ending with ``/`` or ``.zarr``),
+    asked for in :data:`METADATA_FILES` order; None for any other URL (no request made) or when
+    no metadata file is below it."""
     bare = url.split("?", 1)[0].split("#", 1)[0]
-    if bare.rsplit("/", 1)[-1] in METADATA_FILES:
-        return None
     if not bare.endswith("/") and not bare.lower().endswith(".zarr"):
-        try:
-            object_size(url)
-            return None  # an object: opened as itself
-        except MissingObjectError:
-            pass
-        except SourceError as error:
-            if "is a folder" not in error.message:
-                return None  # unreachable, denied...: its open says so
+        return None
     folder = bare.rstrip("/")
     for name in METADATA_FILES:
         if file_size(join(folder, name)) is not None:
@@ -308,7 +300,9 @@ def list_zarr(reader: HeaderReader) -> ContainerListing:
                         "server lists no arrays below its group: consolidate it (zarr.consolidate_metadata) "
                         "or open one array's metadata file (its .zarray or zarr.json)")
     limit = entry_limit()
-    entries = [_entry(walk.root, array, attrs) for array, attrs in walk.arrays[:limit]]
+    listed = walk.arrays[:limit]
+    sizes = _chunk_sizes([join(walk.root, chunk) for chunk in map(_view_chunk, (a for a, _ in listed)) if chunk])
+    entries = [_entry(walk.root, array, attrs, sizes) for array, attrs in listed]
     if len(walk.arrays) > limit:
         problems.append(not_listed(len(walk.arrays) - limit, "arrays"))
     metadata = {"zarr format": str(version), "store": walk.root,
@@ -317,8 +311,37 @@ def list_zarr(reader: HeaderReader) -> ContainerListing:
     return ContainerListing("zarr", reader.path, tuple(entries), metadata, tuple(problems))
 
 
-def _entry(root: str, array: ArrayMeta, attrs: dict) -> TensorEntry:
-    """The entry of one array: a view of its one chunk file, a copy, or its problem."""
+def _view_chunk(array: ArrayMeta) -> str | None:
+    """The chunk file (relative to the store) a view of ``array`` would show: its one chunk when
+    the chunk stores the values as they are; None otherwise."""
+    if array.problem is not None or not array.plain or math.prod(array.shape) == 0 or math.prod(array.grid()) != 1:
+        return None
+    key = array.chunk_key((0,) * len(array.shape))
+    return f"{array.path}/{key}" if array.path else key
+
+
+#: Chunk files of a remote store looked at (``info``) at once while listing.
+SIZE_PARALLEL = 8
+
+
+def _chunk_sizes(paths: list[str]) -> dict[str, int | None | BaseException]:
+    """Each chunk file's size (:func:`_chunk_size`), or the error that said why not; a remote
+    store's asked :data:`SIZE_PARALLEL` at a time."""
+    def size(path: str) -> int | None | BaseException:
+        try:
+            return _chunk_size(path)
+        except (OSError, SourceError) as error:
+            return error
+    if len(paths) < 2 or not is_url(paths[0]):
+        return {path: size(path) for path in paths}
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(SIZE_PARALLEL, thread_name_prefix="zarr-sizes") as pool:
+        return dict(zip(paths, pool.map(size, paths)))
+
+
+def _entry(root: str, array: ArrayMeta, attrs: dict, sizes: dict[str, int | None | BaseException]) -> TensorEntry:
+    """The entry of one array: a view of its one chunk file (``sizes`` holds that file's size),
+    a copy, or its problem."""
     if array.problem is not None:
         return TensorEntry(array.name, None, True, array.shape, 0, 0, array.stored_type,
                            {"zarr format": array.zarr_format}, problem=array.problem)
@@ -340,17 +363,16 @@ def _entry(root: str, array: ArrayMeta, attrs: dict) -> TensorEntry:
     count = math.prod(array.shape)
     base = TensorEntry(array.name, array.dtype, array.little_endian, array.shape, 0, 0,
                        array.stored_type, extras, storage=Storage.COPY)
-    if count == 0 or chunk_count != 1 or not array.plain:
+    relative = _view_chunk(array)
+    if relative is None:
         return base
     key = array.chunk_key((0,) * len(array.shape))
-    relative = f"{array.path}/{key}" if array.path else key
-    try:
-        size = _chunk_size(join(root, relative))
-    except FileNotFoundError:
+    size = sizes[join(root, relative)]
+    if isinstance(size, FileNotFoundError):
         extras["chunk"] = f"{key} not written: the fill value"
         return base
-    except (OSError, SourceError) as error:
-        why = error.message if isinstance(error, CoreError) else error.strerror
+    if isinstance(size, BaseException):
+        why = size.message if isinstance(size, CoreError) else size.strerror
         return _with_problem(base, f"its chunk file '{printable_name(relative)}' cannot be read ({why})")
     if size is None:
         return _with_problem(base, f"its chunk '{printable_name(relative)}' is not a regular file")

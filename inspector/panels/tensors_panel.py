@@ -249,7 +249,8 @@ class TensorsPanel(QWidget):
     -------
     valuesComputed(values, name)
         *Open in a new window* got an entry's ``values`` (a numpy array: a copy, a computed
-        value, or a view of another file) to show under ``name``.
+        value, or a view of another file; or the :class:`~inspector.state.document.EntryFileView`
+        of a remote file) to show under ``name``.
     """
 
     valuesComputed = Signal(object, str)

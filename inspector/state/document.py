@@ -46,7 +46,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
@@ -78,6 +78,15 @@ LISTING_GRACE_S = 0.3
 
 #: How often a background listing reports the header bytes it has read (seconds).
 PROGRESS_INTERVAL_S = 0.1
+
+
+@dataclass(frozen=True)
+class EntryFileView:
+    """Where a container entry's view is when its file is remote: the files and the decode
+    parameters that show it (:meth:`Document.entry_values`)."""
+
+    paths: tuple[str, ...]
+    params: DecodeParams
 
 
 class Document(QObject):
@@ -394,12 +403,14 @@ class Document(QObject):
             self._history.push(ValueCommand(f"choose tensor {name}", self._params, params,
                                             self._apply_params, None))
 
-    def entry_values(self, entry: TensorEntry) -> tuple[np.ndarray, str]:
+    def entry_values(self, entry: TensorEntry) -> tuple[np.ndarray | EntryFileView, str]:
         """The values of a container entry this document does not show by its parameters (not
         a :attr:`~core.formats.entry.TensorEntry.local_view`), and the name of a window
         showing them (``"q8 (Q8_0, dequantized)"``): a copy or computed value from its
-        format's ``values`` hook (budget-checked), or a view of the other file it lives in.
-        Nothing of the document changes.
+        format's ``values`` hook (budget-checked), or a view of the other file it lives in; for
+        a remote file, whose map holds no bytes, where that view is instead
+        (:class:`EntryFileView`: a window opens the file with those parameters and reads only
+        what it shows). Nothing of the document changes.
 
         Raises
         ------
@@ -416,6 +427,10 @@ class Document(QObject):
         if not opened.owned:
             raise ContainerError(f"'{entry.name}' is a view of the open file: choose it to show it",
                                  field="tensor")
+        if not opened.source.holds_data:
+            paths = tuple(opened.source.paths)
+            opened.source.close()
+            return EntryFileView(paths, opened.params), f"{entry.name} ({opened.how})"
         with Pipeline(opened.source) as pipeline:  # the view keeps the other file's map alive
             return pipeline.run(opened.params).view, f"{entry.name} ({opened.how})"
 

@@ -4,13 +4,16 @@ transfer counter, table cells that say "loading…" instead of blocking, and eve
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
+from PySide6.QtCore import QItemSelectionModel, QMimeData, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDropEvent
-from PySide6.QtWidgets import QApplication, QComboBox, QDialogButtonBox, QFileDialog, QLabel
+from PySide6.QtWidgets import QApplication, QComboBox, QDialogButtonBox, QFileDialog, QLabel, QPushButton, QTreeView
 
 import core.files.remote as remote
 from core.pipeline.pipeline import DecodeParams
@@ -192,3 +195,35 @@ def test_a_remote_image_is_drawn_when_its_bytes_arrive_without_blocking(window, 
     np.testing.assert_array_equal(image.image_item.image, values[r0:r1:sr, c0:c1:sc].astype(np.float32))
     low, high = image.levels()
     assert (low, high) == (0.0, 96.0)
+
+
+def test_a_remote_zarr_store_lists_in_the_dock_and_its_arrays_open_in_new_windows(window, nginx, qtbot):
+    zarr = pytest.importorskip("zarr")
+    with tempfile.TemporaryDirectory() as scratch:
+        group = zarr.open_group(str(Path(scratch) / "w.zarr"), mode="w", zarr_format=3)
+        group.create_array("plain", shape=(4, 3), chunks=(4, 3), dtype="float32", compressors=None)[...] = \
+            np.arange(12, dtype="f4").reshape(4, 3)
+        group.create_array("packed", shape=(10,), chunks=(4,), dtype="int16")[...] = np.arange(10) * -3
+        shutil.copytree(Path(scratch) / "w.zarr", nginx.root / "window-zarr" / "w.zarr")
+    assert window.open_paths([nginx.url("window-zarr/w.zarr/")])
+    qtbot.waitUntil(lambda: window.document.container is not None, timeout=10_000)
+    assert window.document.paths == (nginx.url("window-zarr/w.zarr/zarr.json"),)
+    assert [e.name for e in window.document.container.entries] == ["packed", "plain"]
+    tree = window.findChild(QTreeView, "tensors.tree")
+    button = window.findChild(QPushButton, "tensors.openValues")
+    model = tree.model()
+    # a copy read by zarr opens as an array; a view of a remote chunk opens that chunk's URL
+    for row, want_paths, want in ((0, ("packed (read by zarr)",), np.arange(10) * -3),
+                                  (1, (nginx.url("window-zarr/w.zarr/plain/c/0/0"),), np.arange(12).reshape(4, 3))):
+        tree.selectionModel().setCurrentIndex(model.index(row, 0, model.index(0, 0)),
+                                              QItemSelectionModel.ClearAndSelect)
+        assert button.isEnabled(), row
+        before = set(window._other_windows)
+        button.click()
+        qtbot.waitUntil(lambda before=before: bool(set(window._other_windows) - before), timeout=10_000)
+        [key] = set(window._other_windows) - before
+        other = window._other_windows[key]
+        assert other.document.paths == want_paths
+        qtbot.waitUntil(lambda other=other: other.document.result is not None, timeout=10_000)
+        result = other.document.result
+        np.testing.assert_array_equal(result.block_reader().read(result.view), want)

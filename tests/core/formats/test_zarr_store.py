@@ -12,6 +12,8 @@ import pytest
 
 zarr = pytest.importorskip("zarr")
 
+from zarr_stores import F32, I16, all_arrays, write_v2, write_v3
+
 from core import budget
 from core.cli import main
 from core.errors import BudgetError, ContainerError
@@ -21,8 +23,6 @@ from core.formats.registry import container_path, list_file
 from core.formats.values import open_entry
 from core.formats.zarr_store import store_metadata_file
 from core.pipeline.pipeline import Pipeline
-
-from zarr_stores import F32, I16, all_arrays, write_v2, write_v3
 
 
 @pytest.fixture(scope="module")

@@ -411,11 +411,16 @@ class MainWindow(QMainWindow):
         """File > Open URL…: the non-modal dialog (recent URLs in its field); Open opens the URL."""
         from inspector.panels.open_url_dialog import OpenUrlDialog
 
-        dialog = OpenUrlDialog(self, recent=self.settings.recent_urls())
+        dialog = OpenUrlDialog(self, recent=self.settings.recent_urls(), cache_mib=self.settings.remote_cache_mib())
         dialog.setAttribute(Qt.WA_DeleteOnClose)
-        dialog.accepted.connect(lambda: self.open_paths([dialog.url()]))
+        dialog.accepted.connect(lambda: self._open_url_accepted(dialog.url(), dialog.cache_mib()))
         dialog.show()
         return dialog
+
+    def _open_url_accepted(self, url: str, cache_mib: int) -> None:
+        self.settings.set_remote_cache_mib(cache_mib)
+        set_cache_capacity(self.settings.remote_cache_mib() << 20)
+        self.open_paths([url])
 
     # ------------------------------------------------------------------ document events
     def _update_hint(self) -> None:

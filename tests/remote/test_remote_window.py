@@ -13,7 +13,16 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QItemSelectionModel, QMimeData, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDropEvent
-from PySide6.QtWidgets import QApplication, QComboBox, QDialogButtonBox, QFileDialog, QLabel, QPushButton, QTreeView
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QDialogButtonBox,
+    QFileDialog,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QTreeView,
+)
 
 import core.files.remote as remote
 from core.pipeline.pipeline import DecodeParams
@@ -57,8 +66,13 @@ def test_open_url_opens_the_file_remembers_it_and_counts_the_transfer(window, ng
     error = dialog.findChild(QLabel, "openUrl.error")
     assert dialog.isVisible() and "not a URL" in error.text()
     field.setEditText(url)
+    cache = dialog.findChild(QSpinBox, "openUrl.cacheMib")
+    assert cache.value() == 256  # the setting's default
+    cache.setValue(96)
     dialog.findChild(QDialogButtonBox, "openUrl.buttons").button(QDialogButtonBox.Ok).click()
     assert window.document.paths == (url,)
+    assert window.settings.remote_cache_mib() == 96
+    assert 96 * MiB <= remote.cache().capacity < 128 * MiB  # was 64 MiB; a running scan may hold a little more
     assert window.document.remote and window.document.by_name
     window.document.update_params(dtype="float32", little_endian=False, shape=(512, 256))
     qtbot.waitUntil(lambda: _cell(window, 3, 2) not in (None, "loading…"), timeout=5000)

@@ -18,7 +18,7 @@ import os
 import re
 import sys
 
-from core.cli.options import EXIT_ERROR, params_from_args
+from core.cli.options import EXIT_ERROR, add_cluster_options, cluster_of, params_from_args
 from core.errors import CoreError
 from core.formats.registry import container_path, list_file
 from core.models.diff import MODEL_WORK_LIMIT, STATUSES, PairDiff, diff_pairs, diff_work, first_divergent, ranked
@@ -50,6 +50,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--map", action="append", default=[], metavar="RULE",
                        help="rename A's tensors: 'REGEX=REPLACEMENT' (Python re.sub) or a JSON file "
                             "mapping A's names to B's (repeatable, applied in order)")
+    add_cluster_options(parser)
     group.add_argument("--order", metavar="FILE",
                        help="the order of the pairs for the first divergent one: a text file of "
                             "names, one per line (default: A's order)")
@@ -154,8 +155,9 @@ def run_model_diff(args: argparse.Namespace) -> int:
     if total >= 1 << 26:
         print(f"note: comparing {len(matching.pairs):,} tensor pairs, {total:,} element pairs", file=sys.stderr,
               flush=True)
-    diffs = list(diff_pairs(matching, rtol=args.rtol, atol=args.atol, ulp=args.ulp, bitwise=args.bitwise,
-                            nan_policy=args.nan_policy, top=args.limit, work_limit=work_limit))
+    with cluster_of(args) as cluster:
+        diffs = list(diff_pairs(matching, rtol=args.rtol, atol=args.atol, ulp=args.ulp, bitwise=args.bitwise,
+                                nan_policy=args.nan_policy, top=args.limit, work_limit=work_limit, cluster=cluster))
     if args.json:
         sys.stdout.write(json.dumps(_document(args, side_a, side_b, matching, diffs)) + "\n")
     else:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from core.decode.reshape import parse_shape
 from core.errors import DEBUG_VARIABLE, CoreError, describe_error
 from core.pipeline.pipeline import DecodeParams
+from core.scan.cluster import Cluster, ClusterSpec, connect
 
 __all__ = [
     "EXIT_ERROR", "CliArgumentParser", "OneLineErrorParser", "add_pipeline_options", "error_exit",
@@ -141,3 +142,36 @@ def silence_stdout() -> None:
 
 #: Name used by the GUI entry point for the same parser class.
 CliArgumentParser = OneLineErrorParser
+
+
+def add_cluster_options(parser: argparse.ArgumentParser) -> None:
+    """``--scheduler`` / ``--workers``: where whole-data work runs (:mod:`core.scan.cluster`)."""
+    group = parser.add_argument_group("on a Dask cluster (pip install 'tensor-inspector[dask]')")
+    where = group.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run the work on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786; "
+                            "default: the DASK_SCHEDULER_ADDRESS variable, else this machine's two threads)")
+    where.add_argument("--workers", type=int, metavar="N",
+                       help="run the work on a local Dask cluster of N worker processes, started and stopped here")
+
+
+class cluster_of:  # noqa: N801 (a context manager used as a function)
+    """``with cluster_of(args) as cluster:`` the cluster the options name (connected, its
+    dashboard said on stderr), or None to run here; a local cluster stops at the end."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self._spec = ClusterSpec.from_options(getattr(args, "scheduler", None), getattr(args, "workers", None))
+        self._cluster: Cluster | None = None
+
+    def __enter__(self) -> Cluster | None:
+        if self._spec is None:
+            return None
+        self._cluster = connect(self._spec)
+        link = self._cluster.dashboard_link
+        print(f"note: running on {self._cluster.name} ({self._cluster.workers()} workers"
+              f"{'; dashboard ' + link if link else ''})", file=sys.stderr, flush=True)
+        return self._cluster
+
+    def __exit__(self, *exc_info) -> None:
+        if self._cluster is not None:
+            self._cluster.close()

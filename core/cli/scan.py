@@ -20,7 +20,9 @@ from collections.abc import Sequence
 from core.cli.options import (
     EXIT_ERROR,
     OneLineErrorParser,
+    add_cluster_options,
     add_pipeline_options,
+    cluster_of,
     error_exit,
     params_from_args,
     parse_status,
@@ -31,6 +33,7 @@ from core.models.inventory import Inventory, inventory
 from core.models.rows import SCAN_COLUMNS, scan_cells, shape_text
 from core.models.scan import FLAGS, TensorScan, scan_tensors
 from core.pipeline.pipeline import DecodeParams
+from core.scan.cluster import Cluster
 from core.text.names import printable_name
 from core.text.number_format import json_value
 
@@ -66,6 +69,7 @@ def build_scan_parser() -> OneLineErrorParser:
                         help=f"comma-separated flags that make the exit status 1 (of: {', '.join(FLAGS)}; "
                              "'none' for never)")
     add_pipeline_options(parser)
+    add_cluster_options(parser)
     return parser
 
 
@@ -83,9 +87,10 @@ def run(words: Sequence[str]) -> int:
             print("error: --slice is not taken by scan (every tensor is scanned whole)", file=sys.stderr)
             return EXIT_ERROR
         found = inventory(args.paths, params if params != DecodeParams() else None)
-        if not args.json:
-            return _print_table(found, fail_on)
-        return _print_json(args.paths, found, fail_on)
+        with cluster_of(args) as cluster:
+            if not args.json:
+                return _print_table(found, fail_on, cluster)
+            return _print_json(args.paths, found, fail_on, cluster)
     except BrokenPipeError:
         silence_stdout()
         return EXIT_ERROR
@@ -112,7 +117,7 @@ def _status(rows: list[TensorScan], found: Inventory, fail_on: tuple[str, ...]) 
     return EXIT_CLEAN
 
 
-def _print_table(found: Inventory, fail_on: tuple[str, ...]) -> int:
+def _print_table(found: Inventory, fail_on: tuple[str, ...], cluster: Cluster | None) -> int:
     out = sys.stdout
     widths = [4, 8, 5, 12, 12, 12, 12, 7, 7, 9, 5]  # the figures' usual widths (rows stream out)
     widths[0] = min(60, max([len(printable_name(t.label)) for t in found.tensors] + [4]))
@@ -124,7 +129,7 @@ def _print_table(found: Inventory, fail_on: tuple[str, ...]) -> int:
 
     out.write(line(list(SCAN_COLUMNS)))
     rows = []
-    for row in scan_tensors(found):
+    for row in scan_tensors(found, cluster=cluster):
         rows.append(row)
         out.write(line(scan_cells(row)))
         out.flush()
@@ -157,8 +162,8 @@ def _number(value, dtype: str | None):
     return value
 
 
-def _print_json(paths: Sequence[str], found: Inventory, fail_on: tuple[str, ...]) -> int:
-    rows = list(scan_tensors(found))
+def _print_json(paths: Sequence[str], found: Inventory, fail_on: tuple[str, ...], cluster: Cluster | None) -> int:
+    rows = list(scan_tensors(found, cluster=cluster))
     tensors = []
     for row in rows:
         s = row.statistics

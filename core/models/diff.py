@@ -39,6 +39,7 @@ Rules
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -54,7 +55,8 @@ from core.compare.scanner import Side, compare_sides, flat_view
 from core.errors import BudgetError, Cancelled, CoreError
 from core.formats.quantization import DEQUANTIZED_SUFFIX, dequantized_of, is_dequantized
 from core.models.matching import Matching, TensorPair
-from core.models.opening import OpenedTensor, TensorOpener, open_error
+from core.models.opening import OpenedTensor, TensorOpener, open_error, tensor_from_ref, tensor_ref
+from core.scan.cluster import TASK_BYTES, Cluster, ordered_results
 
 __all__ = ["BIG_PAIR", "IN_FLIGHT", "MODEL_WORK_LIMIT", "STATUSES", "WITHIN", "PairDiff", "diff_pairs", "diff_work",
            "first_divergent", "rank_key", "ranked"]
@@ -111,8 +113,11 @@ def diff_work(matching: Matching) -> int:
 def diff_pairs(matching: Matching, *, rtol: float | None = None, atol: float | None = None, ulp: int | None = None,
                bitwise: bool = False, nan_policy: str = "equal", top: int = 5,
                progress: Callable[[int, int], None] | None = None, cancelled: Callable[[], bool] | None = None,
-               work_limit: int | None = MODEL_WORK_LIMIT, workers: int = 2) -> Iterator[PairDiff]:
-    """Yield the :class:`PairDiff` of every pair of ``matching``, in its order (module rules).
+               work_limit: int | None = MODEL_WORK_LIMIT, workers: int = 2,
+               cluster: Cluster | None = None) -> Iterator[PairDiff]:
+    """Yield the :class:`PairDiff` of every pair of ``matching``, in its order (module rules);
+    on ``cluster``, its pairs in tasks of about :data:`core.scan.cluster.TASK_BYTES`, each
+    worker listing and opening both sides itself (each pair compared there as here).
 
     Raises
     ------
@@ -132,6 +137,9 @@ def diff_pairs(matching: Matching, *, rtol: float | None = None, atol: float | N
     resolve_rules(np.dtype(np.float32), np.dtype(np.float32), rtol=rtol, atol=atol, ulp=ulp, bitwise=False,
                   nan_policy=nan_policy)  # bad tolerances are refused before anything is read
     options = {"rtol": rtol, "atol": atol, "ulp": ulp, "bitwise": bitwise, "nan_policy": nan_policy}
+    if cluster is not None:
+        yield from _diff_on(cluster, matching, options, top, progress, cancelled, total)
+        return
     opener = TensorOpener()
     options["scratches"] = ScratchPool()
     done = 0
@@ -242,6 +250,59 @@ def _fold_dequantized(matching: Matching) -> Matching:
     kept = [p for p in pairs if not ((p.a is None and p.b is not None and f"b:{p.b.name}" in used)
                                      or (p.b is None and p.a is not None and f"a:{p.a.name}" in used))]
     return replace(matching, pairs=tuple(kept))
+
+
+def _diff_on(cluster: Cluster, matching: Matching, options: dict, top: int, progress, cancelled,
+             total: int) -> Iterator[PairDiff]:
+    groups: list[list[tuple[int, TensorPair]]] = [[]]
+    held = 0
+    for index, pair in enumerate(matching.pairs):
+        size = min(_entry_size(pair.a), _entry_size(pair.b)) if pair.a is not None and pair.b is not None else 0
+        if groups[-1] and held + size > TASK_BYTES:
+            groups.append([])
+            held = 0
+        groups[-1].append((index, pair))
+        held += size
+    tasks = [([(index, pair.key, None if pair.a is None else tensor_ref(pair.a),
+                None if pair.b is None else tensor_ref(pair.b)) for index, pair in group], options, top)
+             for group in groups if group]
+    done = 0
+    for group, found in zip(groups, ordered_results(cluster, _diff_refs, tasks, cancelled=cancelled,
+                                                    what="the model comparison")):
+        for (index, pair), fields in zip(group, found):
+            done += min(_entry_size(pair.a), _entry_size(pair.b)) if pair.a is not None and pair.b is not None else 0
+            if progress is not None:
+                progress(min(done, total), total)
+            yield PairDiff(pair, index, **fields)
+
+
+def _diff_refs(items: list[tuple], options: dict, top: int) -> list[dict]:
+    """On a cluster worker: each pair's :class:`PairDiff` fields but the pair (the caller has it)."""
+    opener = TensorOpener()
+    options = {**options, "scratches": ScratchPool()}
+    listings: dict = {}
+    out = []
+    try:
+        for index, key, ref_a, ref_b in items:
+            try:
+                a = None if ref_a is None else tensor_from_ref(ref_a, listings)
+                b = None if ref_b is None else tensor_from_ref(ref_b, listings)
+            except CoreError as error:
+                out.append({"status": "error", "reason": open_error(error)})
+                continue
+            pair = TensorPair(key, a, b)
+            opened: list[OpenedTensor] = []
+            diff = _open_pair(pair, index, opener, opened)
+            if diff is None:
+                try:
+                    diff = _compare(pair, index, opened[0], opened[1], options, top, None, None, 1)
+                finally:
+                    for item in opened:
+                        opener.close(item)
+            out.append({f.name: getattr(diff, f.name) for f in dataclasses.fields(diff) if f.name not in ("pair", "index")})
+    finally:
+        opener.close_all()
+    return out
 
 
 def _open_pair(pair: TensorPair, index: int, opener: TensorOpener, opened: list[OpenedTensor]) -> PairDiff | None:

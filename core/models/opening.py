@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import CoreError, describe_error
+from core.formats.entry import find_entry
+from core.formats.registry import list_file
 from core.formats.values import open_entry
 from core.models.inventory import ModelTensor
 from core.pipeline.pipeline import Pipeline
@@ -138,3 +140,31 @@ class TensorOpener:
 def open_error(error: BaseException) -> str:
     """The message of an error opening or reading a tensor."""
     return describe_error(error).message if isinstance(error, CoreError) else str(error)
+
+
+def tensor_ref(tensor: ModelTensor) -> tuple:
+    """What names ``tensor`` to another process (a cluster worker): path, name, label, decode
+    parameters and whether it is a container's entry; :func:`tensor_from_ref` makes it again."""
+    return (tensor.path, tensor.name, tensor.label, tensor.params, tensor.entry is not None)
+
+
+def tensor_from_ref(ref: tuple, listings: dict) -> ModelTensor:
+    """The :class:`ModelTensor` a :func:`tensor_ref` names, its container listed here (once per
+    ``listings``: a task's own cache, never kept, since files change).
+
+    Raises
+    ------
+    CoreError
+        The file is no container here, or has no entry of that name.
+    """
+    path, name, label, params, in_container = ref
+    if not in_container:
+        return ModelTensor(path, name, label, None, None, params)
+    if path not in listings:
+        listing = list_file(path)
+        if listing is None:
+            raise CoreError(f"'{path}' is not a container on the worker (is it the same file there?)",
+                            field="files")
+        listings[path] = listing
+    listing = listings[path]
+    return ModelTensor(path, name, label, find_entry(listing, name), listing, params)

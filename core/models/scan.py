@@ -37,8 +37,9 @@ import numpy as np
 from core.errors import Cancelled, CoreError, describe_error
 from core.formats.entry import TensorEntry
 from core.models.inventory import Inventory, ModelTensor
-from core.models.opening import OpenedTensor, TensorOpener, open_error, storage_of
+from core.models.opening import OpenedTensor, TensorOpener, open_error, storage_of, tensor_from_ref, tensor_ref
 from core.scan.blocks import iter_blocks
+from core.scan.cluster import TASK_BYTES, Cluster, ordered_results
 from core.scan.statistics import Statistics, compute_statistics
 
 __all__ = ["BIG_TENSOR", "FLAGS", "IN_FLIGHT", "TensorScan", "scan_tensors"]
@@ -88,14 +89,23 @@ class TensorScan:
 
 
 def scan_tensors(inventory: Inventory, *, progress: Progress | None = None,
-                 cancelled: Callable[[], bool] | None = None, workers: int = 2) -> Iterator[TensorScan]:
-    """Yield the :class:`TensorScan` of every tensor of ``inventory``, in its order (module rules).
+                 cancelled: Callable[[], bool] | None = None, workers: int = 2,
+                 cluster: Cluster | None = None) -> Iterator[TensorScan]:
+    """Yield the :class:`TensorScan` of every tensor of ``inventory``, in its order (module rules);
+    on ``cluster``, its tensors in tasks of about :data:`core.scan.cluster.TASK_BYTES`, each
+    worker listing and opening the files itself (the same figures: each tensor is scanned there
+    as it is here).
 
     Raises
     ------
     Cancelled
         ``cancelled()`` returned True (between tensors or blocks).
+    CoreError
+        ``field="cluster"``: the cluster went away or a task failed.
     """
+    if cluster is not None:
+        yield from _scan_on(cluster, inventory, progress, cancelled)
+        return
     tensors = inventory.tensors
     total = sum(_size_of(t) for t in tensors)
     done = 0
@@ -150,6 +160,53 @@ def scan_tensors(inventory: Inventory, *, progress: Progress | None = None,
         for _tensor, future, _opened in pending:
             future.cancel()
         opener.close_all()
+
+
+def _scan_on(cluster: Cluster, inventory: Inventory, progress: Progress | None,
+             cancelled: Callable[[], bool] | None) -> Iterator[TensorScan]:
+    tensors = inventory.tensors
+    total = sum(_size_of(t) for t in tensors)
+    groups: list[list[ModelTensor]] = [[]]
+    held = 0
+    for tensor in tensors:
+        if groups[-1] and held + _size_of(tensor) > TASK_BYTES:
+            groups.append([])
+            held = 0
+        groups[-1].append(tensor)
+        held += _size_of(tensor)
+    refs = [([tensor_ref(t) for t in group],) for group in groups if group]
+    done = 0
+    for group, figures in zip(groups, ordered_results(cluster, _scan_refs, refs, cancelled=cancelled,
+                                                      what="the scan")):
+        for tensor, (dtype, shape, storage, statistics, saturated, error) in zip(group, figures):
+            done += _size_of(tensor)
+            if progress is not None:
+                progress(done, total)
+            yield TensorScan(tensor, dtype, shape, storage, statistics, saturated, error)
+
+
+def _scan_refs(refs: list[tuple]) -> list[tuple]:
+    """On a cluster worker: the figures of the tensors ``refs`` names (:func:`tensor_ref`),
+    each as :func:`scan_tensors` finds them here."""
+    opener = TensorOpener()
+    out = []
+    listings: dict = {}
+    try:
+        for ref in refs:
+            try:
+                tensor = tensor_from_ref(ref, listings)
+                opened = opener.open(tensor)
+            except CoreError as error:
+                out.append((None, None, "view" if ref[4] else "raw", None, None, open_error(error)))
+                continue
+            try:
+                found = _figures(TensorScan(tensor, opened.dtype, opened.shape, storage_of(tensor)), opened, None, 1)
+            finally:
+                opener.close(opened)
+            out.append((found.dtype, found.shape, found.storage, found.statistics, found.saturated, found.error))
+    finally:
+        opener.close_all()
+    return out
 
 
 def _figures(record: TensorScan, opened: OpenedTensor, cancelled, workers: int) -> TensorScan:

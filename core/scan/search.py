@@ -25,17 +25,22 @@ Rules
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from core.budget import elements_per_chunk
 from core.errors import Cancelled, CoreError
 from core.scan.blocks import BlockReader, iter_blocks
+
+if TYPE_CHECKING:
+    from core.scan.cluster import BlockRunner
 
 __all__ = ["SearchQuery", "find_next", "parse_query"]
 
@@ -112,6 +117,7 @@ def find_next(
     chunk_elements: int = 1 << 20,
     cancelled: Callable[[], bool] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    runner: BlockRunner | None = None,
 ) -> tuple[int, ...] | None:
     """The index of the next element of ``view`` that matches ``query``, or None (rules: module).
 
@@ -135,6 +141,11 @@ def find_next(
         Checked before each block; when it returns True, :class:`core.errors.Cancelled` is raised.
     progress
         ``progress(done, total)`` after each block, in elements (``total = view.size``).
+    runner
+        Search on a Dask cluster (:class:`core.scan.cluster.BlockRunner`, whose target gives
+        this same view in each worker): the tasks run in search order from ``start``, the first
+        match in that order is the answer (the tasks after it are cancelled). Forward only
+        (``backward`` searches here).
 
     Raises
     ------
@@ -159,6 +170,9 @@ def find_next(
     chunk = elements_per_chunk(chunk_elements, _BYTES_PER_VALUE + view.dtype.itemsize)
     test = _tester(query, view.dtype)
     flat_start %= view.size  # past the last element: wrap to the first
+    if runner is not None and not backward:
+        flat = _find_on(runner, view, test, chunk, flat_start, cancelled, progress)
+        return None if flat is None else tuple(int(i) for i in np.unravel_index(flat, shape))
     done = 0
     for first, piece in _pieces_from(view, flat_start):
         position = first
@@ -176,6 +190,56 @@ def find_next(
             if progress is not None:
                 progress(done, view.size)
     return None
+
+
+def _find_on(runner: BlockRunner, view: np.ndarray, test, chunk: int, flat_start: int, cancelled,
+             progress) -> int | None:
+    """The flat index of the first match at or after ``flat_start`` in C order, wrapping to 0
+    (module rules), found by the cluster's tasks run in that order: the task holding the start,
+    the tasks after it, then those before it (the wrap), then the start task's head."""
+    sizes, ranges = runner.plan(view, _flat_order, chunk)
+    starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    at = next(i for i, (_first, last) in enumerate(ranges) if starts[last] > flat_start)
+    order = ranges[at:] + ranges[:at]
+    work = functools.partial(_first_hits, test=test, after=flat_start)
+    results = runner.results(order, _flat_order, chunk, work, _own_reader, cancelled=cancelled, what="the search")
+    done, start_head = 0, None
+    try:
+        for turn, hits in enumerate(results):
+            wrapped = turn >= len(ranges) - at  # a task before the start: its matches come after the wrap
+            for (after, before), _size in hits:
+                if not wrapped and after is not None:
+                    return after
+                if wrapped and before is not None:
+                    return before
+                if turn == 0 and before is not None and start_head is None:
+                    start_head = before
+            done = min(view.size, done + sum(size for _hits, size in hits))
+            if progress is not None:
+                progress(done, view.size)
+    finally:
+        results.close()
+    return start_head
+
+
+def _flat_order(view: np.ndarray) -> np.ndarray:
+    """The view as the search walks it (C order: the view itself)."""
+    return view
+
+
+def _own_reader(reader: BlockReader | None) -> BlockReader | None:
+    """A search task's state: the reader its target opened (reads its blocks with ``pread``)."""
+    return reader
+
+
+def _first_hits(start: int, block: np.ndarray, reader: BlockReader | None, *, test, after: int) -> tuple:
+    """The flat indices of the block's first match at or after ``after`` and of its first match
+    before it (None where there is none); ``start``: the block's first flat index."""
+    values = reader.read(block) if reader is not None else block
+    hits = np.flatnonzero(test(values.reshape(-1))) + start
+    later = hits[hits >= after]
+    earlier = hits[hits < after]
+    return (int(later[0]) if later.size else None, int(earlier[0]) if earlier.size else None)
 
 
 def _flat_index(index: tuple[int, ...], shape: tuple[int, ...]) -> int:

@@ -72,9 +72,11 @@ Rules
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -94,6 +96,9 @@ from core.scan.blocks import DEFAULT_MAX_SPAN, BlockReader, byte_span, memory_or
 from core.scan.extremes import COUNT_FIELDS, Extremes, extremes_of_block, known_counts
 from core.scan.histogram import BinIndexer, FastBins
 from core.scan.parallel import scan_blocks
+
+if TYPE_CHECKING:
+    from core.scan.cluster import BlockRunner
 
 __all__ = ["COMPLEX_QUANTITIES", "Statistics", "compute_statistics"]
 
@@ -195,6 +200,7 @@ def compute_statistics(
     quantity: str = "magnitude",
     extremes_first_above: int = EXTREMES_FIRST_ABOVE,
     histogram: bool = True,
+    runner: BlockRunner | None = None,
 ) -> Statistics:
     """Compute :class:`Statistics` of ``view`` in bounded memory (rules: module docstring).
 
@@ -233,6 +239,11 @@ def compute_statistics(
     histogram
         False: no histogram (both tuples empty, ``complete`` still True), so no second pass:
         one read of the view gives every other figure (what a whole-model scan needs).
+    runner
+        Run the passes' blocks on a Dask cluster (:class:`core.scan.cluster.BlockRunner`, whose
+        target gives this same view in each worker) instead of the local threads: the same
+        blocks merged in the same order, so the same figures. No first read of the extremes
+        (module rules: like a remote view's); ``check`` and ``reader`` stay unused.
 
     Returns
     -------
@@ -249,17 +260,21 @@ def compute_statistics(
         ``check()`` or the reader found that the file changed.
     """
     view = np.asarray(view)
+    if runner is not None:
+        return _statistics(view, bins=bins, chunk_elements=chunk_elements, progress=progress, cancelled=cancelled,
+                           check=None, reader=None, partial=partial, workers=workers, quantity=quantity,
+                           extremes_first_above=1 << 62, histogram=histogram, runner=runner)
     # A remote view's passes after the first are read from the cache it holds for the scan.
     with reader.holding(view) if reader is not None else contextlib.nullcontext():
         return _statistics(view, bins=bins, chunk_elements=chunk_elements, progress=progress, cancelled=cancelled,
                            check=check, reader=reader, partial=partial, workers=workers, quantity=quantity,
-                           extremes_first_above=extremes_first_above, histogram=histogram)
+                           extremes_first_above=extremes_first_above, histogram=histogram, runner=None)
 
 
 def _statistics(view: np.ndarray, *, bins: int, chunk_elements: int, progress: Progress | None,
                 cancelled: Callable[[], bool] | None, check: Callable[[], None] | None, reader: BlockReader | None,
                 partial: Callable[[Statistics], None] | None, workers: int | None, quantity: str,
-                extremes_first_above: int, histogram: bool) -> Statistics:
+                extremes_first_above: int, histogram: bool, runner: BlockRunner | None) -> Statistics:
     kind = _kind(view.dtype)
     if bins < 1:
         raise CoreError(f"bins must be at least 1, got {bins} (ask for 64 bins)")
@@ -281,6 +296,10 @@ def _statistics(view: np.ndarray, *, bins: int, chunk_elements: int, progress: P
     span = max(DEFAULT_MAX_SPAN, chunk_elements * view.dtype.itemsize)
 
     def scan(work, merge, done: int, weight: int, report: Progress | None) -> int:
+        if runner is not None:
+            return runner.scan(view, memory_order, chunk_elements, work, merge,
+                               functools.partial(_scratch_of, span=span), cancelled=cancelled, progress=report,
+                               total=2 * n, done=done, weight=weight, what="statistics")
         with sequential_access(scan_view):  # a pass reads the view whole: read ahead
             return scan_blocks(
                 (scan_view,), chunk_elements, lambda start, blocks, scratch: work(start, blocks[0], scratch),
@@ -349,6 +368,11 @@ def _statistics(view: np.ndarray, *, bins: int, chunk_elements: int, progress: P
         hist[0] -= first.nan + first.neginf
         hist[-1] -= first.posinf
     return statistics(mean, std, _edges(indexer, exponent), tuple(int(c) for c in hist))
+
+
+def _scratch_of(reader: BlockReader | None, span: int) -> Scratch:
+    """A task's scratch on a cluster worker: its reader's twin with a whole block's buffer."""
+    return Scratch(reader.twin(span) if reader is not None else None)
 
 
 def _read_extremes(scan, kind: str, keep: bool, progress: Progress | None) -> tuple[Extremes, dict | None]:

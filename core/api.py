@@ -26,6 +26,8 @@ from core.formats.reader import HeaderReader
 from core.formats.registry import list_container
 from core.formats.values import open_entry
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
+from core.pipeline.view_target import ViewTarget
+from core.scan.cluster import BlockRunner, Cluster, ClusterSpec, connect
 from core.scan.statistics import Statistics, compute_statistics
 from core.slicing.expr import parse_slice
 
@@ -127,15 +129,39 @@ def slice_array(array: Any, expression: str) -> np.ndarray:
     return np.asarray(parse_slice(expression).apply(np.asarray(array)))
 
 
-def statistics(values: PipelineResult | Any, bins: int = 64) -> Statistics:
+def statistics(values: PipelineResult | Any, bins: int = 64, *, cluster: ClusterSpec | Cluster | None = None,
+               slice: str = "", params: DecodeParams | None = None, **options: Any) -> Statistics:
     """:func:`core.scan.statistics.compute_statistics` of a result's view (read in blocks with
-    its block reader) or of any numeric array.
+    its block reader), of any numeric array, or of files: a path, URL or list of them, decoded
+    with ``params`` changed by ``options`` and sliced by ``slice``.
+
+    With ``cluster`` (a :class:`~core.scan.cluster.ClusterSpec` to connect to, or a connected
+    :class:`~core.scan.cluster.Cluster`), files are scanned on that Dask cluster, each worker
+    opening them itself: the same figures as here (docs/cluster.md).
 
     Raises
     ------
     CoreError
-        As :func:`~core.scan.statistics.compute_statistics` (e.g. a file that changed).
+        As :func:`~core.scan.statistics.compute_statistics` (e.g. a file that changed); a cluster
+        that cannot be reached or goes away; ``cluster`` with values that are not files.
     """
+    if isinstance(values, (str, os.PathLike, list, tuple)) and not isinstance(values, np.ndarray) \
+            and all(isinstance(v, (str, os.PathLike)) for v in ([values] if isinstance(values, (str, os.PathLike))
+                                                                else values)):
+        paths = [os.fspath(values)] if isinstance(values, (str, os.PathLike)) else [os.fspath(v) for v in values]
+        decode = dataclasses.replace(params if params is not None else DecodeParams(), **options)
+        with Pipeline(paths) as pipeline:
+            result = pipeline.run(decode, parse_slice(slice))
+            if cluster is None:
+                return compute_statistics(result.view, bins=bins, reader=result.block_reader())
+            target = ViewTarget(tuple(paths), decode, slice)
+            if isinstance(cluster, Cluster):
+                return compute_statistics(result.view, bins=bins, runner=BlockRunner(cluster, target))
+            with connect(cluster) as connected:
+                return compute_statistics(result.view, bins=bins, runner=BlockRunner(connected, target))
+    if cluster is not None:
+        raise ContainerError("statistics on a cluster take files (a path, URL or list of them): each worker "
+                             "opens them itself", field="cluster")
     if isinstance(values, PipelineResult):
         return compute_statistics(values.view, bins=bins, reader=values.block_reader())
     return compute_statistics(np.asarray(values), bins=bins)

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import Cancelled, CoreError, describe_error
+from core.files.locations import file_size
 from core.formats.entry import TensorEntry
 from core.models.inventory import Inventory, ModelTensor
 from core.models.opening import OpenedTensor, TensorOpener, open_error, storage_of, tensor_from_ref, tensor_ref
@@ -169,11 +170,12 @@ def _scan_on(cluster: Cluster, inventory: Inventory, progress: Progress | None,
     groups: list[list[ModelTensor]] = [[]]
     held = 0
     for tensor in tensors:
-        if groups[-1] and held + _size_of(tensor) > TASK_BYTES:
+        size = _task_bytes(tensor)
+        if groups[-1] and held + size > TASK_BYTES:
             groups.append([])
             held = 0
         groups[-1].append(tensor)
-        held += _size_of(tensor)
+        held += size
     refs = [([tensor_ref(t) for t in group],) for group in groups if group]
     done = 0
     for group, figures in zip(groups, ordered_results(cluster, _scan_refs, refs, cancelled=cancelled,
@@ -241,6 +243,13 @@ def _saturated(entry: TensorEntry | None, view: np.ndarray, statistics: Statisti
         values = reader.read(block) if reader is not None else block
         count += int(np.count_nonzero(values == low)) + int(np.count_nonzero(values == high))
     return count
+
+
+def _task_bytes(tensor: ModelTensor) -> int:
+    """The bytes a task reads for ``tensor``: its entry's, or a raw file's size (no data read)."""
+    if tensor.entry is None:
+        return file_size(tensor.path) or 1
+    return _size_of(tensor)
 
 
 def _size_of(tensor: ModelTensor) -> int:

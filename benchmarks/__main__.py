@@ -55,6 +55,12 @@ def collect(quick: bool, tiny: bool) -> list[Row]:
     if remote_bench is not None:
         rows += remote_bench.rows(tiny=tiny, quick=quick, repeats=repeats)
     try:
+        from benchmarks import cluster_bench  # the [dask] extra
+    except ImportError:
+        cluster_bench = None
+    if cluster_bench is not None:
+        rows += cluster_bench.rows(tiny=tiny, quick=quick, repeats=repeats)
+    try:
         from benchmarks import gui_bench
     except ImportError:
         gui_bench = None

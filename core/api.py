@@ -150,11 +150,12 @@ def statistics(values: PipelineResult | Any, bins: int = 64, *, cluster: Cluster
                                                                 else values)):
         paths = [os.fspath(values)] if isinstance(values, (str, os.PathLike)) else [os.fspath(v) for v in values]
         decode = dataclasses.replace(params if params is not None else DecodeParams(), **options)
+        spec = parse_slice(slice)
         with Pipeline(paths) as pipeline:
-            result = pipeline.run(decode, parse_slice(slice))
+            result = pipeline.run(decode, spec)
             if cluster is None:
                 return compute_statistics(result.view, bins=bins, reader=result.block_reader())
-            target = ViewTarget(tuple(paths), decode, slice)
+            target = ViewTarget(tuple(paths), decode, spec)
             if isinstance(cluster, Cluster):
                 return compute_statistics(result.view, bins=bins, runner=BlockRunner(cluster, target))
             with connect(cluster) as connected:

@@ -39,6 +39,7 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QDialogButtonBox,
     QFileDialog,
     QLabel,
     QMainWindow,
@@ -181,6 +182,7 @@ class MainWindow(QMainWindow):
             export=self._on_export_triggered,
             close_file=self.close_file, copy_code=self._copy_code, quit=self.close, focus_panel=self.focus_panel,
             focus_slice_expression=self.focus_slice_expression, guess=self.show_guess_dialog,
+            cluster=self.show_cluster_dialog,
             shortcuts=self.show_shortcuts, sample=self.open_sample, about=self.show_about)
         bookmarks = self.bookmarks_panel
         panels = PanelActions(
@@ -407,6 +409,23 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
             self.open_paths(paths or remote)
 
+    def show_cluster_dialog(self):
+        """Tools > Dask cluster…: the non-modal dialog of where whole-data work runs."""
+        from inspector.panels.cluster_dialog import ClusterDialog
+
+        dialog = ClusterDialog(self.document.cluster, self, scheduler=self.settings.cluster_scheduler(),
+                               workers=self.settings.cluster_workers())
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+
+        def remember() -> None:
+            spec = dialog.spec()
+            if spec is not None:
+                self.settings.set_cluster(spec.scheduler or "", spec.workers or self.settings.cluster_workers())
+
+        dialog.findChild(QDialogButtonBox, "cluster.buttons").accepted.connect(remember)
+        dialog.show()
+        return dialog
+
     def show_open_url_dialog(self):
         """File > Open URL…: the non-modal dialog (recent URLs in its field); Open opens the URL."""
         from inspector.panels.open_url_dialog import OpenUrlDialog
@@ -524,6 +543,7 @@ class MainWindow(QMainWindow):
         self.comparison.close_b()
         shutdown_tasks()
         self.document.close_files()
+        self.document.cluster.close()
         super().closeEvent(event)
 
 

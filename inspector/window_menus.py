@@ -44,6 +44,7 @@ class WindowCommands:
     focus_panel: Callable[[str], object]
     focus_slice_expression: Callable[[], object]
     guess: Callable[[], object]
+    cluster: Callable[[], object]
     shortcuts: Callable[[], object]
     sample: Callable[[], object]
     about: Callable[[], object]
@@ -153,6 +154,8 @@ class WindowMenus(QObject):
         tools_menu = bar.addMenu("&Tools")
         self.guess_action = command_action("&Guess layout…", window, commands.guess, shortcut="Ctrl+Shift+G")
         tools_menu.addAction(self.guess_action)
+        self.cluster_action = command_action("Dask &cluster…", window, commands.cluster)
+        tools_menu.addAction(self.cluster_action)
         help_menu = bar.addMenu("&Help")
         self.shortcuts_action = command_action("&Keyboard shortcuts", window, commands.shortcuts, shortcut=QKeySequence.HelpContents)
         self.readme_action = command_action("&User guide (README)", window, open_readme)

@@ -1,10 +1,10 @@
 """A view named by what opens it: files (paths or URLs), decode parameters and a slice, so that
 another process (a Dask worker: :mod:`core.scan.cluster`) opens the same view of the same bytes.
 
-Rules: a :class:`ViewTarget` is small and picklable; :meth:`ViewTarget.open` opens it read-only
-in the calling process and keeps it open there (at most :data:`OPEN_TARGETS` targets per
-process, least recently used closed first), so the tasks of one run open their files once per
-worker. The slice is text parsed by the slice parser (never evaluated).
+Rules: a :class:`ViewTarget` is small and picklable (paths, :class:`DecodeParams`, a
+:class:`~core.slicing.spec.SliceSpec` or None); :meth:`ViewTarget.open` opens it read-only in the
+calling process and keeps it open there (at most :data:`OPEN_TARGETS` targets per process,
+least recently used closed first), so the tasks of one run open their files once per worker.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import numpy as np
 from core.pipeline.params import DecodeParams
 from core.pipeline.pipeline import Pipeline
 from core.scan.blocks import BlockReader
-from core.slicing.expr import parse_slice
 
 __all__ = ["OPEN_TARGETS", "ViewTarget"]
 
@@ -31,11 +30,11 @@ _open: OrderedDict[ViewTarget, tuple[Pipeline, np.ndarray, BlockReader]] = Order
 
 @dataclass(frozen=True)
 class ViewTarget:
-    """Files, decode parameters and slice text that give one view (module rules)."""
+    """Files, decode parameters and a slice that give one view (module rules)."""
 
     paths: tuple[str, ...]
     params: DecodeParams
-    slice_text: str = ""
+    slice_spec: object = None  # a SliceSpec (None: the whole tensor)
 
     def open(self) -> tuple[np.ndarray, BlockReader]:
         """The view and a block reader of it, opened in this process (kept open, module rules).
@@ -52,7 +51,7 @@ class ViewTarget:
                 return found[1], found[2].twin()
         pipeline = Pipeline(list(self.paths))
         try:
-            result = pipeline.run(self.params, parse_slice(self.slice_text))
+            result = pipeline.run(self.params, self.slice_spec)
             opened = (pipeline, result.view, result.block_reader())
         except BaseException:
             pipeline.close()

@@ -59,6 +59,7 @@ from PySide6.QtWidgets import (
 
 from core.errors import CoreError, describe_error
 from core.pipeline.pipeline import PipelineResult
+from core.scan.cluster import BlockRunner
 from core.scan.statistics import COMPLEX_QUANTITIES, EXTREMES_FIRST_ABOVE, Statistics, compute_statistics
 from inspector.panels.statistics_histogram import HistogramView
 from inspector.panels.statistics_texts import FIELDS, PENDING, QUANTITY_AXIS, field_texts, pending_statistics
@@ -200,6 +201,8 @@ class StatisticsPanel(QWidget):
         extremes_first_above = self._extremes_first_above
 
         interim = self._interim
+        cluster, target = self._document.cluster.cluster(), self._document.view_target()
+        runner = BlockRunner(cluster, target) if cluster is not None and target is not None else None
 
         def work(progress, cancelled):
             # The figures are shown as soon as they are known: the extremes of a big view first,
@@ -207,7 +210,7 @@ class StatisticsPanel(QWidget):
             return compute_statistics(view, bins=bins, chunk_elements=chunk, progress=progress,
                                       cancelled=cancelled, check=check, reader=result.block_reader(),
                                       quantity=quantity, extremes_first_above=extremes_first_above,
-                                      partial=lambda figures: interim.figures.emit(key, figures))
+                                      partial=lambda figures: interim.figures.emit(key, figures), runner=runner)
 
         task = BackgroundTask(work)
         task.setProperty("cache_key", key)  # kept by Qt: no Python cycle through a lambda

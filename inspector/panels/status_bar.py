@@ -79,11 +79,19 @@ class StatusBar(QStatusBar):
         self.remote_label.setToolTip("Bytes fetched from remote files and the requests made (only the bytes "
                                      "shown or scanned are fetched)")
         self.remote_label.setVisible(False)
+        self.cluster_label = QLabel(objectName="status.cluster")
+        self.cluster_label.setTextFormat(Qt.TextFormat.RichText)
+        self.cluster_label.setOpenExternalLinks(True)
+        self.cluster_label.setToolTip("The Dask cluster statistics, the model scan and the model comparison run on "
+                                      "(Tools > Dask cluster…)")
+        self.cluster_label.setVisible(False)
+        document.cluster.changed.connect(self._on_cluster_changed)
         self._remote_poll = QTimer(self, interval=REMOTE_POLL_MS)
         self._remote_poll.timeout.connect(self._show_transfer)
         make_plain(self.file_label, self.type_label, self.shape_label, self.selection_label, self.listing_label,
                    self.busy_label, self.remote_label)
-        for widget in (self.busy_label, self.listing_label, self.listing_cancel, self.remote_label, self.file_label,
+        for widget in (self.busy_label, self.listing_label, self.listing_cancel, self.remote_label, self.cluster_label,
+                       self.file_label,
                        self.type_label, self.shape_label):
             self.addPermanentWidget(widget)
         self.addWidget(self.selection_label, 1)
@@ -123,6 +131,14 @@ class StatusBar(QStatusBar):
         elif self._cursor_set:
             QGuiApplication.restoreOverrideCursor()
             self._cursor_set = False
+
+    def _on_cluster_changed(self) -> None:
+        connection = self._document.cluster
+        text = connection.status_text() or (f"cluster: {connection.error}" if connection.error else "")
+        link = connection.dashboard_link()
+        escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        self.cluster_label.setText(escaped + (f' — <a href="{link}">dashboard</a>' if link else ""))
+        self.cluster_label.setVisible(bool(text))
 
     def _show_transfer(self) -> None:
         transfer = self._document.remote_transfer()

@@ -61,11 +61,13 @@ from core.formats.reader import HeaderReader
 from core.formats.registry import list_container
 from core.formats.values import open_entry
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
+from core.pipeline.view_target import ViewTarget
 from core.slicing.expr import parse_slice, stored_slice_text
 from core.slicing.spec import SliceSpec
 from inspector.state.background_task import BackgroundTask
 from inspector.state.bookmarks import Bookmarks
 from inspector.state.busy import ML_DTYPES_MESSAGE, BusyState
+from inspector.state.cluster_connection import ClusterConnection
 from inspector.state.commands import CommandStack, ValueCommand
 from inspector.state.display_axes import DisplayAxes
 from inspector.state.file_monitor import FileMonitor
@@ -144,6 +146,9 @@ class Document(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        #: Where whole-data work (statistics, model scan, model comparison) runs: a Dask cluster
+        #: while connected, else this machine (:mod:`inspector.state.cluster_connection`).
+        self.cluster = ClusterConnection(self)
         self._pipeline: Pipeline | None = None
         self._paths: tuple[str, ...] = ()
         self._params = DecodeParams()
@@ -198,6 +203,13 @@ class Document(QObject):
     def remote(self) -> bool:
         """Whether the open source is remote objects (URLs: remembered by URL, never watched)."""
         return self._pipeline is not None and self._pipeline.source.remote
+
+    def view_target(self) -> ViewTarget | None:
+        """What opens this view in another process (a cluster worker): the files by name, the
+        parameters and the slice; None for objects in memory or nothing open."""
+        if self._pipeline is None or self._result is None or not self.by_name:
+            return None
+        return ViewTarget(tuple(self._paths), self._params, self._spec)
 
     def remote_transfer(self):
         """The block cache's counters (:class:`core.files.block_cache.Transfer`) while remote

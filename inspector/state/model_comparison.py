@@ -100,6 +100,7 @@ class ModelComparison(StreamedRows):
         path_a, path_b, match_rules = self.paths[0], self.paths[1], self.rules
         found: list[object] = []
         self._found = found
+        cluster = self._comparison.document.cluster.cluster()
 
         def produce(progress, cancelled):
             side_a = inventory([path_a], cancelled=cancelled)
@@ -109,7 +110,7 @@ class ModelComparison(StreamedRows):
             found.append(matching)
             return diff_pairs(matching, rtol=settings.rtol, atol=settings.atol, ulp=settings.ulp,
                               bitwise=settings.bitwise, nan_policy=settings.nan_policy,
-                              progress=progress, cancelled=cancelled)
+                              progress=progress, cancelled=cancelled, cluster=cluster)
 
         self._run(produce)
 

@@ -124,10 +124,12 @@ class ModelScan(StreamedRows):
         found: list[Inventory] = []
         self._found = found
 
+        cluster = self._document.cluster.cluster()
+
         def produce(progress, cancelled):
             listed = inventory(paths, cancelled=cancelled)
             found.append(listed)
-            return scan_tensors(listed, progress=progress, cancelled=cancelled)
+            return scan_tensors(listed, progress=progress, cancelled=cancelled, cluster=cluster)
 
         self._run(produce)
 

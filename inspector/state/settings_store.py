@@ -100,6 +100,22 @@ class SettingsStore:
         low, high = CACHE_MIB_RANGE
         self._settings.setValue("remote/cache_mib", min(max(int(mib), low), high))
 
+    def cluster_scheduler(self) -> str:
+        """The Dask scheduler address last chosen (``""``: none)."""
+        value = self._settings.value("cluster/scheduler", "")
+        return value if isinstance(value, str) else ""
+
+    def cluster_workers(self) -> int:
+        """The worker processes of a local Dask cluster last chosen (default 2)."""
+        try:
+            return min(max(int(self._settings.value("cluster/workers", 2)), 1), 256)
+        except (TypeError, ValueError):
+            return 2
+
+    def set_cluster(self, scheduler: str, workers: int) -> None:
+        self._settings.setValue("cluster/scheduler", scheduler)
+        self._settings.setValue("cluster/workers", min(max(int(workers), 1), 256))
+
     def _path_list(self, key: str) -> list[str]:
         value = self._settings.value(key, [])
         if isinstance(value, str):

@@ -49,10 +49,11 @@ def _runner(cluster, target):
 def _both(cluster, path, params, slice_text="", **options):
     """(local statistics, cluster statistics, tasks run) of the same view."""
     from core.slicing.expr import parse_slice
+    spec = parse_slice(slice_text)
     with Pipeline([path]) as pipeline:
-        result = pipeline.run(params, parse_slice(slice_text))
+        result = pipeline.run(params, spec)
         local = compute_statistics(result.view, reader=result.block_reader(), **options)
-        runner = _runner(cluster, ViewTarget((path,), params, slice_text))
+        runner = _runner(cluster, ViewTarget((path,), params, spec))
         remote = compute_statistics(result.view, runner=runner, **options)
     return local, remote, runner.tasks
 

@@ -201,6 +201,7 @@ SHOTS = [
     ("compare_models.png", layer_dumps, ["--compare", "{dir}/golden"]),
     # {served}: the file is opened by its URL from a loopback nginx (tests/remote/servers.py)
     ("remote.png", checkpoint, ["{served}", "--tensor", "embed.weight"]),
+    ("cluster.png", broken_checkpoint, ["--tensor", "layers.16.attn.o_proj.weight", "--workers", "2"]),
 ]
 
 

@@ -18,8 +18,15 @@ import os
 import sys
 from dataclasses import fields, replace
 
-from core.cli.options import CliArgumentParser, add_pipeline_options, join_dash_values, params_from_args
+from core.cli.options import (
+    CliArgumentParser,
+    add_cluster_options,
+    add_pipeline_options,
+    join_dash_values,
+    params_from_args,
+)
 from core.errors import CoreError, describe_error
+from core.scan.cluster import ClusterSpec
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("files", nargs="*", metavar="FILE",
                         help="files to open (none: the files open at the last exit, or the embedded sample on the first launch)")
     add_pipeline_options(parser)
+    add_cluster_options(parser)
     parser.add_argument("--screenshot", metavar="PNG", help="render the window to PNG and exit")
     # GUI-only plot choices (the choices are inspector.plot's COLOUR_MODES / parts, kept literal
     # so that --help needs no Qt).
@@ -59,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cli_params, slice_text, _view_as = params_from_args(args)
         _check_option_values(cli_params, slice_text)
+        cluster = ClusterSpec.from_options(args.scheduler, args.workers)
     except CoreError as error:
         print(f"error: {describe_error(error).message}", file=sys.stderr)
         return 2
@@ -88,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     collect_in_gui_thread()  # never free Qt objects from a worker thread
     configure_pyqtgraph()
     window = MainWindow()
+    if cluster is not None:  # in the background: the window shows at once
+        window.document.cluster.connect_to(cluster)
     if args.screenshot:
         window.resize(1400, 860)
     models = _models_compared(args, cli_params)
@@ -206,7 +217,8 @@ def _screenshot(app, window, path: str, inspected: list[str]) -> int:
 
 def _busy(window) -> bool:
     """Work whose outcome the screenshot shows is still running (comparisons, the model scan)."""
-    return window.comparison.is_running or window.model_comparison.running or window.model_panel.scan.running
+    return window.comparison.is_running or window.model_comparison.running or window.model_panel.scan.running \
+        or window.document.cluster.connecting
 
 
 def _compare_at_start(window, paths: list[str]) -> None:

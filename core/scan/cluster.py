@@ -243,7 +243,7 @@ def ordered_results(cluster: Cluster, function: Callable, arguments: Sequence[tu
             except CoreError:
                 raise
             except Exception as error:
-                if type(error).__name__ in ("FutureCancelledError", "CancelledError") or not _connected(client):
+                if _cancelled(error) or not _connected(client):
                     raise _lost(cluster, None, what) from None  # cancelled by a scheduler that closed
                 raise _failed(cluster, error, what) from None
             while given in results:
@@ -276,8 +276,16 @@ def _as_completed(client, futures, cancelled, cluster: Cluster, what: str) -> It
             if client.status in ("closed", "closing") or not _connected(client):
                 raise _lost(cluster, None, what) from None
             continue
+        except Exception as error:  # the futures were cancelled: by a scheduler that closed
+            if _cancelled(error) or not _connected(client):
+                raise _lost(cluster, None, what) from None
+            raise _failed(cluster, error, what) from None
         left = [f for f in left if f not in done]
         yield from (f for f in futures if f in done)  # in submission order among those done
+
+
+def _cancelled(error: BaseException) -> bool:
+    return type(error).__name__ in ("FutureCancelledError", "FuturesCancelledError", "CancelledError")
 
 
 def _connected(client) -> bool:

@@ -5,8 +5,9 @@ Rules: connecting (an existing scheduler, or a local cluster of N worker process
 window starts and stops) runs on a thread of its own, so the window never waits for it;
 :attr:`ClusterConnection.changed` says when it is done, failed or was let go. While connected,
 :meth:`ClusterConnection.cluster` is the client; else None and the work runs on this machine's
-two threads. The choice is remembered (settings ``cluster/scheduler`` and ``cluster/workers``)
-and offered again, never connected to at start-up (a start never waits for the network).
+two threads. The dialog's choice is remembered (settings ``cluster/scheduler`` and ``cluster/workers``) and
+offered again, but never connected to at start-up; ``tensor-inspector --scheduler ADDRESS`` /
+``--workers N`` (or ``DASK_SCHEDULER_ADDRESS``) connect at start, in the background.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import threading
 
 from PySide6.QtCore import QObject, Signal
 
-from core.errors import CoreError, describe_error
+from core.errors import describe_error
 from core.scan.cluster import Cluster, ClusterSpec, connect
 
 __all__ = ["ClusterConnection"]
@@ -63,10 +64,8 @@ class ClusterConnection(QObject):
         def run() -> None:
             try:
                 self._done.emit(connect(spec), None)
-            except CoreError as error:
-                self._done.emit(None, describe_error(error).message)
             except Exception as error:  # the boundary of a thread: said, never lost
-                self._done.emit(None, f"{type(error).__name__}: {error}")
+                self._done.emit(None, describe_error(error).message)
 
         threading.Thread(target=run, name="cluster-connect", daemon=True).start()
 

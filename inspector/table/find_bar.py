@@ -60,9 +60,10 @@ class FindBar(QWidget):
     closed = Signal()
 
     def __init__(self, source: ViewSource, select: Callable[[tuple[int, ...]], None],
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, runner_of: Callable[[object], object] | None = None) -> None:
         super().__init__(parent)
         self._source = source
+        self._runner_of = runner_of  # view -> a cluster's BlockRunner for it, or None (search here)
         self._select = select
         self._task: BackgroundTask | None = None
 
@@ -138,10 +139,11 @@ class FindBar(QWidget):
             self._task.cancel()
         self._show_message(f"searching for {query.describe()}…", error=False)
         start = start if start is not None and len(start) == view.ndim else None
+        runner = self._runner_of(view) if self._runner_of is not None else None
 
         def work(progress, cancelled):
             return find_next(view, query, start, backward=backward, reader=reader,
-                             cancelled=cancelled, progress=progress)
+                             cancelled=cancelled, progress=progress, runner=runner)
 
         task = self._task = BackgroundTask(work, self)
         task.succeeded.connect(lambda index: self._on_found(task, view, index, start, backward, query.describe()))

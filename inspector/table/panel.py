@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from core.dtypes.table import packed_row
 from core.errors import CoreError, describe_error
+from core.scan.cluster import BlockRunner
 from core.text.number_format import FORMATS
 from inspector.state.display_axes import DisplayAxes, normalize_index
 from inspector.state.document import Document
@@ -305,6 +306,14 @@ class TablePanel(QWidget):
         current = self._view.currentIndex()
         return array, reader, self._model.element_index(current) if current.isValid() else None
 
+    def _find_runner(self, array) -> BlockRunner | None:
+        """The search of the document's view on its Dask cluster, when one is connected."""
+        document = self._document
+        if document is None or document.result is None or document.result.view is not array:
+            return None
+        cluster, target = document.cluster.cluster(), document.view_target()
+        return BlockRunner(cluster, target) if cluster is not None and target is not None else None
+
     def _on_found(self, index: tuple[int, ...]) -> None:
         if self._document is not None:
             self._document.select(index)  # the table follows the document's selection
@@ -406,7 +415,7 @@ class TablePanel(QWidget):
         layout.addWidget(self._axes_bar)
         layout.addLayout(controls)
         layout.addLayout(pages)
-        self._find_bar = FindBar(self._find_source, self._on_found, self)
+        self._find_bar = FindBar(self._find_source, self._on_found, self, runner_of=self._find_runner)
         self._find_bar.closed.connect(self._view.setFocus)
         layout.addWidget(self._find_bar)
         layout.addWidget(self._view, 1)

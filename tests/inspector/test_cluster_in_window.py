@@ -21,6 +21,7 @@ from inspector.state.settings_store import SettingsStore
 
 def test_statistics_run_on_a_local_cluster_chosen_in_the_dialog(qtbot, tmp_path, monkeypatch):
     import inspector.panels.statistics_panel as panel
+    import inspector.table.panel as table_panel
     from core.scan.cluster import BlockRunner
 
     scans = []
@@ -31,13 +32,14 @@ def test_statistics_run_on_a_local_cluster_chosen_in_the_dialog(qtbot, tmp_path,
             return super().scan(*args, **kwargs)
 
     monkeypatch.setattr(panel, "BlockRunner", CountingRunner)
+    monkeypatch.setattr(table_panel, "BlockRunner", CountingRunner)
     configure_pyqtgraph()
     settings = SettingsStore(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
     window = MainWindow(settings)
     qtbot.addWidget(window)
     window.show()
     values = np.random.default_rng(7).standard_normal(200_000).astype(np.float32)
-    values[[5, 9]] = [np.nan, np.inf]
+    values[[5, 9, 20 * 500 + 4]] = [np.nan, np.inf, np.nan]
     path = tmp_path / "values.bin"
     values.tofile(path)
     dialog = window.show_cluster_dialog()
@@ -60,6 +62,14 @@ def test_statistics_run_on_a_local_cluster_chosen_in_the_dialog(qtbot, tmp_path,
     assert window.statistics_panel.statistics == here
     assert here.count == 390 * 250
     assert len(scans) == 2 and format_slice(scans[0].slice_spec) == "[10:, ::2]"  # both passes ran on the cluster
+    searched = []
+    monkeypatch.setattr(CountingRunner, "results", lambda self, *a, **k: searched.append(1) or
+                        BlockRunner.results(self, *a, **k))
+    bar = window.table_panel.find_bar
+    bar.query_edit.setText("nan")
+    bar.find()
+    qtbot.waitUntil(lambda: window.document.selection == (10, 2), timeout=60_000)  # row 20, column 4 of the file
+    assert searched  # the search ran on the cluster
     dialog.findChild(QRadioButton, "cluster.here").setChecked(True)
     dialog.findChild(QDialogButtonBox, "cluster.buttons").button(QDialogButtonBox.Ok).click()
     assert window.document.cluster.cluster() is None and not label.isVisible()

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
-import time
 
 import numpy as np
 import pytest
@@ -185,16 +183,22 @@ def test_a_scheduler_that_cannot_be_reached_or_goes_away_says_so(tmp_path):
     _floats(20_000_000, seed=4).tofile(path)
     params = DecodeParams(dtype="float32")
     running = connect(ClusterSpec(workers=1))
+    closed = []
+
+    def progress(done: int, total: int) -> None:
+        if not closed:  # the scheduler (and its worker) stop once the first task is merged
+            closed.append(done)
+            running._local.close()
+
     try:
         with Pipeline([path]) as pipeline:
             result = pipeline.run(params)
-            threading.Timer(0.3, lambda: running._local.close()).start()
-            time.sleep(0)
             with pytest.raises(CoreError, match="went away during statistics; the result so far is not complete"):
                 compute_statistics(result.view, runner=_runner(running, ViewTarget((path,), params)),
-                                   chunk_elements=1 << 16)
+                                   chunk_elements=1 << 16, progress=progress)
     finally:
         running.close()
+    assert closed
 
 
 def test_the_options_and_the_environment_name_the_cluster():
@@ -236,3 +240,17 @@ def test_the_api_computes_statistics_of_files_on_a_cluster(cluster, tmp_path):
     assert here.neginf_count == 1
     with pytest.raises(CoreError, match="take files"):
         statistics(np.zeros(3), cluster=cluster)
+
+
+def test_cancel_stops_a_cluster_run_and_cancels_its_tasks(cluster, tmp_path):
+    from core.errors import Cancelled
+    path = str(tmp_path / "cancel.bin")
+    _floats(2_000_000, seed=6).tofile(path)
+    params = DecodeParams(dtype="float32")
+    merged = []
+    with Pipeline([path]) as pipeline:
+        view = pipeline.run(params).view
+        with pytest.raises(Cancelled, match="statistics cancelled"):
+            compute_statistics(view, runner=_runner(cluster, ViewTarget((path,), params)), chunk_elements=1 << 12,
+                               progress=lambda done, total: merged.append(done), cancelled=lambda: bool(merged))
+    assert merged and merged[-1] < 2 * 2_000_000  # stopped before the end

@@ -6,12 +6,15 @@ from __future__ import annotations
 import builtins
 import json
 import os
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 zarr = pytest.importorskip("zarr")
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from zarr_stores import F32, I16, all_arrays, write_v2, write_v3
 
 from core import budget

@@ -30,6 +30,7 @@ from core.cli.options import (
     silence_stdout,
 )
 from core.cli.printing import DEFAULT_LIMIT, json_pieces, text_pieces, write_pieces
+from core.cli.records import add_record_options, run_records, wants_records
 from core.cli.session import add_session_options, bookmark_pieces, plan_session
 from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
 from core.errors import ContainerError, CoreError
@@ -123,6 +124,7 @@ def build_parser(prog: str = "tensor-inspect") -> OneLineErrorParser:
                                  "show its float32 values scale * (q - zero_point) (its 'NAME "
                                  "(dequantized)' entry); a quantized GGUF tensor is shown dequantized "
                                  "with or without it")
+    add_record_options(parser)
     add_session_options(parser)
     return parser
 
@@ -152,6 +154,8 @@ def run(words: Sequence[str]) -> int:
         if args.session is not None:  # the session's files, layout and slice; options override
             plan = plan_session(args, *params_from_args(args))
             args.files, args.tensor = list(plan.files), plan.tensor
+        if wants_records(args):
+            return run_records(args)
         args.files = [container_path(path) for path in args.files]  # a checkpoint by prefix or folder
         if (args.list or args.tensor is not None) and len(args.files) != 1:
             raise ContainerError(f"--list and --tensor take one container file, not "

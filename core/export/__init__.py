@@ -2,5 +2,5 @@
 decode as kerchunk references (:mod:`core.export.kerchunk`).
 
 May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``, ``core.slicing``,
-``core.decode``, ``core.tflite``, ``core.files``, ``core.scan`` and ``core.pipeline``.
+``core.decode``, ``core.tflite``, ``core.files``, ``core.records``, ``core.scan`` and ``core.pipeline``.
 """

@@ -10,7 +10,7 @@ headers and containers (:mod:`.headers`), image headers (netpbm, TIFF: :mod:`.im
 :mod:`core.cli.guess` prints a report for ``tensor-inspect --guess``.
 
 May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``, ``core.slicing``,
-``core.decode``, ``core.tflite``, ``core.files``, ``core.scan``, ``core.pipeline``,
+``core.decode``, ``core.tflite``, ``core.files``, ``core.records``, ``core.scan``, ``core.pipeline``,
 ``core.formats``, ``core.export`` and ``core.session`` (every engine package below it but
 ``core.display``).
 """

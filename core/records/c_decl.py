@@ -94,10 +94,9 @@ def parse_c_layout(text: str, name: str | None = None, *, abi: str = DEFAULT_ABI
     target = tables.target(name)
     builder = _Builder(c_ast, tables, rules, prepared, little_endian)
     leaves, size, _align = builder.layout_of(target, "")
-    notes = "; ".join(prepared.notes)
     title = name or getattr(target, "name", None) or "struct"
-    return RecordLayout(tuple(leaves), size, source=text, kind="c", abi=rules.name,
-                        name=title + (f" ({notes})" if notes else ""))
+    return RecordLayout(tuple(leaves), size, source=text, kind="c", abi=rules.name, name=title,
+                        notes=tuple(prepared.notes))
 
 
 # -- text -------------------------------------------------------------------------------------

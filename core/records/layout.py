@@ -108,6 +108,7 @@ class RecordLayout:
     kind: str = "fields"
     abi: str = ""
     name: str = ""
+    notes: tuple[str, ...] = ()      # what reading the source left out (an #include not followed...)
 
     def __post_init__(self) -> None:
         if not self.fields:

@@ -1,0 +1,158 @@
+"""``--fields`` / ``--struct`` / ``--numpy-fields``: a file as records with named fields
+(docs/records.md).
+
+Rules: the layout comes from one of the three options (``--struct FILE.h:NAME`` reads the C
+header, at most :data:`core.records.c_decl.MAX_HEADER_BYTES`; ``--struct`` with C text, or a
+``.h`` file alone, takes its last struct); ``--abi`` lays C out; ``--big-endian`` makes every
+field big-endian (a field list's ``>``/``<`` still wins). ``--offset`` is a header before the
+records; records are counted from the file's size, the bytes after the last whole one are
+trailing bytes. Only the records printed are read (``--limit`` records, the first ones).
+Output: a table of one row per record and one column per field element, or with ``--json``
+``{"layout": {"kind", "name", "abi", "record_size"}, "fields": [...], "records": N,
+"trailing_bytes": T, "truncated": bool, "values": [{field: value}...]}``; ``--field NAME``
+prints that field's values only (``"values": [...]``, an array field's per record as a list).
+Bit fields are their computed values; enums their integers, with ``"enum"`` naming them in the
+fields. Values are JSON as elsewhere (the table's digits, ``"nan"``...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from core.errors import CoreError
+from core.files.sources import open_source
+from core.records.c_decl import MAX_HEADER_BYTES, parse_c_layout
+from core.records.field_list import parse_field_list, parse_numpy_layout
+from core.records.layout import RecordLayout
+from core.text.number_format import format_value, json_value
+
+__all__ = ["add_record_options", "layout_from_args", "run_records", "wants_records"]
+
+
+def add_record_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("records with named fields (docs/records.md)")
+    where = group.add_mutually_exclusive_group()
+    where.add_argument("--fields", metavar="LIST", help="the record as a field list: 'ts:u32, ch:i16[4], gain:f32, pad:4'")
+    where.add_argument("--struct", metavar="FILE.h:NAME|C",
+                       help="the record as a C struct: NAME in the header FILE.h (parsed, never compiled), or C text")
+    where.add_argument("--numpy-fields", metavar="DTYPE",
+                       help="the record as a numpy dtype description: \"[('ts', '<u4'), ('ch', '<i2', (4,))]\"")
+    group.add_argument("--abi", default="x86-64", metavar="NAME",
+                       help="how a C struct is laid out: x86-64 (default), aarch64, arm-eabi, packed")
+    group.add_argument("--field", metavar="NAME", help="print this field's values only (e.g. ch or imu.acc.x)")
+
+
+def wants_records(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "fields", None) or getattr(args, "struct", None) or getattr(args, "numpy_fields", None))
+
+
+def layout_from_args(args: argparse.Namespace) -> RecordLayout:
+    """The layout the options give (module rules).
+
+    Raises
+    ------
+    CoreError
+        The layout's own refusals; a header that cannot be read.
+    """
+    little = args.little_endian is not False
+    if args.fields:
+        return parse_field_list(args.fields, little_endian=little)
+    if args.numpy_fields:
+        return parse_numpy_layout(args.numpy_fields)
+    text, name = _c_source(args.struct)
+    return parse_c_layout(text, name, abi=args.abi, little_endian=little)
+
+
+def _c_source(value: str) -> tuple[str, str | None]:
+    """``(C text, struct name or None)`` of ``--struct``: ``FILE.h:NAME``, ``FILE.h``, or C text."""
+    path, _, name = value.rpartition(":") if ":" in value and "{" not in value else (value, "", "")
+    if not path:
+        path, name = value, ""
+    if "{" in value or ";" in value:
+        return value, None
+    if not os.path.isfile(path):
+        raise CoreError(f"--struct {value!r}: {path!r} is not a file (give FILE.h:STRUCT, or the C text itself)",
+                        field="struct")
+    from core.files.checked_read import read_capped
+
+    data = read_capped(path, MAX_HEADER_BYTES, "C header")
+    return data.decode("utf-8", "replace"), name or None
+
+
+def run_records(args: argparse.Namespace) -> int:
+    """Print the records of ``args.files[0]`` (module rules); the exit status."""
+    layout = layout_from_args(args)
+    if len(args.files) != 1:
+        raise CoreError(f"records are read from one file, not {len(args.files)}", field="files")
+    column_filter = layout.field_named(args.field) if args.field else None
+    header = args.offset or 0
+    with open_source(args.files[0]) as source:
+        size = source.files[0].size
+        if header > size:
+            raise CoreError(f"--offset {header} is past the end of the file ({size} bytes)", field="offset")
+        count = (size - header) // layout.itemsize
+        if count == 0 and size - header:
+            raise CoreError(f"a record is {layout.itemsize} bytes, more than the {size - header} bytes after the "
+                            "header (check the layout and --offset)", field="fields")
+        shown = min(count, max(args.limit, 0))
+        data = source.read_exact(0, header, shown * layout.itemsize, "records")
+    import numpy as np
+
+    records = layout.records(np.frombuffer(data, np.uint8))
+    columns = [c for c in layout.columns() if column_filter is None or c.field is column_filter]
+    values = {c.name: layout.values(records, c) for c in columns}
+    trailing = (size - header) - count * layout.itemsize
+    if args.json:
+        document = {"layout": {"kind": layout.kind, "name": layout.name, "abi": layout.abi or None,
+                               "record_size": layout.itemsize, "notes": list(layout.notes)},
+                    "fields": layout.describe() if column_filter is None else
+                    [f for f in layout.describe() if f["name"] == column_filter.name],
+                    "records": count, "trailing_bytes": trailing, "truncated": shown < count}
+        if column_filter is not None:
+            leaf = column_filter
+            raw = values if not leaf.shape else None
+            if raw is not None:
+                document["values"] = [json_value(v, _dtype(values[leaf.name])) for v in values[leaf.name]]
+            else:
+                document["values"] = [[json_value(values[c.name][i], _dtype(values[c.name])) for c in columns]
+                                      for i in range(shown)]
+        else:
+            document["values"] = [{c.name: json_value(values[c.name][i], _dtype(values[c.name])) for c in columns}
+                                  for i in range(shown)]
+        sys.stdout.write(json.dumps(document) + "\n")
+    else:
+        names = ["#"] + [c.name for c in columns]
+        rows = [[str(i)] + [_cell(c, values[c.name][i]) for c in columns] for i in range(shown)]
+        widths = [max(len(r[k]) for r in rows + [names]) for k in range(len(names))]
+        out = ["  ".join(n.rjust(w) for n, w in zip(names, widths)).rstrip() + "\n"]
+        out += ["  ".join(v.rjust(w) for v, w in zip(row, widths)).rstrip() + "\n" for row in rows]
+        sys.stdout.write("".join(out))
+        if shown < count:
+            print(f"note: {shown:,} of {count:,} records shown (--limit N for more)", file=sys.stderr)
+    if trailing:
+        print(f"note: {trailing} trailing bytes after the last whole record", file=sys.stderr)
+    for note in layout.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return 0
+
+
+def _dtype(values):
+    return values.dtype
+
+
+def _cell(column, value) -> str:
+    text = format_value(value, _dtype_of(value))
+    enum = column.field.enum
+    if enum:
+        name = enum.get(int(value))
+        return f"{name} ({text})" if name else text
+    return text
+
+
+def _dtype_of(value):
+    import numpy as np
+
+    return np.asarray(value).dtype

@@ -15,20 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.harness import Row, median_time, temp_dir
+from benchmarks.harness import Row, median_time, temp_dir, write_random
 
 MiB = 1 << 20
 GiB = 1 << 30
-
-
-def _write_random(path: Path, nbytes: int, seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    with open(path, "wb") as out:
-        left = nbytes
-        while left:
-            count = min(left, 64 * MiB) // 4
-            out.write(rng.standard_normal(count, dtype=np.float32).tobytes())
-            left -= count * 4
 
 
 def _statistics_rows(cluster, tmp: Path, nbytes: int, repeats: int) -> list[Row]:
@@ -39,7 +29,7 @@ def _statistics_rows(cluster, tmp: Path, nbytes: int, repeats: int) -> list[Row]
     from core.scan.statistics import compute_statistics
 
     path = tmp / "stats.bin"
-    _write_random(path, nbytes, 1)
+    write_random(path, nbytes, 1)
     params = DecodeParams(dtype="float32")
     label = f"{nbytes // MiB} MiB" if nbytes < GiB else f"{nbytes // GiB} GiB"
     with Pipeline([str(path)]) as pipeline:

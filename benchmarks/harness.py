@@ -130,3 +130,16 @@ def format_table(rows: list[Row]) -> str:
         note = f" {row.note}" if row.note and row.ours is not None else ""
         lines.append(f"| {row.figure}{note} | {ours} | {base} | {ratio} | {row.target} | {met} |")
     return "\n".join(lines)
+
+
+def write_random(path: Path, nbytes: int, seed: int) -> None:
+    """``nbytes`` of random float32 values (standard normal, seeded) at ``path``, written 64 MiB at a time."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    with open(path, "wb") as out:
+        left = nbytes
+        while left:
+            count = min(left, 64 << 20) // 4
+            out.write(rng.standard_normal(count, dtype=np.float32).tobytes())
+            left -= count * 4

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.harness import ROOT, Row, median_time, temp_dir
+from benchmarks.harness import ROOT, Row, median_time, temp_dir, write_random
 
 MiB = 1 << 20
 GiB = 1 << 30
@@ -33,16 +33,6 @@ def _servers():
     import servers
 
     return servers
-
-
-def _write_random(path: Path, nbytes: int, seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    with open(path, "wb") as out:
-        left = nbytes
-        while left:
-            count = min(left, 64 * MiB) // 4
-            out.write(rng.standard_normal(count, dtype=np.float32).tobytes())
-            left -= count * 4
 
 
 def _safetensors(path: Path, tensors: int, tensor_bytes: int) -> tuple[int, str]:
@@ -134,7 +124,7 @@ del w
 def paint_rows(nginx, folder: Path, nbytes: int, repeats: int) -> list[Row]:
     from benchmarks.harness import run_probe
 
-    _write_random(folder / "raw.bin", nbytes, 11)
+    write_random(folder / "raw.bin", nbytes, 11)
     (folder / "warm.bin").write_bytes(bytes(range(256)) * 4)
     rows = nbytes // 4 // 4096
     ini = str(folder / "settings.ini")

@@ -182,7 +182,7 @@ class MainWindow(QMainWindow):
             export=self._on_export_triggered,
             close_file=self.close_file, copy_code=self._copy_code, quit=self.close, focus_panel=self.focus_panel,
             focus_slice_expression=self.focus_slice_expression, guess=self.show_guess_dialog,
-            cluster=self.show_cluster_dialog,
+            cluster=self.show_cluster_dialog, records=self.show_records_dialog,
             shortcuts=self.show_shortcuts, sample=self.open_sample, about=self.show_about)
         bookmarks = self.bookmarks_panel
         panels = PanelActions(
@@ -408,6 +408,15 @@ class MainWindow(QMainWindow):
         if paths or remote:  # local files, or else the URLs dropped (a link from a browser)
             event.acceptProposedAction()
             self.open_paths(paths or remote)
+
+    def show_records_dialog(self):
+        """Tools > Records…: the open file as records with named fields (non-modal)."""
+        from inspector.table.records_dialog import RecordsDialog
+
+        dialog = RecordsDialog(self.document, self)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     def show_cluster_dialog(self):
         """Tools > Dask cluster…: the non-modal dialog of where whole-data work runs."""

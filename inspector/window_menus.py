@@ -45,6 +45,7 @@ class WindowCommands:
     focus_slice_expression: Callable[[], object]
     guess: Callable[[], object]
     cluster: Callable[[], object]
+    records: Callable[[], object]
     shortcuts: Callable[[], object]
     sample: Callable[[], object]
     about: Callable[[], object]
@@ -156,6 +157,8 @@ class WindowMenus(QObject):
         tools_menu.addAction(self.guess_action)
         self.cluster_action = command_action("Dask &cluster…", window, commands.cluster)
         tools_menu.addAction(self.cluster_action)
+        self.records_action = command_action("&Records…", window, commands.records)
+        tools_menu.addAction(self.records_action)
         help_menu = bar.addMenu("&Help")
         self.shortcuts_action = command_action("&Keyboard shortcuts", window, commands.shortcuts, shortcut=QKeySequence.HelpContents)
         self.readme_action = command_action("&User guide (README)", window, open_readme)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.errors import CoreError, describe_error
+from core.pipeline.params import DecodeParams
 from core.records.abi import ABIS, DEFAULT_ABI
 from core.records.c_decl import parse_c_layout
 from core.records.field_list import parse_field_list, parse_numpy_layout
@@ -66,6 +67,12 @@ class RecordsDialog(QDialog):
         self.header.setSuffix(" bytes")
         self.show_button = QPushButton("Show", self, objectName="records.show")
         self.show_button.clicked.connect(self.apply)
+        self.field_button = QPushButton("Field as the tensor", self, objectName="records.showField")
+        self.field_button.setToolTip("Show the selected column's field across all records in the window (its "
+                                     "type, offset and the record size as decode options; undoable): plot, "
+                                     "statistics, find, compare and export then work on it")
+        self.field_button.clicked.connect(self.show_field)
+        self.field_button.setEnabled(False)
         self.error = QLabel(self, objectName="records.error")
         self.error.setTextFormat(Qt.TextFormat.PlainText)
         self.error.setWordWrap(True)
@@ -76,6 +83,8 @@ class RecordsDialog(QDialog):
         self.model = RecordsModel(self)
         self.table = QTableView(self, objectName="records.table")
         self.table.setModel(self.model)
+        self.table.selectionModel().currentChanged.connect(lambda *_: self._enable_field())
+        self._header_bytes = 0
         self.table.verticalHeader().setDefaultSectionSize(22)
         form = QFormLayout()
         form.addRow("Layout", self.kind)
@@ -89,6 +98,7 @@ class RecordsDialog(QDialog):
         layout.addLayout(row)
         buttons = QHBoxLayout()
         buttons.addWidget(self.show_button)
+        buttons.addWidget(self.field_button)
         buttons.addWidget(self.summary, 1)
         layout.addLayout(buttons)
         layout.addWidget(self.error)
@@ -133,10 +143,33 @@ class RecordsDialog(QDialog):
         trailing = size - header - count * layout.itemsize
         self.error.hide()
         self.model.show(source, layout, header, count)
+        self._header_bytes = header
+        self._enable_field()
         self.summary.setText(f"{count:,} records of {layout.itemsize:,} bytes, {len(self.model.layout.fields)} fields"
                              + (f"; {trailing:,} trailing bytes" if trailing else "")
                              + ("".join(f"; {note}" for note in layout.notes)))
         return True
+
+    def show_field(self) -> bool:
+        """Make the current column's field the window's tensor (one undoable edit of the decode
+        parameters: :meth:`core.records.layout.RecordLayout.field_params`); False, with the
+        reason shown, for a bit field or no column."""
+        index = self.table.currentIndex()
+        if self.model.layout is None or not index.isValid():
+            return self._refuse("choose a column of the table first")
+        leaf = self.model.column(index.column()).field
+        try:
+            options = self.model.layout.field_params(leaf.name, self._header_bytes)
+        except CoreError as error:
+            return self._refuse(describe_error(error).message)
+        self.error.hide()
+        self._document.set_params(DecodeParams(**options, extended_types=True))
+        return True
+
+    def _enable_field(self) -> None:
+        index = self.table.currentIndex()
+        self.field_button.setEnabled(self.model.layout is not None and index.isValid()
+                                     and not self.model.column(index.column()).field.is_bits)
 
     def _refuse(self, message: str) -> bool:
         self.error.setText(message)

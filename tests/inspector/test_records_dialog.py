@@ -77,3 +77,22 @@ def test_a_field_list_and_a_refusal_that_keeps_the_table(window):
     dialog.findChild(QSpinBox, "records.header").setValue(16 + 24)  # skip one record
     dialog.findChild(QPushButton, "records.show").click()
     assert not error.isVisible() and _cell(dialog, 0, "ts") == "10"
+
+
+def test_a_field_becomes_the_windows_tensor(window):
+    dialog = window.show_records_dialog()
+    dialog.findChild(QPlainTextEdit, "records.source").setPlainText(C_TEXT)
+    dialog.findChild(QSpinBox, "records.header").setValue(16)
+    dialog.findChild(QPushButton, "records.show").click()
+    table = dialog.findChild(QTableView, "records.table")
+    button = dialog.findChild(QPushButton, "records.showField")
+    table.setCurrentIndex(table.model().index(0, 6))  # flags: a bit field has no view
+    assert not button.isEnabled()
+    table.setCurrentIndex(table.model().index(0, 3))  # ch[2]: the field ch, all its elements
+    assert button.isEnabled()
+    button.click()
+    view = window.document.result.view
+    assert view.shape == (1000, 4) and view.dtype == np.int16
+    np.testing.assert_array_equal(view[:, 2], -np.arange(1000))  # the last record included
+    window.document.undo()
+    assert window.document.params.dtype == "uint8"

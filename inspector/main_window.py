@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
 
 from core.errors import ErrorReport
 from core.files.remote import is_url, set_cache_capacity
+from core.files.sources import structured_npy
 from core.formats.registry import container_path
 from core.pipeline.pipeline import DecodeParams
 from core.text.names import printable_name
@@ -312,6 +313,9 @@ class MainWindow(QMainWindow):
         if not paths:
             return False
         self._save_decode_settings()
+        structured = structured_npy(paths[0]) if len(paths) == 1 and params is None else None
+        if structured is not None:  # a .npy of records: its bytes by record, and the records table
+            params = DecodeParams(dtype="uint8", offset=structured.data_offset, record_size=structured.itemsize)
         remembered = self.settings.decode_settings(tuple(paths)) if params is None else None
         if remembered is not None:
             params, remembered_slice = remembered
@@ -319,6 +323,8 @@ class MainWindow(QMainWindow):
         ok = self.document.open_files(paths, params, slice_text or "")
         if ok:  # focus after opening a file is the table (arrow keys move in it at once)
             self.table_panel.view.setFocus(Qt.FocusReason.OtherFocusReason)
+        if ok and structured is not None:
+            self.show_records_dialog().show_layout("numpy dtype", structured.descr_text, structured.data_offset)
         if ok and params is None and self.settings.guess_banner_enabled() and self.document.container is None \
                 and not self.document.listing_running and self.document.pipeline.source.npy is None:
             self.guess_banner.offer(paths[0])  # a raw file, nothing remembered: offer a guess

@@ -34,7 +34,7 @@ from core.cli.records import add_record_options, run_records, wants_records
 from core.cli.session import add_session_options, bookmark_pieces, plan_session
 from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
 from core.errors import ContainerError, CoreError
-from core.files.sources import FileSource, open_source
+from core.files.sources import FileSource, open_source, structured_npy
 from core.formats.entry import ContainerListing, Storage, TensorEntry, find_entry
 from core.formats.quantization import dequantized_of
 from core.formats.reader import HeaderReader
@@ -156,6 +156,13 @@ def run(words: Sequence[str]) -> int:
             args.files, args.tensor = list(plan.files), plan.tensor
         if wants_records(args):
             return run_records(args)
+        if len(args.files) == 1 and args.dtype is None and args.tensor is None and not args.list \
+                and args.session is None:
+            structured = structured_npy(args.files[0])  # a .npy of records: printed as records
+            if structured is not None:
+                args.numpy_fields = structured.descr_text
+                args.offset = structured.data_offset if args.offset is None else args.offset
+                return run_records(args)
         args.files = [container_path(path) for path in args.files]  # a checkpoint by prefix or folder
         if (args.list or args.tensor is not None) and len(args.files) != 1:
             raise ContainerError(f"--list and --tensor take one container file, not "

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from core.dtypes.table import row_for_npy_code
 from core.errors import SourceError
 
-__all__ = ["NPY_MAGIC", "MAX_HEADER_BYTES", "NpyHeader", "looks_like_npy", "opaque_type_error",
+__all__ = ["NPY_MAGIC", "MAX_HEADER_BYTES", "NpyHeader", "StructuredNpyError", "looks_like_npy", "opaque_type_error",
            "parse_npy_header"]
 
 NPY_MAGIC = b"\x93NUMPY"
@@ -131,6 +131,8 @@ def parse_npy_header(prefix: bytes, *, name: str, file_size: int) -> NpyHeader:
     except UnicodeDecodeError:
         raise _error(name, "the header is not text", "the file is corrupt") from None
     fields = _parse_dict(text, name, python2=(major, minor) <= (2, 0))
+    if isinstance(fields["descr"], list):
+        raise _structured(name, fields["descr"], data_offset, file_size)
     dtype, little_endian, itemsize = _parse_descr(fields["descr"], name)
     fortran_order = fields["fortran_order"]
     if not isinstance(fortran_order, bool):
@@ -155,6 +157,37 @@ def parse_npy_header(prefix: bytes, *, name: str, file_size: int) -> NpyHeader:
         fortran_order=fortran_order, data_offset=data_offset, nbytes=nbytes,
         descr=fields["descr"],
     )
+
+
+class StructuredNpyError(SourceError):
+    """A ``.npy`` file of structured records (named fields): no one numeric type decodes it, but
+    it opens as records (docs/records.md) with the layout ``descr_text`` (its dtype description,
+    as text) from byte ``data_offset``."""
+
+    def __init__(self, message: str, *, descr_text: str, data_offset: int, itemsize: int) -> None:
+        super().__init__(message, field="files")
+        self.descr_text = descr_text
+        self.data_offset = data_offset
+        self.itemsize = itemsize
+
+
+def _structured(name: str, descr: list, data_offset: int, file_size: int) -> SourceError:
+    """The error of a structured header: records to open as such, or a descr numpy refuses."""
+    import numpy as np
+
+    try:
+        dtype = np.dtype(descr)  # a list of literals: nothing runs
+    except (TypeError, ValueError) as error:
+        return _error(name, f"its structured dtype {str(descr)[:80]!r} is not one numpy reads ({str(error)[:80]})",
+                      "the file is corrupt")
+    if dtype.hasobject:
+        return _error(name, "its structured dtype holds Python objects (stored with pickle, never loaded)",
+                      "save a numeric array instead")
+    return StructuredNpyError(
+        f"'{name}' is not a usable .npy file: its dtype is structured (records of {len(dtype.names)} named "
+        f"fields, {dtype.itemsize} bytes each: no one numeric type decodes it) (open it as records: "
+        "tensor-inspect FILE prints them, and the window shows them in Tools > Records…)", descr_text=repr(descr), data_offset=data_offset,
+        itemsize=dtype.itemsize)
 
 
 def opaque_type_error(name: str, header: NpyHeader) -> SourceError:

@@ -37,12 +37,13 @@ import numpy as np
 
 from core.errors import SourceError
 from core.files.file_change import FileChange, detect_change
+from core.files.npy_header import StructuredNpyError
 from core.files.safe_open import FileInfo, ensure_descriptors, open_mapped, release
 from core.files.shrink_guard import ShrinkGuard
 from core.files.source import MappedRange, Source
 from core.text.names import printable_name
 
-__all__ = ["FileInfo", "FileSource", "MappedRange", "Source", "open_source"]
+__all__ = ["FileInfo", "FileSource", "MappedRange", "Source", "open_source", "structured_npy"]
 
 
 class FileSource(Source):
@@ -283,3 +284,13 @@ def open_source(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
                               "same place as the others, or open them separately)", field="files")
         return open_remote([str(p) for p in names], offset=offset, record_size=record_size)
     return FileSource(list(names), offset=offset, record_size=record_size)
+
+
+def structured_npy(path: str) -> StructuredNpyError | None:
+    """The records a structured ``.npy`` file holds (its layout and data offset), or None."""
+    try:
+        with open_source(path) as source:
+            found = source.files[0].npy_error
+    except SourceError:
+        return None
+    return found if isinstance(found, StructuredNpyError) else None

@@ -150,6 +150,13 @@ class RecordsDialog(QDialog):
                              + ("".join(f"; {note}" for note in layout.notes)))
         return True
 
+    def show_layout(self, kind: str, text: str, header: int = 0) -> bool:
+        """Fill in a layout (``kind``: one of :data:`KINDS`) and show its records."""
+        self.kind.setCurrentText(kind)
+        self.text.setPlainText(text)
+        self.header.setValue(header)
+        return self.apply()
+
     def show_field(self) -> bool:
         """Make the current column's field the window's tensor (one undoable edit of the decode
         parameters: :meth:`core.records.layout.RecordLayout.field_params`); False, with the

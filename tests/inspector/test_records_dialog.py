@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QComboBox, QLabel, QPlainTextEdit, QPushButton, QSpinBox, QTableView
+from PySide6.QtWidgets import QComboBox, QDialog, QLabel, QPlainTextEdit, QPushButton, QSpinBox, QTableView
 
 from core.pipeline.pipeline import DecodeParams
 from inspector.main_window import MainWindow
@@ -96,3 +96,21 @@ def test_a_field_becomes_the_windows_tensor(window):
     np.testing.assert_array_equal(view[:, 2], -np.arange(1000))  # the last record included
     window.document.undo()
     assert window.document.params.dtype == "uint8"
+
+
+def test_a_structured_npy_opens_as_records(qtbot, tmp_path):
+    configure_pyqtgraph()
+    window = MainWindow(SettingsStore(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)))
+    qtbot.addWidget(window)
+    window.show()
+    data = np.zeros(50, [("ts", "<u4"), ("acc", "<f4", (3,)), ("ok", "?")])
+    data["ts"] = np.arange(50) * 2
+    data["acc"][:, 1] = -1.25
+    np.save(tmp_path / "imu.npy", data)
+    assert window.open_paths([str(tmp_path / "imu.npy")])
+    assert window.document.result.view.shape == (50, 17)  # the records' bytes, one row each
+    dialogs = [d for d in window.findChildren(QDialog, "records") if d.model.layout is not None]
+    assert dialogs, "the records table opens by itself"
+    dialog = dialogs[0]
+    assert dialog.findChild(QComboBox, "records.kind").currentText() == "numpy dtype"
+    assert _cell(dialog, 49, "ts") == "98" and _cell(dialog, 3, "acc[1]") == "-1.25"

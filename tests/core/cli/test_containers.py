@@ -110,11 +110,15 @@ def test_bfloat16_npy_asks_for_its_type_then_opens(tmp_path, capsys):
     assert document["values"] == [[1.5, -2.0], [0.25, 3.0]]
 
 
-def test_structured_npy_opens_as_raw_bytes_with_explicit_options(tmp_path, capsys):
+def test_structured_npy_prints_its_records_or_its_raw_bytes(tmp_path, capsys):
     path = tmp_path / "rec.npy"
-    np.save(path, np.array([(1, 2.0)], dtype=[("a", "<i2"), ("b", "<f4")]))
-    assert main([str(path)]) == 2
-    assert "is structured" in capsys.readouterr().err
+    np.save(path, np.array([(1, 2.0), (-3, 0.5)], dtype=[("a", "<i2"), ("b", "<f4")]))
+    assert main([str(path), "--json"]) == 0  # records of named fields: printed as records
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["layout"]["record_size"] == 6 and shown["records"] == 2 and shown["trailing_bytes"] == 0
+    assert shown["values"] == [{"a": 1, "b": 2.0}, {"a": -3, "b": 0.5}]
+    assert main([str(path), "--field", "b", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["values"] == [2.0, 0.5]
     assert main([str(path), "--offset", "0", "--dtype", "uint8", "--json", "--limit", "100000"]) == 0
     assert json.loads(capsys.readouterr().out)["values"] == list(path.read_bytes())
 

@@ -14,7 +14,7 @@ import os
 
 from core.errors import ContainerError
 from core.files.sources import open_source
-from core.formats import c_arrays, hdf5, idx, keras, npz, pytorch, safetensors, shard_index, wav, zarr_store
+from core.formats import c_arrays, firmware_hex, hdf5, idx, keras, npz, pytorch, safetensors, shard_index, wav, zarr_store
 from core.formats.entry import ContainerFormat, ContainerListing
 from core.formats.gguf import FORMAT as GGUF
 from core.formats.onnx import FORMAT as ONNX
@@ -46,6 +46,8 @@ FORMATS: tuple[ContainerFormat, ...] = (
     TFLITE,              # "TFL3" at byte 4
     TFRECORD,            # no magic: a length whose masked CRC-32C matches (1 in 2**32 by chance)
     TF_CHECKPOINT,       # two zero bytes, then a BundleHeaderProto (and the table magic at the end)
+    firmware_hex.IHEX_FORMAT,  # text lines of ':' and hex digits (Intel HEX)
+    firmware_hex.SREC_FORMAT,  # text lines of S0-S9 and hex digits (Motorola S-records)
     c_arrays.FORMAT,     # C text defining an array: TYPE NAME[...] = {  (xxd -i output, model_data.cc)
     ONNX,                # no magic: only a .onnx name, ir_version first, then ModelProto fields up to the graph
     idx.FORMAT,          # two zero bytes, a type byte, a dimension count: the weakest magic (keep it last)

@@ -14,7 +14,19 @@ import os
 
 from core.errors import ContainerError
 from core.files.sources import open_source
-from core.formats import c_arrays, firmware_hex, hdf5, idx, keras, npz, pytorch, safetensors, shard_index, wav, zarr_store
+from core.formats import (
+    c_arrays,
+    firmware_hex,
+    hdf5,
+    idx,
+    keras,
+    npz,
+    pytorch,
+    safetensors,
+    shard_index,
+    wav,
+    zarr_store,
+)
 from core.formats.entry import ContainerFormat, ContainerListing
 from core.formats.gguf import FORMAT as GGUF
 from core.formats.onnx import FORMAT as ONNX

@@ -18,6 +18,7 @@ from core.formats import (
     c_arrays,
     firmware_hex,
     hdf5,
+    hex_dump,
     idx,
     keras,
     npz,
@@ -60,6 +61,7 @@ FORMATS: tuple[ContainerFormat, ...] = (
     TF_CHECKPOINT,       # two zero bytes, then a BundleHeaderProto (and the table magic at the end)
     firmware_hex.IHEX_FORMAT,  # text lines of ':' and hex digits (Intel HEX)
     firmware_hex.SREC_FORMAT,  # text lines of S0-S9 and hex digits (Motorola S-records)
+    hex_dump.FORMAT,     # a first line of offset 0 and hex bytes (xxd, hexdump -C, od -Ax -tx1)
     c_arrays.FORMAT,     # C text defining an array: TYPE NAME[...] = {  (xxd -i output, model_data.cc)
     ONNX,                # no magic: only a .onnx name, ir_version first, then ModelProto fields up to the graph
     idx.FORMAT,          # two zero bytes, a type byte, a dimension count: the weakest magic (keep it last)

@@ -192,7 +192,7 @@ def test_the_listing_says_each_kind_and_the_strides_and_files(toy, capsys):
 def test_every_format_with_copies_has_the_values_hook():
     hooked = {f.name for f in registry.FORMATS if f.values is not None}
     assert hooked == {"npz", "hdf5", "gguf", "tfrecord", "tflite", "onnx", "keras", "pytorch",
-                      "safetensors-index", "zarr", "c-arrays", "intel-hex", "srec"}  # the index: its shards' hooks; pytorch: dequantized qtensors
+                      "safetensors-index", "zarr", "c-arrays", "intel-hex", "srec", "hex-dump"}  # the index: its shards' hooks; pytorch: dequantized qtensors
     assert format_named("gguf").values is not None
     with pytest.raises(ContainerError, match="no container format is named 'pt'"):
         format_named("pt")

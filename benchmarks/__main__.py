@@ -60,6 +60,9 @@ def collect(quick: bool, tiny: bool) -> list[Row]:
         cluster_bench = None
     if cluster_bench is not None:
         rows += cluster_bench.rows(tiny=tiny, quick=quick, repeats=repeats)
+    from benchmarks import records_bench
+
+    rows += records_bench.rows(tiny=tiny, quick=quick, repeats=repeats)
     try:
         from benchmarks import gui_bench
     except ImportError:

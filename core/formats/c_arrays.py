@@ -25,6 +25,7 @@ Rules
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -53,8 +54,11 @@ _TYPES = {
 _TYPE = "|".join(sorted((re.escape(t).replace(r"\ ", r"\s+") for t in _TYPES), key=len, reverse=True))
 _SKIP = r"(?:(?:const|static|volatile|extern|alignas\s*\([^)]*\)|_Alignas\s*\([^)]*\)|__attribute__\s*\(\([^)]*\)\)|" \
         r"[A-Z_][A-Z0-9_]*ALIGN[A-Z0-9_]*)\s+)*"
-_DEFINITION = re.compile(rf"(?m)^[ \t]*{_SKIP}(?P<type>{_TYPE})\s+{_SKIP}(?P<name>[A-Za-z_]\w*)\s*"
-                         rf"\[\s*(?P<size>[^\]]*?)\s*\]\s*{_SKIP}=\s*\{{")
+@functools.lru_cache(maxsize=1)
+def _definition() -> re.Pattern:
+    """The pattern of an array definition (compiled when first needed: it is large)."""
+    return re.compile(rf"(?m)^[ \t]*{_SKIP}(?P<type>{_TYPE})\s+{_SKIP}(?P<name>[A-Za-z_]\w*)\s*"
+                      rf"\[\s*(?P<size>[^\]]*?)\s*\]\s*{_SKIP}=\s*\{{")
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _LENGTH = re.compile(r"(?m)^[ \t]*(?:const\s+|static\s+)*(?:unsigned\s+int|unsigned|int|size_t|uint32_t|"
                      r"const\s+int)\s+(?P<name>[A-Za-z_]\w*?)_(?:len|size)\s*=\s*(?P<value>\d+)\s*;")
@@ -70,7 +74,7 @@ def sniff_c_arrays(head: bytes, size: int) -> bool:
         text = head.decode("utf-8")
     except UnicodeDecodeError:
         text = head[: head.rfind(b"\n") + 1].decode("utf-8", "replace")
-    return _DEFINITION.search(_COMMENT.sub(" ", text)) is not None
+    return _definition().search(_COMMENT.sub(" ", text)) is not None
 
 
 def _text_of(reader: HeaderReader) -> str:
@@ -84,7 +88,7 @@ def _text_of(reader: HeaderReader) -> str:
 def _arrays(text: str) -> list[tuple[str, str, str, int, int]]:
     """``(name, C type, declared size text, line, start of the initialiser)`` of every array."""
     out = []
-    for match in _DEFINITION.finditer(text):
+    for match in _definition().finditer(text):
         out.append((match["name"], " ".join(match["type"].split()), match["size"],
                     text.count("\n", 0, match.start()) + 1, match.end()))
     return out

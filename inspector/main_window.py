@@ -313,7 +313,8 @@ class MainWindow(QMainWindow):
         if not paths:
             return False
         self._save_decode_settings()
-        structured = structured_npy(paths[0]) if len(paths) == 1 and params is None else None
+        # a local .npy of records (a URL is not opened twice for it: its open says what it is)
+        structured = structured_npy(paths[0]) if len(paths) == 1 and params is None and not is_url(paths[0]) else None
         if structured is not None:  # a .npy of records: its bytes by record, and the records table
             params = DecodeParams(dtype="uint8", offset=structured.data_offset, record_size=structured.itemsize)
         remembered = self.settings.decode_settings(tuple(paths)) if params is None else None

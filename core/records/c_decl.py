@@ -33,10 +33,10 @@ Rules
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from core.errors import CoreError
 from core.records.abi import DEFAULT_ABI, Abi, abi_named
+from core.records.c_text import KNOWN_TYPEDEFS, CText, parse_error_message, prepare_c_text
 from core.records.layout import MAX_FIELDS, MAX_RECORD_BYTES, Field, RecordLayout
 
 __all__ = ["MAX_HEADER_BYTES", "parse_c_layout"]
@@ -44,26 +44,7 @@ __all__ = ["MAX_HEADER_BYTES", "parse_c_layout"]
 #: Largest C text read.
 MAX_HEADER_BYTES = 8 * 1024 * 1024
 
-_KNOWN_TYPEDEFS = ("int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
-                   "size_t", "ssize_t", "intptr_t", "uintptr_t", "ptrdiff_t", "bool")
-_PRELUDE = " ".join(f"typedef int {name};" for name in _KNOWN_TYPEDEFS) + "\n"
-
-
-@dataclass
-class _Text:
-    """The C text made parseable, with what was read from it."""
-
-    text: str
-    pack_at: list[tuple[int, int | None]] = field(default_factory=list)  # (line, pack in force from it)
-    packed_at: set[tuple[int, int]] = field(default_factory=set)        # (line, column) of packed structs
-    notes: list[str] = field(default_factory=list)
-
-    def pack_for(self, line: int) -> int | None:
-        pack = None
-        for at, value in self.pack_at:
-            if at <= line:
-                pack = value
-        return pack
+_PRELUDE = " ".join(f"typedef int {name};" for name in KNOWN_TYPEDEFS) + "\n"
 
 
 def parse_c_layout(text: str, name: str | None = None, *, abi: str = DEFAULT_ABI,
@@ -80,7 +61,7 @@ def parse_c_layout(text: str, name: str | None = None, *, abi: str = DEFAULT_ABI
         raise CoreError(f"the C text is {len(text):,} characters, more than the {MAX_HEADER_BYTES:,} read",
                         field="struct")
     rules = abi_named(abi)
-    prepared = _prepare(text)
+    prepared = prepare_c_text(text)
     try:
         from pycparser import c_ast, c_parser
     except ImportError:
@@ -88,7 +69,7 @@ def parse_c_layout(text: str, name: str | None = None, *, abi: str = DEFAULT_ABI
     try:
         tree = c_parser.CParser().parse(_PRELUDE + prepared.text, filename="<C text>")
     except Exception as error:  # pycparser's ParseError: "<C text>:LINE:COL: message"
-        raise CoreError(_parse_message(str(error), prepared.text), field="struct") from None
+        raise CoreError(parse_error_message(str(error), prepared.text), field="struct") from None
     tables = _Tables(c_ast)
     tables.collect(tree)
     target = tables.target(name)
@@ -97,132 +78,6 @@ def parse_c_layout(text: str, name: str | None = None, *, abi: str = DEFAULT_ABI
     title = name or getattr(target, "name", None) or "struct"
     return RecordLayout(tuple(leaves), size, source=text, kind="c", abi=rules.name, name=title,
                         notes=tuple(prepared.notes))
-
-
-# -- text -------------------------------------------------------------------------------------
-_COMMENTS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
-_PACK = re.compile(r"#\s*pragma\s+pack\s*\(\s*(?:(push)\s*(?:,\s*(\d+))?|(pop)|(\d+))?\s*\)")
-
-
-def _prepare(text: str) -> _Text:
-    def blank(match: re.Match) -> str:
-        found = match.group(0)
-        if found.startswith(("//", "/*")):
-            return re.sub(r"[^\n]", " ", found)  # keep the lines and columns of what follows
-        return found
-
-    text = _COMMENTS.sub(blank, text)
-    prepared = _Text("")
-    lines = text.split("\n")
-    stack: list[int | None] = []
-    pack: int | None = None
-    for number, line in enumerate(lines, start=1):
-        stripped = line.strip()
-        if not stripped.startswith("#"):
-            continue
-        match = _PACK.match(stripped)
-        if match:
-            push, pushed, pop, value = match.groups()
-            if push:
-                stack.append(pack)
-                pack = int(pushed) if pushed else pack
-            elif pop:
-                pack = stack.pop() if stack else None
-            else:
-                pack = int(value) if value else None
-            prepared.pack_at.append((number, pack))
-        elif re.match(r"#\s*include\b", stripped):
-            prepared.notes.append(f"line {number}: {stripped[:60]} not followed")
-        elif re.match(r"#\s*define\b", stripped):
-            prepared.notes.append(f"line {number}: #define not expanded")
-        lines[number - 1] = ""
-    text = "\n".join(lines)
-    text = _strip_attributes(text, prepared)
-    prepared.text = text
-    return prepared
-
-
-def _strip_attributes(text: str, prepared: _Text) -> str:
-    """``text`` without ``__attribute__((...))`` and ``__packed`` (blanked: every other character
-    keeps its line and column); a packed one marks its struct by where pycparser places it: its
-    name, or the ``{`` of an anonymous one."""
-    out, position, keywords = [], 0, []
-    pattern = re.compile(r"__attribute__\s*\(\(|__packed\b")
-    while True:
-        match = pattern.search(text, position)
-        if match is None:
-            out.append(text[position:])
-            break
-        out.append(text[position:match.start()])
-        if match.group(0) == "__packed":
-            inner, end = "packed", match.end()
-        else:
-            depth, end = 2, match.end()
-            while end < len(text) and depth:
-                depth += {"(": 1, ")": -1}.get(text[end], 0)
-                end += 1
-            inner = text[match.end():end - 2]
-        if re.search(r"\b_*packed_*\b", inner):
-            keyword = _struct_keyword_before(text, match.start())
-            if keyword is not None:
-                keywords.append(keyword)
-        aligned = re.search(r"\baligned\s*\(\s*(\d+)\s*\)", inner)
-        replacement = f"_Alignas({aligned.group(1)})" if aligned and not _after_brace(text, match.start()) else ""
-        out.append(replacement + " " * max(0, end - match.start() - len(replacement)))
-        position = end
-    stripped = "".join(out)
-    for keyword in keywords:
-        after = re.compile(r"(struct|union)\s+(\w+|\{)").match(stripped, keyword)
-        if after is None:
-            continue
-        at = after.start(2)
-        line = stripped.count("\n", 0, at) + 1
-        column = at - (stripped.rfind("\n", 0, at) + 1) + 1
-        prepared.packed_at.add((line + 1, column))  # +1: the prelude's line
-    return stripped
-
-
-def _after_brace(text: str, at: int) -> bool:
-    return text[:at].rstrip().endswith("}")
-
-
-def _struct_keyword_before(text: str, at: int) -> int | None:
-    """The position of the ``struct``/``union`` keyword of the struct an attribute at ``at``
-    belongs to: after its closing brace (the matching open brace's keyword), or right after the
-    keyword itself (``struct __attribute__((packed)) name {``)."""
-    before = text[:at].rstrip()
-    if before.endswith("}"):
-        depth, index = 0, len(before) - 1
-        while index >= 0:
-            depth += {"}": 1, "{": -1}.get(before[index], 0)
-            if depth == 0:
-                break
-            index -= 1
-        head = before[:index]
-    else:
-        head = before
-    found = list(re.finditer(r"\b(struct|union)\b", head))
-    return found[-1].start() if found else None
-
-
-_C_WORDS = {"struct", "union", "enum", "typedef", "const", "volatile", "signed", "unsigned", "char", "short", "int",
-            "long", "float", "double", "void", "_Bool", "static", "extern", "register", "_Alignas", "return"}
-
-
-def _parse_message(message: str, text: str) -> str:
-    match = re.match(r"<C text>:(\d+):(\d+): (.*)", message)
-    if match is None:
-        defined = set(re.findall(r"typedef\b[^;]*?\b(\w+)\s*;", text)) | set(_KNOWN_TYPEDEFS) | _C_WORDS
-        for used in re.finditer(r"\b([A-Za-z_]\w*)\s+\**\s*[A-Za-z_]\w*\s*[;\[,:]", text):
-            if used.group(1) not in defined:
-                line = text.count("\n", 0, used.start()) + 1
-                return (f"the C text does not parse: {used.group(1)!r} (line {line}) is a type name it does not "
-                        f"define (add its typedef, e.g. typedef uint32_t {used.group(1)};)")
-        return f"the C text does not parse ({message.removeprefix('<C text>: ')[:200]})"
-    line, column, said = int(match.group(1)) - 1, int(match.group(2)), match.group(3)
-    said = said.replace("before: ", "before '") + ("'" if "before: " in match.group(3) else "")
-    return (f"the C text does not parse at line {line}, column {column}: {said} (write plain C declarations: "
-            "a type the text does not define needs its typedef, and no macro is expanded)")
 
 
 # -- declarations -----------------------------------------------------------------------------
@@ -244,7 +99,7 @@ class _Tables:
                 if node.name:
                     self.structs[node.name] = node
                 self.order.append((node.name or "", node))
-            elif isinstance(node, c_ast.Typedef) and node.name not in _KNOWN_TYPEDEFS:
+            elif isinstance(node, c_ast.Typedef) and node.name not in KNOWN_TYPEDEFS:
                 self.typedefs[node.name] = node.type
             elif isinstance(node, c_ast.Enum) and node.values is not None:
                 self.enums.append(node)
@@ -285,7 +140,7 @@ def _base_type(node, c_ast):
 class _Builder:
     """Lays out one struct and what it contains (module rules)."""
 
-    def __init__(self, c_ast, tables: _Tables, abi: Abi, text: _Text, little_endian: bool) -> None:
+    def __init__(self, c_ast, tables: _Tables, abi: Abi, text: CText, little_endian: bool) -> None:
         self.c_ast, self.tables, self.abi, self.text = c_ast, tables, abi, text
         self.little = little_endian
         self.open: set[int] = set()
@@ -404,7 +259,7 @@ class _Builder:
         for _ in range(64):
             base = _base_type(node, c_ast)
             if isinstance(base, c_ast.IdentifierType) and len(base.names) == 1 and \
-                    base.names[0] in self.tables.typedefs and base.names[0] not in _KNOWN_TYPEDEFS:
+                    base.names[0] in self.tables.typedefs and base.names[0] not in KNOWN_TYPEDEFS:
                 node = self.tables.typedefs[base.names[0]]
                 continue
             return base

@@ -86,6 +86,7 @@ class RecordsDialog(QDialog):
         self.table.selectionModel().currentChanged.connect(lambda *_: self._enable_field())
         self._header_bytes = 0
         self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.horizontalHeader().setResizeContentsPrecision(40)  # size columns from the first rows only
         form = QFormLayout()
         form.addRow("Layout", self.kind)
         form.addRow("Struct", self.struct)
@@ -144,6 +145,8 @@ class RecordsDialog(QDialog):
         self.error.hide()
         self.model.show(source, layout, header, count)
         self._header_bytes = header
+        if self.model.columnCount() <= 256:  # headers (name, type, offset) readable; wider layouts keep their width
+            self.table.resizeColumnsToContents()
         self._enable_field()
         self.summary.setText(f"{count:,} records of {layout.itemsize:,} bytes, {len(self.model.layout.fields)} fields"
                              + (f"; {trailing:,} trailing bytes" if trailing else "")

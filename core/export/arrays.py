@@ -44,7 +44,6 @@ Rules
 
 from __future__ import annotations
 
-import io
 import math
 import os
 import sys
@@ -55,12 +54,12 @@ import numpy as np
 
 from core.budget import elements_per_chunk
 from core.dtypes.data_type import DataType
-from core.errors import Cancelled, ExportError
+from core.errors import ExportError
+from core.export.streaming import checked_blocks, csv_texts, npy_header
 from core.files.output import check_destination, write_atomically
 from core.files.safe_open import sequential_access
 from core.scan.blocks import BlockReader, iter_blocks
 from core.text.byte_sizes import format_bytes
-from core.text.number_format import csv_formatter
 from core.tflite.conversions import convert_to
 
 __all__ = ["FILE_FORMATS", "CSV_WARNING_VALUES", "csv_size_warning", "export_view"]
@@ -175,25 +174,18 @@ def export_view(
     chunk_elements = elements_per_chunk(chunk_elements, per_value)
 
     def blocks():
-        done = 0
         source_blocks = reader.blocks(view, chunk_elements) if reader is not None else iter_blocks(view, chunk_elements)
         with sequential_access(view):  # the export reads the view whole: read ahead
-            for block in source_blocks:
-                if cancelled is not None and cancelled():
-                    raise Cancelled("export cancelled")
-                if check is not None:
-                    check()
+            for block in checked_blocks(source_blocks, view.size, np.size, progress=progress, cancelled=cancelled,
+                                        check=check):
                 yield _convert(block, source, target)
-                done += block.size
-                if progress is not None:
-                    progress(done, view.size)
 
     def write(out: IO[bytes]) -> None:
         if fmt == "csv":
             _write_csv(out, view.shape, target_dtype, blocks(), csv_decimals)
             return
         if fmt == "npy":
-            out.write(_npy_header(view.shape, target_dtype, little_endian))
+            out.write(npy_header(view.shape, _npy_descr(target_dtype, little_endian)))
         for values in blocks():
             if values.dtype.itemsize > 1 and _is_little(values.dtype) != little_endian:
                 values = values.byteswap()
@@ -245,36 +237,15 @@ def _convert(block: np.ndarray, source: DataType | None, target: DataType | None
     return convert_to(block, target)
 
 
-def _npy_header(shape: tuple[int, ...], dtype: np.dtype, little_endian: bool) -> bytes:
+def _npy_descr(dtype: np.dtype, little_endian: bool) -> str:
     if dtype.itemsize > 1:
         dtype = dtype.newbyteorder("<" if little_endian else ">")
     # float8: raw bytes ("|V1"); numpy would write "<V1", or for float8_e5m2 (kind "f") the
     # unloadable "<f1".
-    descr = "|V1" if _is_float8(dtype) else np.lib.format.dtype_to_descr(dtype)
-    header = {"descr": descr, "fortran_order": False,
-              "shape": tuple(int(n) for n in shape)}
-    buffer = io.BytesIO()
-    try:
-        np.lib.format.write_array_header_1_0(buffer, header)
-    except ValueError:  # header longer than 64 KiB: only version 2.0 can hold it
-        buffer = io.BytesIO()
-        np.lib.format.write_array_header_2_0(buffer, header)
-    return buffer.getvalue()
+    return "|V1" if _is_float8(dtype) else np.lib.format.dtype_to_descr(dtype)
 
 
 # ----------------------------------------------------------------------------- csv
-def _formatter(dtype: np.dtype, decimals: int | None) -> Callable[[np.ndarray], list[str]]:
-    """Return a function that turns a 1-d block of ``dtype`` values into CSV strings.
-
-    The text of each value is :func:`core.text.number_format.csv_formatter`'s: the digits the
-    table shows in its "auto" format (the shortest that read back as the same value of the type).
-    """
-    text = csv_formatter(dtype, decimals)
-    if dtype.kind in "biu":  # Python ints and bools format faster than numpy scalars
-        return lambda v: [text(x) for x in v.tolist()]
-    return lambda v: [text(x) for x in v]
-
-
 def _write_csv(out: IO[bytes], shape: tuple[int, ...], dtype: np.dtype, blocks, decimals) -> None:
     if len(shape) >= 3:
         out.write(f"# shape {tuple(int(n) for n in shape)}\n".encode("ascii"))
@@ -284,7 +255,7 @@ def _write_csv(out: IO[bytes], shape: tuple[int, ...], dtype: np.dtype, blocks, 
         for start in range(0, rows, 1 << 20):
             out.write(b"\n" * min(1 << 20, rows - start))
         return
-    to_text = _formatter(dtype, decimals)
+    to_text = csv_texts(dtype, decimals)
     in_row = 0  # values already written on the current line
     for values in blocks:
         texts = to_text(values.reshape(-1))

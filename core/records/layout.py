@@ -13,7 +13,15 @@ Rules
   sign-extended. An **enum** field is an integer with names for its values.
 - **Values**: records are a numpy structured view of the bytes (no copy): every leaf but the
   bit fields is a field of the structured dtype (offsets and the record size as the layout
-  says); a bit field's values are computed from its unit, per visible cell.
+  says); a bit field's values are computed from its unit, per visible cell, in the narrowest
+  integer type of 1, 2, 4 or 8 bytes that holds them (:meth:`Field.value_dtype`: ``uint8`` for
+  ``flags:3``, ``int8`` for a signed ``delta:5``).
+- **Records of a file**: the bytes after a header of ``header`` bytes are whole records of
+  ``itemsize`` bytes; the bytes after the last whole one are trailing bytes
+  (:meth:`RecordLayout.record_count`). A field across all records is a strided view of the
+  file's bytes (:meth:`RecordLayout.field_view`: shape ``(records,) + field shape``, the record
+  size as the first stride), a range of records a ``(len, itemsize)`` view of bytes
+  (:meth:`RecordLayout.record_bytes`); neither reads a byte.
 - A field chosen as *the* tensor is plain decode parameters: its type, the header offset plus
   its offset, the record size as the record length (:meth:`RecordLayout.field_params`), so
   every view of today works on it unchanged.
@@ -69,6 +77,37 @@ class Field:
         """The element type with the field's byte order."""
         dtype = np.dtype(resolve_dtype(self.dtype, extended_types=True))
         return dtype.newbyteorder("<" if self.little_endian else ">") if dtype.itemsize > 1 else dtype
+
+    def value_dtype(self) -> np.dtype:
+        """The type of the field's values: :meth:`numpy_dtype` (its byte order kept), or for a bit
+        field the narrowest integer type of 1, 2, 4 or 8 bytes holding ``width`` bits (signed for a
+        signed field), in native order."""
+        if not self.is_bits:
+            return self.numpy_dtype()
+        size = next(n for n in (1, 2, 4, 8) if self.width <= 8 * n)
+        return np.dtype(f"{'i' if self.signed else 'u'}{size}")
+
+    def bit_values(self, units: np.ndarray) -> np.ndarray:
+        """A bit field's values (module rules) from its storage units (``numpy_dtype()`` values of
+        any shape: the bytes at its offset), in :meth:`value_dtype`; a new array."""
+        shift = self.bit if self.little_endian else self.itemsize * 8 - self.bit - self.width
+        out = np.asarray(units).astype(np.uint64)  # one working copy, shifted and masked in place
+        out >>= np.uint64(shift)
+        out &= np.uint64((1 << self.width) - 1)
+        if self.signed:  # sign-extended by an arithmetic shift: exact up to 64 bits
+            out <<= np.uint64(64 - self.width)
+            signed = out.view(np.int64)
+            signed >>= np.int64(64 - self.width)
+            out = signed
+        return out.astype(self.value_dtype(), copy=False)
+
+    def columns(self) -> list[Column]:
+        """The field's columns: the field itself when it is scalar, else one per element
+        (``ch[0]`` ... ``ch[3]``, C order)."""
+        if not self.shape:
+            return [Column(self.name, self)]
+        return [Column(self.name + "".join(f"[{i}]" for i in index), self, tuple(int(i) for i in index))
+                for index in np.ndindex(*self.shape)]
 
     def type_text(self) -> str:
         """``uint32``, ``int16[4]``, ``uint8:3 @ bit 2``: what a column header says."""
@@ -140,14 +179,7 @@ class RecordLayout:
 
     def columns(self) -> list[Column]:
         """One column per element of each leaf, in field order."""
-        out = []
-        for leaf in self.fields:
-            if not leaf.shape:
-                out.append(Column(leaf.name, leaf))
-                continue
-            for index in np.ndindex(*leaf.shape):
-                out.append(Column(leaf.name + "".join(f"[{i}]" for i in index), leaf, tuple(int(i) for i in index)))
-        return out
+        return [column for leaf in self.fields for column in leaf.columns()]
 
     def numpy_dtype(self) -> np.dtype:
         """The structured dtype of a record: every leaf that is not a bit field, at its offset."""
@@ -171,22 +203,80 @@ class RecordLayout:
 
     def values(self, records: np.ndarray, column: Column) -> np.ndarray:
         """The values of one column for ``records`` (a structured view of this layout); a bit
-        field computed from its unit's bytes, an enum as its integers."""
+        field computed from its unit's bytes, an enum as its integers. A column of an array
+        field with no ``index`` (``Column("ch", leaf)``) gives the whole field, ``(records,) +
+        shape``."""
         leaf = column.field
         if not leaf.is_bits:
             values = records[leaf.name]
             return values[(slice(None),) + column.index] if column.index else values
         raw = np.ndarray(records.shape, leaf.numpy_dtype(), records, leaf.offset, (records.strides[0],)) \
             if records.size else np.zeros(0, leaf.numpy_dtype())
-        units = raw.astype(np.uint64)
-        bits = leaf.itemsize * 8
-        shift = leaf.bit if leaf.little_endian else bits - leaf.bit - leaf.width
-        mask = (1 << leaf.width) - 1
-        out = (units >> np.uint64(shift)) & np.uint64(mask)
-        if leaf.signed:
-            signed = out.astype(np.int64)
-            return np.where(signed >= 1 << (leaf.width - 1), signed - (1 << leaf.width), signed)
-        return out
+        return leaf.bit_values(raw)
+
+    def record_count(self, size: int, header: int = 0) -> int:
+        """How many whole records a file of ``size`` bytes holds after ``header`` bytes (module
+        rules); 0 when no byte follows the header.
+
+        Raises
+        ------
+        CoreError
+            ``field="offset"``: ``header`` is negative or past the end of the file.
+            ``field="fields"``: some bytes follow the header, fewer than one record.
+        """
+        if header < 0:
+            raise CoreError(f"the header offset {header} is negative (give 0 or more bytes)", field="offset")
+        if header > size:
+            raise CoreError(f"--offset {header} is past the end of the file ({size} bytes)", field="offset")
+        count = (size - header) // self.itemsize
+        if count == 0 and size - header:
+            raise CoreError(f"a record is {self.itemsize} bytes, more than the {size - header} bytes after the "
+                            "header (check the layout and --offset)", field="fields")
+        return count
+
+    def field_view(self, data: np.ndarray, name: str, header: int = 0) -> np.ndarray:
+        """The field ``name`` across every whole record of ``data`` (the file's bytes: a 1-d
+        ``uint8`` array, its memory map) after ``header`` bytes: a view of ``data`` of shape
+        ``(records,) + shape``, type :meth:`Field.numpy_dtype`, first stride the record size (no
+        copy, no byte read). A bit field gives the view of its storage units (its values are
+        :meth:`Field.bit_values` of them). No records: an empty array.
+
+        Raises
+        ------
+        CoreError
+            No such field (``field="field"``); the errors of :meth:`record_count`.
+        """
+        leaf = self.field_named(name)
+        count = self.record_count(data.size, header)
+        element = leaf.numpy_dtype()
+        shape = () if leaf.is_bits else leaf.shape
+        if not count:
+            return np.zeros((0,) + shape, element)
+        inner = [element.itemsize] * len(shape)
+        for axis in range(len(shape) - 2, -1, -1):
+            inner[axis] = inner[axis + 1] * shape[axis + 1]
+        return np.ndarray((count,) + shape, element, buffer=data, offset=header + leaf.offset,
+                          strides=(self.itemsize, *inner))
+
+    def record_bytes(self, data: np.ndarray, records: range, header: int = 0) -> np.ndarray:
+        """The bytes of the records ``records`` (indices of whole records, any step) of ``data``
+        after ``header`` bytes: a ``(len(records), itemsize)`` ``uint8`` view (no copy).
+
+        Raises
+        ------
+        CoreError
+            ``field="records"``: an index of ``records`` is not a whole record of ``data``; the
+            errors of :meth:`record_count`.
+        """
+        count = self.record_count(data.size, header)
+        if not len(records):
+            return np.zeros((0, self.itemsize), np.uint8)
+        low, high = min(records[0], records[-1]), max(records[0], records[-1])
+        if low < 0 or high >= count:
+            raise CoreError(f"records {records.start}:{records.stop}:{records.step} are not all among the {count:,} "
+                            f"records (0 to {count - 1})", field="records")
+        return np.ndarray((len(records), self.itemsize), np.uint8, buffer=data,
+                          offset=header + records[0] * self.itemsize, strides=(records.step * self.itemsize, 1))
 
     def field_params(self, name: str, header: int = 0) -> dict:
         """Decode options that show the field ``name`` alone as *the* tensor: one element of it per

@@ -9,6 +9,7 @@ merged in the calling thread; the rules of the figures are those of :mod:`core.s
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -29,10 +30,13 @@ TABLE_SUB_BLOCK = 1 << 20
 
 
 class Scratch:
-    """A worker thread's reader and reusable buffers (allocating per sub-block costs page faults)."""
+    """A worker thread's reader and reusable buffers (allocating per sub-block costs page faults);
+    ``compute``: what turns the values read into the values summarised (None: they are), see
+    ``compute_statistics(compute=...)``."""
 
-    def __init__(self, reader: BlockReader | None) -> None:
+    def __init__(self, reader: BlockReader | None, compute: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
         self.reader = reader
+        self.compute = compute
         self._buffers: dict[tuple[str, int], np.ndarray] = {}
 
     def buffer(self, dtype, slot: int = 0, size: int = SUB_BLOCK) -> np.ndarray:
@@ -44,8 +48,10 @@ class Scratch:
         return buffer
 
     def read(self, block: np.ndarray) -> np.ndarray:
-        """The block's values, flat (a view of the reader's buffer, or of the view itself)."""
-        return read_whole(self.reader, block).reshape(-1)
+        """The block's values, flat (a view of the reader's buffer, or of the view itself), or
+        ``compute`` of them (a new array)."""
+        values = read_whole(self.reader, block).reshape(-1)
+        return values if self.compute is None else self.compute(values)
 
 
 class Part:

@@ -63,6 +63,12 @@ Rules
   (with a ``reader``, each thread's buffer holds a whole dense block: one ``pread`` per block);
   blocks shrink to stay within the copy budget of :mod:`core.budget`, and a histogram too big
   for it is refused.
+* **Computed values** (``compute``): the figures are of ``compute(values)`` for the values of
+  each block as read (flat), not of the values themselves: how a bit field's values come from
+  the view of its storage units (:meth:`core.records.layout.Field.bit_values`), block by block,
+  never the whole view at once. ``compute`` works element by element (where a block ends does
+  not matter) and its type, that of ``compute`` of no values, is the type of the figures; the
+  result equals the statistics of the computed array itself. Scanned here only (no ``runner``).
 * Cancellation raises :class:`Cancelled` (deliberately *not* a :class:`~core.errors.CoreError`:
   nothing is wrong with the data). ``check()``, when given, is called before each block is read
   (the pipeline's ``FileSource.check_unchanged``), so a file that changed raises its
@@ -201,6 +207,7 @@ def compute_statistics(
     extremes_first_above: int = EXTREMES_FIRST_ABOVE,
     histogram: bool = True,
     runner: BlockRunner | None = None,
+    compute: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> Statistics:
     """Compute :class:`Statistics` of ``view`` in bounded memory (rules: module docstring).
 
@@ -244,6 +251,9 @@ def compute_statistics(
         target gives this same view in each worker) instead of the local threads: the same
         blocks merged in the same order, so the same figures. No first read of the extremes
         (module rules: like a remote view's); ``check`` and ``reader`` stay unused.
+    compute
+        The figures are of ``compute`` of each block's values (module rules: computed values,
+        a bit field's from its storage units); None: of the values themselves.
 
     Returns
     -------
@@ -253,7 +263,7 @@ def compute_statistics(
     ------
     CoreError
         ``view`` is not numeric (bytes, structured, object...), ``bins < 1``, or ``quantity``
-        is not one of :data:`COMPLEX_QUANTITIES`.
+        is not one of :data:`COMPLEX_QUANTITIES`; ``compute`` with a ``runner``.
     Cancelled
         ``cancelled()`` returned True.
     SourceError
@@ -261,21 +271,28 @@ def compute_statistics(
     """
     view = np.asarray(view)
     if runner is not None:
+        if compute is not None:
+            raise CoreError("computed values (a bit field's) are scanned on this machine, not on a cluster "
+                            "(scan them without the cluster)", field="cluster")
         return _statistics(view, bins=bins, chunk_elements=chunk_elements, progress=progress, cancelled=cancelled,
                            check=None, reader=None, partial=partial, workers=workers, quantity=quantity,
-                           extremes_first_above=1 << 62, histogram=histogram, runner=runner)
+                           extremes_first_above=1 << 62, histogram=histogram, runner=runner, compute=None)
     # A remote view's passes after the first are read from the cache it holds for the scan.
     with reader.holding(view) if reader is not None else contextlib.nullcontext():
         return _statistics(view, bins=bins, chunk_elements=chunk_elements, progress=progress, cancelled=cancelled,
                            check=check, reader=reader, partial=partial, workers=workers, quantity=quantity,
-                           extremes_first_above=extremes_first_above, histogram=histogram, runner=None)
+                           extremes_first_above=extremes_first_above, histogram=histogram, runner=None,
+                           compute=compute)
 
 
 def _statistics(view: np.ndarray, *, bins: int, chunk_elements: int, progress: Progress | None,
                 cancelled: Callable[[], bool] | None, check: Callable[[], None] | None, reader: BlockReader | None,
                 partial: Callable[[Statistics], None] | None, workers: int | None, quantity: str,
-                extremes_first_above: int, histogram: bool, runner: BlockRunner | None) -> Statistics:
-    kind = _kind(view.dtype)
+                extremes_first_above: int, histogram: bool, runner: BlockRunner | None,
+                compute: Callable[[np.ndarray], np.ndarray] | None) -> Statistics:
+    # The type of the values the figures are of: the view's, or what compute makes of it.
+    dtype = view.dtype if compute is None else compute(np.zeros(0, view.dtype)).dtype
+    kind = _kind(dtype)
     if bins < 1:
         raise CoreError(f"bins must be at least 1, got {bins} (ask for 64 bins)")
     # The histogram (counts and edges) is allocated whole; the blocks are sized to the budget.
@@ -287,9 +304,9 @@ def _statistics(view: np.ndarray, *, bins: int, chunk_elements: int, progress: P
     quantity = quantity if kind == "complex" else "value"
     scan_view = memory_order(view)
     n = int(view.size)
-    one_pass = kind == "bool" or (kind == "int" and view.dtype.itemsize <= 2)
+    one_pass = kind == "bool" or (kind == "int" and dtype.itemsize <= 2)
     block_kind = "table" if one_pass else kind
-    smallest_normal = _smallest_normal(view.dtype) if kind in ("float", "complex") else 0.0
+    smallest_normal = _smallest_normal(dtype) if kind in ("float", "complex") else 0.0
 
     # Each thread's reader holds a whole dense block: one pread into its buffer, never a second
     # copy into a new array (a block in two pieces is copied whole by read_whole).
@@ -303,7 +320,7 @@ def _statistics(view: np.ndarray, *, bins: int, chunk_elements: int, progress: P
         with sequential_access(scan_view):  # a pass reads the view whole: read ahead
             return scan_blocks(
                 (scan_view,), chunk_elements, lambda start, blocks, scratch: work(start, blocks[0], scratch),
-                merge, new_state=lambda: Scratch(reader.twin(span) if reader is not None else None),
+                merge, new_state=lambda: Scratch(reader.twin(span) if reader is not None else None, compute),
                 before_block=check, cancelled=cancelled, cancel_message="statistics cancelled",
                 progress=report, total=2 * n, done=done, weight=weight, workers=workers)
 
@@ -317,7 +334,7 @@ def _statistics(view: np.ndarray, *, bins: int, chunk_elements: int, progress: P
             progress=None if progress is None else lambda done, total: progress(done * head // total, total))
         if progress is not None:
             report = lambda done, total: progress(head + done * (total - head) // total, total)  # noqa: E731
-        figures = _first_figures(view.dtype.name, quantity, n, extremes, known_counts(extremes, kind, n, smallest_normal))
+        figures = _first_figures(dtype.name, quantity, n, extremes, known_counts(extremes, kind, n, smallest_normal))
         if figures.complete:  # every value is NaN: nothing else to compute
             if report is not None:
                 report(2 * n, 2 * n)
@@ -333,7 +350,7 @@ def _statistics(view: np.ndarray, *, bins: int, chunk_elements: int, progress: P
     def statistics(mean, std, edges=(), counts=(), complete=True) -> Statistics:
         finite_count = n - first.nan - first.posinf - first.neginf
         return Statistics(
-            dtype=view.dtype.name, quantity=quantity, count=n, finite_count=finite_count,
+            dtype=dtype.name, quantity=quantity, count=n, finite_count=finite_count,
             nan_count=first.nan, posinf_count=first.posinf, neginf_count=first.neginf,
             zero_count=first.zero, subnormal_count=first.subnormal, min=first.lo, max=first.hi,
             mean=mean, std=std, histogram_edges=edges, histogram_counts=counts, complete=complete,
@@ -341,7 +358,7 @@ def _statistics(view: np.ndarray, *, bins: int, chunk_elements: int, progress: P
         )
 
     if first.table is not None:
-        return _from_value_counts(first, table_values(view.dtype), bins if histogram else 0, statistics)
+        return _from_value_counts(first, table_values(dtype), bins if histogram else 0, statistics)
     if first.finite_lo is None:
         if n and report is not None:
             report(2 * n, 2 * n)  # nothing finite: the second pass has nothing to read
@@ -355,7 +372,7 @@ def _statistics(view: np.ndarray, *, bins: int, chunk_elements: int, progress: P
         partial(statistics(mean, std, complete=False))
     indexer, exponent = _bins(float(first.finite_lo), float(first.finite_hi), bins)
     non_finite = (bool(first.nan), bool(first.posinf or first.neginf))
-    fast = None if exponent else FastBins.for_range(indexer, _binned_dtype(view.dtype, kind))
+    fast = None if exponent else FastBins.for_range(indexer, _binned_dtype(dtype, kind))
     hist = np.zeros(bins, np.int64)
 
     def add(counts: np.ndarray) -> None:

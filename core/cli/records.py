@@ -6,13 +6,19 @@ header, at most :data:`core.records.c_decl.MAX_HEADER_BYTES`; ``--struct`` with 
 ``.h`` file alone, takes its last struct); ``--abi`` lays C out; ``--big-endian`` makes every
 field big-endian (a field list's ``>``/``<`` still wins). ``--offset`` is a header before the
 records; records are counted from the file's size, the bytes after the last whole one are
-trailing bytes. Only the records printed are read (``--limit`` records, the first ones).
-Output: a table of one row per record and one column per field element, or with ``--json``
-``{"layout": {"kind", "name", "abi", "record_size"}, "fields": [...], "records": N,
-"trailing_bytes": T, "truncated": bool, "values": [{field: value}...]}``; ``--field NAME``
+trailing bytes. ``--slice 'a:b:c'`` (or one index) chooses records by TensorFlow's rules on the
+records axis (:func:`records_of_slice`). Only the records printed are read (``--limit``
+records, the first ones chosen).
+Output: a table of one row per record (``#`` its index) and one column per field element, or
+with ``--json`` ``{"layout": {"kind", "name", "abi", "record_size"}, "fields": [...], "records": N,
+"trailing_bytes": T, "truncated": bool, "values": [{field: value}...]}`` (with ``--slice`` also
+``"selected"``, the records it chooses, and ``"indices"``, those printed); ``--field NAME``
 prints that field's values only (``"values": [...]``, an array field's per record as a list).
 Bit fields are their computed values; enums their integers, with ``"enum"`` naming them in the
 fields. Values are JSON as elsewhere (the table's digits, ``"nan"``...).
+``--export OUT.csv|OUT.npy`` writes the chosen records instead (:func:`core.export.records.
+export_records`; ``--field NAME`` that field alone, ``--enum-names`` an enum's names in a CSV)
+and prints ``wrote OUT: ...`` (``--json``: ``{"export", "format", "records", "bytes"}``).
 """
 
 from __future__ import annotations
@@ -22,17 +28,23 @@ import json
 import os
 import sys
 
-from core.errors import CoreError
+import numpy as np
+
+from core.errors import CoreError, ExportError
+from core.export.records import export_records, read_records
 from core.files.sources import open_source
 from core.records.c_decl import MAX_HEADER_BYTES, parse_c_layout
 from core.records.field_list import parse_field_list, parse_numpy_layout
 from core.records.layout import RecordLayout
+from core.slicing.spec import SliceSpec
+from core.text.names import printable_name
 from core.text.number_format import format_value, json_value
 
-__all__ = ["add_record_options", "layout_from_args", "run_records", "wants_records"]
+__all__ = ["add_record_options", "layout_from_args", "records_of_slice", "run_records", "wants_records"]
 
 
-def add_record_options(parser: argparse.ArgumentParser) -> None:
+def add_record_options(parser: argparse.ArgumentParser, *, export: bool = True) -> None:
+    """The layout options (and, with ``export``, ``--export`` and ``--enum-names``)."""
     group = parser.add_argument_group("records with named fields (docs/records.md)")
     where = group.add_mutually_exclusive_group()
     where.add_argument("--fields", metavar="LIST", help="the record as a field list: 'ts:u32, ch:i16[4], gain:f32, pad:4'")
@@ -42,7 +54,15 @@ def add_record_options(parser: argparse.ArgumentParser) -> None:
                        help="the record as a numpy dtype description: \"[('ts', '<u4'), ('ch', '<i2', (4,))]\"")
     group.add_argument("--abi", default="x86-64", metavar="NAME",
                        help="how a C struct is laid out: x86-64 (default), aarch64, arm-eabi, packed")
-    group.add_argument("--field", metavar="NAME", help="print this field's values only (e.g. ch or imu.acc.x)")
+    group.add_argument("--field", metavar="NAME",
+                       help="this field only (e.g. ch or imu.acc.x)" if not export else
+                       "print (or export) this field's values only (e.g. ch or imu.acc.x)")
+    if export:
+        group.add_argument("--export", metavar="OUT.csv|OUT.npy",
+                           help="write the records (--slice 'a:b:c' chooses them) to a CSV with a header row or a "
+                                "structured .npy, instead of printing them")
+        group.add_argument("--enum-names", action="store_true",
+                           help="--export to CSV: write an enum's names (FAULT) instead of its integers")
 
 
 def wants_records(args: argparse.Namespace) -> bool:
@@ -82,8 +102,33 @@ def _c_source(value: str) -> tuple[str, str | None]:
     return data.decode("utf-8", "replace"), name or None
 
 
-def run_records(args: argparse.Namespace) -> int:
-    """Print the records of ``args.files[0]`` (module rules); the exit status."""
+def records_of_slice(spec: SliceSpec | None, count: int) -> range:
+    """The records ``spec`` chooses among ``count`` records: TensorFlow's strided slice of the
+    records axis (``2:8:3``, ``::-1``, ``5``, ``-3:``); None: every record.
+
+    Raises
+    ------
+    CoreError
+        ``field="slice"``: a new axis, or more than the one axis.
+    SliceError
+        Where TensorFlow raises (an index out of range...).
+    """
+    if spec is None:
+        return range(count)
+    analysis = spec.analyze((count,))
+    axis = analysis.input_dims[0]
+    if any(out.kind == "new_axis" for out in analysis.output_dims):
+        raise CoreError("--slice with records takes one range of records ('a:b:c') or one index, not a new axis",
+                        field="slice")
+    if axis.role == "shrink":
+        return range(axis.index, axis.index + 1)
+    out = analysis.output_dims[axis.output_dim]
+    return range(out.start, out.stop, out.step)
+
+
+def run_records(args: argparse.Namespace, spec: SliceSpec | None = None) -> int:
+    """Print (or ``--export``) the records of ``args.files[0]`` (module rules), those ``spec``
+    chooses; the exit status."""
     layout = layout_from_args(args)
     if len(args.files) != 1:
         raise CoreError(f"records are read from one file, not {len(args.files)}", field="files")
@@ -91,17 +136,13 @@ def run_records(args: argparse.Namespace) -> int:
     header = args.offset or 0
     with open_source(args.files[0]) as source:
         size = source.files[0].size
-        if header > size:
-            raise CoreError(f"--offset {header} is past the end of the file ({size} bytes)", field="offset")
-        count = (size - header) // layout.itemsize
-        if count == 0 and size - header:
-            raise CoreError(f"a record is {layout.itemsize} bytes, more than the {size - header} bytes after the "
-                            "header (check the layout and --offset)", field="fields")
-        shown = min(count, max(args.limit, 0))
-        data = source.read_exact(0, header, shown * layout.itemsize, "records")
-    import numpy as np
-
-    records = layout.records(np.frombuffer(data, np.uint8))
+        count = layout.record_count(size, header)
+        chosen = records_of_slice(spec, count)
+        if getattr(args, "export", None):
+            return _export(args, source, layout, header, chosen)
+        shown = chosen[:max(args.limit, 0)]
+        blocks = [block.copy() for block in read_records(source, layout, header=header, records=shown)]
+    records = np.concatenate(blocks) if blocks else layout.records(np.zeros(0, np.uint8))
     columns = [c for c in layout.columns() if column_filter is None or c.field is column_filter]
     values = {c.name: layout.values(records, c) for c in columns}
     trailing = (size - header) - count * layout.itemsize
@@ -110,7 +151,9 @@ def run_records(args: argparse.Namespace) -> int:
                                "record_size": layout.itemsize, "notes": list(layout.notes)},
                     "fields": layout.describe() if column_filter is None else
                     [f for f in layout.describe() if f["name"] == column_filter.name],
-                    "records": count, "trailing_bytes": trailing, "truncated": shown < count}
+                    "records": count, "trailing_bytes": trailing, "truncated": len(shown) < len(chosen)}
+        if spec is not None:
+            document.update(selected=len(chosen), indices=list(shown))
         if column_filter is not None:
             leaf = column_filter
             raw = values if not leaf.shape else None
@@ -118,22 +161,45 @@ def run_records(args: argparse.Namespace) -> int:
                 document["values"] = [json_value(v, _dtype(values[leaf.name])) for v in values[leaf.name]]
             else:
                 document["values"] = [[json_value(values[c.name][i], _dtype(values[c.name])) for c in columns]
-                                      for i in range(shown)]
+                                      for i in range(len(shown))]
         else:
             document["values"] = [{c.name: json_value(values[c.name][i], _dtype(values[c.name])) for c in columns}
-                                  for i in range(shown)]
+                                  for i in range(len(shown))]
         sys.stdout.write(json.dumps(document) + "\n")
     else:
         names = ["#"] + [c.name for c in columns]
-        rows = [[str(i)] + [_cell(c, values[c.name][i]) for c in columns] for i in range(shown)]
+        rows = [[str(index)] + [_cell(c, values[c.name][i]) for c in columns] for i, index in enumerate(shown)]
         widths = [max(len(r[k]) for r in rows + [names]) for k in range(len(names))]
         out = ["  ".join(n.rjust(w) for n, w in zip(names, widths)).rstrip() + "\n"]
         out += ["  ".join(v.rjust(w) for v, w in zip(row, widths)).rstrip() + "\n" for row in rows]
         sys.stdout.write("".join(out))
-        if shown < count:
-            print(f"note: {shown:,} of {count:,} records shown (--limit N for more)", file=sys.stderr)
+        if len(shown) < len(chosen):
+            print(f"note: {len(shown):,} of {len(chosen):,} records shown (--limit N for more)", file=sys.stderr)
     if trailing:
         print(f"note: {trailing} trailing bytes after the last whole record", file=sys.stderr)
+    for note in layout.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return 0
+
+
+#: The export format of each file name suffix.
+_EXPORT_SUFFIXES = {".csv": "csv", ".npy": "npy"}
+
+
+def _export(args: argparse.Namespace, source, layout: RecordLayout, header: int, chosen: range) -> int:
+    """``--export OUT``: the chosen records written to OUT; its line on stdout."""
+    suffix = os.path.splitext(args.export)[1].lower()
+    fmt = _EXPORT_SUFFIXES.get(suffix)
+    if fmt is None:
+        raise ExportError(f"--export {args.export!r}: records are exported to a .csv or a .npy file, not "
+                          f"{suffix or 'a file without a suffix'} (name the file OUT.csv or OUT.npy)", field="path")
+    written = export_records(source, layout, args.export, fmt, header=header, records=chosen,
+                             columns=[args.field] if args.field else None, enum_names=args.enum_names)
+    if args.json:
+        sys.stdout.write(json.dumps({"export": args.export, "format": fmt, "records": len(chosen),
+                                     "bytes": written}) + "\n")
+    else:
+        print(f"wrote {printable_name(args.export)}: {len(chosen):,} records as {fmt} ({written:,} bytes)")
     for note in layout.notes:
         print(f"note: {note}", file=sys.stderr)
     return 0
@@ -153,6 +219,4 @@ def _cell(column, value) -> str:
 
 
 def _dtype_of(value):
-    import numpy as np
-
     return np.asarray(value).dtype

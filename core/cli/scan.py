@@ -7,6 +7,13 @@ The tensors are :func:`core.models.inventory.inventory`'s and their figures
 rows are printed as the tensors finish, then what was skipped, the errors and a summary line;
 ``--json`` prints one object at the end. Raw files are scanned when the decode options say how
 (``--dtype`` and the others of the plain command).
+
+``scan FILE --fields LIST`` (or ``--struct`` / ``--numpy-fields``, with ``--abi`` and
+``--offset``) scans the fields of one file of records instead: one row per field, named by the
+field, with the same columns, JSON and exit status (:func:`core.scan.field_statistics.
+field_statistics`: each field's figures are those of the field as the tensor; a bit field's of
+its computed values, its storage ``computed``; ``--field NAME`` one field only). A field that
+cannot be read is a row with its error; the others are still scanned.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from core.cli.options import (
     EXIT_ERROR,
@@ -28,12 +35,15 @@ from core.cli.options import (
     parse_status,
     silence_stdout,
 )
-from core.errors import CoreError
-from core.models.inventory import Inventory, inventory
+from core.cli.records import add_record_options, layout_from_args, wants_records
+from core.errors import CoreError, describe_error
+from core.files.sources import open_source
+from core.models.inventory import Inventory, ModelTensor, inventory
 from core.models.rows import SCAN_COLUMNS, scan_cells, shape_text
 from core.models.scan import FLAGS, TensorScan, scan_tensors
 from core.pipeline.pipeline import DecodeParams
-from core.scan.cluster import Cluster
+from core.records.layout import RecordLayout
+from core.scan.field_statistics import field_statistics
 from core.text.names import printable_name
 from core.text.number_format import json_value
 
@@ -48,6 +58,10 @@ _EPILOG = f"""\
 Flags: {", ".join(FLAGS)} (docs/models.md). The exit status is 0 when no tensor has a flag
 named by --fail-on (default: {",".join(DEFAULT_FAIL_ON)}), 1 when one has, 2 when a path or a
 tensor could not be read (an error line names each; the rest is still scanned).
+
+With --fields LIST (or --struct, --numpy-fields; --abi, --offset) the one FILE is records and each
+field is scanned as a tensor: one row per field ("name" the field's, "storage" "view", or
+"computed" for a bit field), the same columns, JSON and exit status (docs/records.md).
 
 --json prints {{"paths", "tensors": [{{"file", "name", "dtype", "shape", "storage", "count",
 "min", "max", "mean", "std", "nan", "posinf", "neginf", "zeros", "subnormal", "saturated",
@@ -70,6 +84,7 @@ def build_scan_parser() -> OneLineErrorParser:
                              "'none' for never)")
     add_pipeline_options(parser)
     add_cluster_options(parser)
+    add_record_options(parser, export=False)
     return parser
 
 
@@ -86,11 +101,13 @@ def run(words: Sequence[str]) -> int:
         if slice_text is not None:
             print("error: --slice is not taken by scan (every tensor is scanned whole)", file=sys.stderr)
             return EXIT_ERROR
+        if wants_records(args):
+            return _scan_fields(args, fail_on)
         found = inventory(args.paths, params if params != DecodeParams() else None)
         with cluster_of(args) as cluster:
             if not args.json:
-                return _print_table(found, fail_on, cluster)
-            return _print_json(args.paths, found, fail_on, cluster)
+                return _print_table(found, scan_tensors(found, cluster=cluster), fail_on)
+            return _print_json(args.paths, found, scan_tensors(found, cluster=cluster), fail_on)
     except BrokenPipeError:
         silence_stdout()
         return EXIT_ERROR
@@ -117,11 +134,47 @@ def _status(rows: list[TensorScan], found: Inventory, fail_on: tuple[str, ...]) 
     return EXIT_CLEAN
 
 
-def _print_table(found: Inventory, fail_on: tuple[str, ...], cluster: Cluster | None) -> int:
+def _scan_fields(args: argparse.Namespace, fail_on: tuple[str, ...]) -> int:
+    """``scan FILE --fields LIST``: a row per field of the records (module rules)."""
+    if len(args.paths) != 1:
+        raise CoreError(f"records are read from one file, not {len(args.paths)}", field="files")
+    if getattr(args, "scheduler", None) or getattr(args, "workers", None):
+        raise CoreError("the fields of records are scanned on this machine (leave out --scheduler and --workers)",
+                        field="cluster")
+    layout = layout_from_args(args)
+    leaves = [layout.field_named(args.field)] if args.field else list(layout.fields)
+    path = args.paths[0]
+    header = args.offset or 0
+    with open_source(path) as source:
+        count = layout.record_count(source.files[0].size, header)
+        found = Inventory(tuple(ModelTensor(path, leaf.name, leaf.name, None, None) for leaf in leaves))
+        shapes = [(count,) + (() if leaf.is_bits else leaf.shape) for leaf in leaves]
+        rows = _field_rows(source, layout, header, found.tensors)
+        if args.json:
+            return _print_json(args.paths, found, rows, fail_on)
+        return _print_table(found, rows, fail_on, shapes, noun="fields")
+
+
+def _field_rows(source, layout: RecordLayout, header: int, tensors: Sequence[ModelTensor]) -> Iterator[TensorScan]:
+    """The row of each field, scanned one after the other; a field that fails is its error's row."""
+    for tensor in tensors:
+        leaf = layout.field_named(tensor.name)
+        storage = "computed" if leaf.is_bits else "view"
+        try:
+            figures = next(field_statistics(source, layout, header=header, fields=[leaf.name], histogram=False))
+        except CoreError as error:
+            yield TensorScan(tensor, leaf.value_dtype().name, None, storage, error=describe_error(error).message)
+            continue
+        yield TensorScan(tensor, figures.statistics.dtype, figures.shape, storage, figures.statistics)
+
+
+def _print_table(found: Inventory, scans: Iterable[TensorScan], fail_on: tuple[str, ...],
+                 shapes: Sequence[tuple[int, ...]] = (), noun: str = "tensors") -> int:
     out = sys.stdout
     widths = [4, 8, 5, 12, 12, 12, 12, 7, 7, 9, 5]  # the figures' usual widths (rows stream out)
     widths[0] = min(60, max([len(printable_name(t.label)) for t in found.tensors] + [4]))
-    widths[2] = min(24, max([len(shape_text(t.entry.shape)) for t in found.tensors if t.entry] + [5]))
+    known = [t.entry.shape for t in found.tensors if t.entry] + list(shapes)
+    widths[2] = min(24, max([len(shape_text(shape)) for shape in known] + [5]))
 
     def line(cells: list[str]) -> str:
         shown = [c.ljust(w) if i in (0, 1, 2, 10) else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))]
@@ -129,7 +182,7 @@ def _print_table(found: Inventory, fail_on: tuple[str, ...], cluster: Cluster | 
 
     out.write(line(list(SCAN_COLUMNS)))
     rows = []
-    for row in scan_tensors(found, cluster=cluster):
+    for row in scans:
         rows.append(row)
         out.write(line(scan_cells(row)))
         out.flush()
@@ -146,7 +199,7 @@ def _print_table(found: Inventory, fail_on: tuple[str, ...], cluster: Cluster | 
         print(f"error: {problem.message}", file=sys.stderr)
     flagged = [r for r in rows if set(r.flags) & set(fail_on)]
     failed = [r for r in rows if r.error]
-    out.write(f"{len(rows):,} tensors scanned: {len(flagged):,} flagged ({','.join(fail_on) or 'none'}), "
+    out.write(f"{len(rows):,} {noun} scanned: {len(flagged):,} flagged ({','.join(fail_on) or 'none'}), "
               f"{len(failed) + len(found.errors):,} errors, {len(found.skipped):,} skipped\n")
     out.flush()
     return _status(rows, found, fail_on)
@@ -162,8 +215,8 @@ def _number(value, dtype: str | None):
     return value
 
 
-def _print_json(paths: Sequence[str], found: Inventory, fail_on: tuple[str, ...], cluster: Cluster | None) -> int:
-    rows = list(scan_tensors(found, cluster=cluster))
+def _print_json(paths: Sequence[str], found: Inventory, scans: Iterable[TensorScan], fail_on: tuple[str, ...]) -> int:
+    rows = list(scans)
     tensors = []
     for row in rows:
         s = row.statistics

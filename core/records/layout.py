@@ -227,7 +227,8 @@ class RecordLayout:
         if header < 0:
             raise CoreError(f"the header offset {header} is negative (give 0 or more bytes)", field="offset")
         if header > size:
-            raise CoreError(f"--offset {header} is past the end of the file ({size} bytes)", field="offset")
+            raise CoreError(f"the header of {header:,} bytes (--offset) is past the end of the file ({size:,} bytes)",
+                            field="offset")
         count = (size - header) // self.itemsize
         if count == 0 and size - header:
             raise CoreError(f"a record is {self.itemsize} bytes, more than the {size - header} bytes after the "

@@ -20,7 +20,9 @@ Rules
   blocks span: a sparse field reads a fraction of the file, within the block reader's rule),
   each on the scan's threads. This is the price of equal figures: the mean and standard
   deviation are merged block by block, and only the tensor's own blocks give the tensor's
-  digits. Memory: the blocks of one field at a time, whatever the number of records.
+  digits. Memory: the blocks of one field at a time, whatever the number of records. No first
+  read of the extremes (``compute_statistics``' "first figures first": no partial figures are
+  given here, and that read would only cost time); the figures are the same without it.
 - ``progress(done, total)``: ``total`` is twice the values of every field scanned (a scan's
   total), ``done`` grows field by field and never goes back. ``cancelled()`` is checked before
   each block (then :class:`~core.errors.Cancelled`); the source is checked before each block,
@@ -122,9 +124,10 @@ def _scan(source: Source, views: list[tuple[Field, np.ndarray]], *, bins: int, h
     for leaf, view in views:
         report = None if progress is None else \
             (lambda step, _total, before=done: progress(before + step, total))
+        # No partial figures are given, so no first read of the extremes (it only brings them sooner).
         statistics = compute_statistics(view, bins=bins, histogram=histogram, progress=report, cancelled=cancelled,
                                         check=source.check_unchanged, reader=reader, workers=workers,
-                                        compute=leaf.bit_values if leaf.is_bits else None)
+                                        extremes_first_above=1 << 62, compute=leaf.bit_values if leaf.is_bits else None)
         done += 2 * view.size
         if progress is not None:
             progress(done, total)

@@ -90,15 +90,17 @@ class Field:
     def bit_values(self, units: np.ndarray) -> np.ndarray:
         """A bit field's values (module rules) from its storage units (``numpy_dtype()`` values of
         any shape: the bytes at its offset), in :meth:`value_dtype`; a new array."""
-        shift = self.bit if self.little_endian else self.itemsize * 8 - self.bit - self.width
-        out = np.asarray(units).astype(np.uint64)  # one working copy, shifted and masked in place
-        out >>= np.uint64(shift)
-        out &= np.uint64((1 << self.width) - 1)
-        if self.signed:  # sign-extended by an arithmetic shift: exact up to 64 bits
-            out <<= np.uint64(64 - self.width)
-            signed = out.view(np.int64)
-            signed >>= np.int64(64 - self.width)
-            out = signed
+        bits = self.itemsize * 8
+        shift = self.bit if self.little_endian else bits - self.bit - self.width
+        unsigned, signed = np.dtype(f"u{self.itemsize}"), np.dtype(f"i{self.itemsize}")
+        # One working copy of the unit's width (native order), shifted and masked in place.
+        out = np.asarray(units).astype(unsigned)
+        out >>= unsigned.type(shift)
+        out &= unsigned.type((1 << self.width) - 1)
+        if self.signed:  # sign-extended by an arithmetic shift of the unit's signed type
+            out <<= unsigned.type(bits - self.width)
+            out = out.view(signed)
+            out >>= signed.type(bits - self.width)
         return out.astype(self.value_dtype(), copy=False)
 
     def columns(self) -> list[Column]:

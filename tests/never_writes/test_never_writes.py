@@ -186,6 +186,27 @@ def test_the_engine_alone_never_writes_either(tmp_path, sources, monkeypatch):
     assert all(how[0] == mmap.ACCESS_READ for kind, _, how in touching if kind == "mmap")
 
 
+def test_records_export_and_field_statistics_never_write_their_file(tmp_path, sources, monkeypatch):
+    from core.export.records import export_records
+    from core.files.sources import open_source
+    from core.records.field_list import parse_field_list
+    from core.scan.field_statistics import field_statistics
+
+    recorder = Recorder(monkeypatch)
+    layout = parse_field_list("a:u8, b:>i16, c:u8[5]")
+    with open_source(sources["a.bin"]) as source:
+        list(field_statistics(source, layout))
+        export_records(source, layout, tmp_path / "a.csv", "csv")
+        export_records(source, layout, tmp_path / "a.npy", "npy", records=slice(None, None, -3))
+        with pytest.raises(ExportError, match="is the file being inspected"):
+            export_records(source, layout, sources["a.bin"], "npy")
+    watched = {os.path.realpath(p) for p in sources.values()}
+    touching = recorder.on(watched)
+    assert {kind for kind, _, _ in touching} == {"os.open", "mmap"}
+    assert all(how & WRITE_FLAGS == 0 for kind, _, how in touching if kind == "os.open")
+    assert all(how[0] == mmap.ACCESS_READ for kind, _, how in touching if kind == "mmap")
+
+
 def test_sessions_never_write_the_files_they_name(tmp_path, sources, monkeypatch):
     """Saving a session (with hashes) next to read-only inputs, loading it, running it headless
     and printing a bookmark open the inputs for reading only; a save onto an input is refused."""

@@ -198,3 +198,27 @@ def test_no_records_give_empty_figures(tmp_path):
     assert found.shape == (0,)
     assert dataclasses.astuple(found.statistics)[2:] == (0, 0, 0, 0, 0, 0, 0, None, None, None, None, (), (), True,
                                                          ())
+
+
+@pytest.mark.parametrize("size", [1, 2, 4, 8])
+@pytest.mark.parametrize("little", [True, False])
+@pytest.mark.parametrize("signed", [False, True])
+def test_bit_values_equal_python_integer_arithmetic(size, little, signed):
+    """Field.bit_values, the values every statistic and export of a bit field is of, against the
+    rule computed with Python integers: bits from the least significant (little-endian layout)
+    or the most significant (big-endian) bit of the unit, sign-extended when signed."""
+    from core.records.layout import Field
+
+    rng = np.random.default_rng(size)
+    for width in sorted({1, 3, 8 * size - 1, 8 * size}):
+        for bit in sorted({0, 8 * size - width}):
+            leaf = Field("x", 0, f"uint{8 * size}", (), little, bit=bit, width=width, signed=signed)
+            units = rng.integers(0, 2 ** (8 * size), 500, dtype=np.uint64).astype(leaf.numpy_dtype())
+            shift = bit if little else 8 * size - bit - width
+            expected = [(int(u) >> shift) & ((1 << width) - 1) for u in units.tolist()]
+            if signed:
+                expected = [e - (1 << width) if e >= 1 << (width - 1) else e for e in expected]
+            values = leaf.bit_values(units)
+            assert values.tolist() == expected, (width, bit)
+            assert values.dtype == leaf.value_dtype() == np.dtype(f"{'i' if signed else 'u'}"
+                                                                  f"{next(n for n in (1, 2, 4, 8) if width <= 8 * n)}")

@@ -1,0 +1,136 @@
+"""The document's records: the layout chosen for its first file and what it makes of the bytes.
+
+:class:`RecordsView` is the one owner of the :class:`~core.records.choice.RecordsChoice` in use
+(None: the file is not shown as records). The records window edits it; the hex view colours the
+fields' bytes from it, the data inspector names the field under the cursor, sessions store it.
+
+Rules
+-----
+- Records are counted from the first file's size after the header
+  (:func:`core.records.placement.count_records`): :attr:`RecordsView.count`, the bytes after
+  the last whole one :attr:`RecordsView.trailing`. :attr:`RecordsView.rows` are the records the
+  choice's slice picks. A choice the layout parser, the count or the slice refuses is refused
+  whole (:meth:`RecordsView.choose` raises; the choice in use stays).
+- When the document opens other files the choice is applied to them; a choice they refuse is
+  dropped (:attr:`RecordsView.dropped` says why) and ``changed`` is emitted.
+- Which field a byte is: :mod:`core.records.placement`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+from core.errors import CoreError
+from core.records.choice import RecordRows, RecordsChoice
+from core.records.layout import Field, RecordLayout
+from core.records.placement import count_records, field_spans, fields_at
+from core.slicing.expr import one_axis_selection
+
+__all__ = ["RecordsView"]
+
+
+class RecordsView(QObject):
+    """The records the document shows (module rules).
+
+    Signals
+    -------
+    changed()
+        The choice, or what it counts (other files), changed.
+    """
+
+    changed = Signal()
+
+    def __init__(self, file_size, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._file_size = file_size  # () -> the first file's size, or None without files
+        self._choice: RecordsChoice | None = None
+        self._layout: RecordLayout | None = None
+        self._count = 0
+        self._rows: RecordRows | None = None
+        self._dropped = ""
+
+    @property
+    def choice(self) -> RecordsChoice | None:
+        return self._choice
+
+    @property
+    def layout(self) -> RecordLayout | None:
+        return self._layout
+
+    @property
+    def header(self) -> int:
+        return 0 if self._choice is None else self._choice.header
+
+    @property
+    def count(self) -> int:
+        """Whole records after the header."""
+        return self._count
+
+    @property
+    def rows(self) -> RecordRows | None:
+        return self._rows
+
+    @property
+    def trailing(self) -> int:
+        size = self._file_size()
+        if self._layout is None or size is None:
+            return 0
+        return size - self.header - self._count * self._layout.itemsize
+
+    @property
+    def dropped(self) -> str:
+        """Why the last choice was dropped when other files opened ("" when it was not)."""
+        return self._dropped
+
+    def choose(self, choice: RecordsChoice | None) -> None:
+        """Show the records of ``choice`` (None: no records).
+
+        Raises
+        ------
+        CoreError
+            The choice is refused (module rules); the one in use stays.
+        """
+        if choice is None:
+            self._set(None, None, 0, None)
+            return
+        layout, count, rows = self._apply(choice)
+        self._dropped = ""
+        self._set(choice, layout, count, rows)
+
+    def files_changed(self) -> None:
+        """Apply the choice in use to the document's files now open (module rules)."""
+        if self._choice is None:
+            return
+        try:
+            layout, count, rows = self._apply(self._choice)
+        except CoreError as error:
+            self._dropped = error.message
+            self._set(None, None, 0, None)
+            return
+        self._set(self._choice, layout, count, rows)
+
+    def fields_at(self, offset: int) -> tuple[int, list[Field]] | None:
+        """``(record, leaves covering byte offset)`` of the first file, or None outside the
+        records (:func:`core.records.placement.fields_at`)."""
+        return None if self._layout is None else fields_at(self._layout, self.header, self._count, offset)
+
+    def field_spans(self, first: int, end: int) -> list[tuple[int, int, int]]:
+        """``(first byte, end byte, leaf number)`` of the leaves' bytes overlapping bytes
+        ``first <= b < end`` of the first file (:func:`core.records.placement.field_spans`)."""
+        return [] if self._layout is None else field_spans(self._layout, self.header, self._count, first, end)
+
+    def _apply(self, choice: RecordsChoice) -> tuple[RecordLayout, int, RecordRows]:
+        size = self._file_size()
+        if size is None:
+            raise CoreError("open a file first", field="files")
+        layout = choice.layout()
+        count, _trailing = count_records(layout, choice.header, size)
+        try:
+            rows = RecordRows(*one_axis_selection(choice.rows, count))
+        except CoreError as error:
+            raise CoreError(f"the records slice: {error.message}", field="rows") from None
+        return layout, count, rows
+
+    def _set(self, choice, layout, count, rows) -> None:
+        self._choice, self._layout, self._count, self._rows = choice, layout, count, rows
+        self.changed.emit()

@@ -70,6 +70,17 @@ class Field:
         dtype = np.dtype(resolve_dtype(self.dtype, extended_types=True))
         return dtype.newbyteorder("<" if self.little_endian else ">") if dtype.itemsize > 1 else dtype
 
+    def bits_of(self, units: np.ndarray) -> np.ndarray:
+        """A bit field's values (module rules) from its storage units' values (``units``: the
+        unit type in the field's byte order, as read): uint64, or int64 when signed."""
+        units = np.asarray(units).astype(np.uint64)
+        shift = self.bit if self.little_endian else self.itemsize * 8 - self.bit - self.width
+        out = (units >> np.uint64(shift)) & np.uint64((1 << self.width) - 1)
+        if self.signed:
+            signed = out.astype(np.int64)
+            return np.where(signed >= 1 << (self.width - 1), signed - (1 << self.width), signed)
+        return out
+
     def type_text(self) -> str:
         """``uint32``, ``int16[4]``, ``uint8:3 @ bit 2``: what a column header says."""
         text = self.ctype or self.dtype
@@ -178,15 +189,16 @@ class RecordLayout:
             return values[(slice(None),) + column.index] if column.index else values
         raw = np.ndarray(records.shape, leaf.numpy_dtype(), records, leaf.offset, (records.strides[0],)) \
             if records.size else np.zeros(0, leaf.numpy_dtype())
-        units = raw.astype(np.uint64)
-        bits = leaf.itemsize * 8
-        shift = leaf.bit if leaf.little_endian else bits - leaf.bit - leaf.width
-        mask = (1 << leaf.width) - 1
-        out = (units >> np.uint64(shift)) & np.uint64(mask)
-        if leaf.signed:
-            signed = out.astype(np.int64)
-            return np.where(signed >= 1 << (leaf.width - 1), signed - (1 << leaf.width), signed)
-        return out
+        return leaf.bits_of(raw)
+
+    def unit_params(self, name: str, header: int = 0) -> dict:
+        """Decode options that show a field's storage (for a bit field: its unit, one per
+        record; for any other field the same as :meth:`field_params`)."""
+        leaf = self.field_named(name)
+        if not leaf.is_bits:
+            return self.field_params(name, header)
+        return {"dtype": leaf.dtype, "little_endian": leaf.little_endian, "offset": header + leaf.offset,
+                "record_size": self.itemsize, "fixed_length": leaf.itemsize, "shape": (-1,)}
 
     def field_params(self, name: str, header: int = 0) -> dict:
         """Decode options that show the field ``name`` alone as *the* tensor: one element of it per

@@ -14,10 +14,12 @@ Rules
 
 from __future__ import annotations
 
+import numpy as np
+
 from core.errors import CoreError
 from core.records.layout import Field, RecordLayout
 
-__all__ = ["count_records", "field_spans", "fields_at", "leaf_spans"]
+__all__ = ["count_records", "describe_byte", "field_spans", "fields_at", "leaf_spans"]
 
 
 def count_records(layout: RecordLayout, header: int, size: int) -> tuple[int, int]:
@@ -66,3 +68,49 @@ def field_spans(layout: RecordLayout, header: int, count: int, first: int, end: 
         base = header + record * itemsize
         out.extend((base + lo, base + hi, n) for lo, hi, n in spans if base + hi > first and base + lo < end)
     return out
+
+
+def describe_byte(layout: RecordLayout, header: int, count: int, offset: int, record_bytes: bytes | None = None) -> str:
+    """What byte ``offset`` is in the records, in words: ``record 12, gain (float @8), byte 2 of
+    4 = 1.5`` (the value when ``record_bytes``, that record's bytes, are given); ``record 12,
+    padding (byte 13 of the 24-byte record)``; ``header (byte 3 of 16)``; ``trailing bytes``;
+    "" before the header when there is none."""
+    found = fields_at(layout, header, count, offset)
+    if found is None:
+        if offset < header:
+            return f"header (byte {offset:,} of {header:,})"
+        return "trailing bytes (after the last whole record)"
+    record, leaves = found
+    place = offset - header - record * layout.itemsize
+    if not leaves:
+        return f"record {record:,}, padding (byte {place} of the {layout.itemsize}-byte record)"
+    parts = []
+    for leaf in leaves:
+        text = f"{leaf.name} ({leaf.type_text()} @{leaf.offset})"
+        if not leaf.is_bits:
+            index = (place - leaf.offset) // leaf.itemsize
+            text += f", byte {(place - leaf.offset) % leaf.itemsize + 1} of {leaf.itemsize}"
+            if leaf.shape:
+                element = tuple(int(i) for i in np.unravel_index(index, leaf.shape))
+                text = text.replace(f"{leaf.name} (", f"{leaf.name}{''.join(f'[{i}]' for i in element)} (", 1)
+        if record_bytes is not None and len(record_bytes) == layout.itemsize:
+            text += f" = {_value_text(layout, leaf, record_bytes, place)}"
+        parts.append(text)
+    return f"record {record:,}, " + "; ".join(parts)
+
+
+def _value_text(layout: RecordLayout, leaf: Field, record_bytes: bytes, place: int) -> str:
+    from core.records.layout import Column
+    from core.text.number_format import format_value
+
+    records = layout.records(np.frombuffer(record_bytes, np.uint8))
+    index = ()
+    if leaf.shape and not leaf.is_bits:
+        index = tuple(int(i) for i in np.unravel_index((place - leaf.offset) // leaf.itemsize, leaf.shape))
+    values = layout.values(records, Column(leaf.name, leaf, index))
+    value = values[0]
+    text = format_value(value, np.asarray(values).dtype)
+    if leaf.enum:
+        name = leaf.enum.get(int(value))
+        text = f"{name} ({text})" if name else text
+    return text

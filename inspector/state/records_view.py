@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, Signal
 
 from core.errors import CoreError
 from core.records.choice import RecordRows, RecordsChoice
-from core.records.layout import Field, RecordLayout
+from core.records.layout import Column, Field, RecordLayout
 from core.records.placement import count_records, field_spans, fields_at
 from core.slicing.expr import one_axis_selection
 
@@ -36,9 +36,12 @@ class RecordsView(QObject):
     -------
     changed()
         The choice, or what it counts (other files), changed.
+    cursorChanged()
+        Another record and column are pointed at (:attr:`cursor`).
     """
 
     changed = Signal()
+    cursorChanged = Signal()
 
     def __init__(self, file_size, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -48,6 +51,7 @@ class RecordsView(QObject):
         self._count = 0
         self._rows: RecordRows | None = None
         self._dropped = ""
+        self._cursor: tuple[int, Column] | None = None
 
     @property
     def choice(self) -> RecordsChoice | None:
@@ -81,6 +85,25 @@ class RecordsView(QObject):
     def dropped(self) -> str:
         """Why the last choice was dropped when other files opened ("" when it was not)."""
         return self._dropped
+
+    @property
+    def cursor(self) -> tuple[int, Column] | None:
+        """The record and column pointed at in the records table, or None."""
+        return self._cursor
+
+    def point_at(self, record: int, column: Column) -> None:
+        """Point at ``column`` of ``record`` (the hex view marks its bytes)."""
+        self._cursor = (int(record), column)
+        self.cursorChanged.emit()
+
+    def cursor_bytes(self) -> tuple[int, int] | None:
+        """``(first byte, bytes)`` in the first file of the cell pointed at (a bit field: its unit)."""
+        if self._cursor is None or self._layout is None:
+            return None
+        record, column = self._cursor
+        nbytes = column.field.itemsize if (column.field.is_bits or column.index or not column.field.shape) \
+            else column.field.nbytes
+        return self.header + record * self._layout.itemsize + column.offset, nbytes
 
     def choose(self, choice: RecordsChoice | None) -> None:
         """Show the records of ``choice`` (None: no records).
@@ -133,4 +156,5 @@ class RecordsView(QObject):
 
     def _set(self, choice, layout, count, rows) -> None:
         self._choice, self._layout, self._count, self._rows = choice, layout, count, rows
+        self._cursor = None
         self.changed.emit()

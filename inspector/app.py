@@ -26,6 +26,7 @@ from core.cli.options import (
     params_from_args,
 )
 from core.errors import CoreError, describe_error
+from core.cli.records import add_record_options, choice_from_args, wants_records
 from core.scan.cluster import ClusterSpec
 
 
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--compare", metavar="B", nargs="+",
                         help="compare the view with reference file(s) B (decoded with the same options; "
                              "the worst mismatch is selected when the comparison is ready)")
+    add_record_options(parser)  # the records window opens with the layout; --offset is the header
     return parser
 
 
@@ -68,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
         cli_params, slice_text, _view_as = params_from_args(args)
         _check_option_values(cli_params, slice_text)
         cluster = ClusterSpec.from_options(args.scheduler, args.workers)
+        records = choice_from_args(args) if wants_records(args) else None
+        if records is not None and cli_params.dtype is None:  # the records' bytes, one row each
+            cli_params = replace(cli_params, dtype="uint8", offset=records.header,
+                                 record_size=records.layout().itemsize)
     except CoreError as error:
         print(f"error: {describe_error(error).message}", file=sys.stderr)
         return 2
@@ -109,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         paths = open_startup_files(window, args.files, cli_params, slice_text)
     if args.tensor is not None and paths:
         show_startup_tensor(window, args.tensor)
+    if records is not None and paths:
+        show_startup_records(window, records, args.field)
     _apply_plot_choices(window, args.colour, args.complex_part)
     window.show()
     if folders:
@@ -159,6 +167,19 @@ def open_startup_files(window, files: list[str], cli_params, slice_text: str | N
         return []
     window.open_sample(merge_params(sample_params(), cli_params), slice_text or "")
     return list(window.document.paths)
+
+
+def show_startup_records(window, choice, field: str | None) -> None:
+    """``--fields`` / ``--struct`` / ``--numpy-fields``: the first file's records in the records
+    window (a refusal, e.g. a header past the end, in the status bar); ``--field NAME`` makes
+    that field the window's tensor, as *Field as the tensor*."""
+    if not window._choose_records(choice):
+        return
+    if field:
+        dialog = window.show_records_dialog()
+        columns = [n for n in range(dialog.model.columnCount()) if dialog.model.column(n).field.name == field]
+        dialog.table.setCurrentIndex(dialog.model.index(0, columns[0]))
+        dialog.show_field()
 
 
 def show_startup_tensor(window, name: str) -> None:

@@ -25,11 +25,12 @@ import sys
 from core.errors import CoreError
 from core.files.sources import open_source
 from core.records.c_decl import MAX_HEADER_BYTES, parse_c_layout
+from core.records.choice import RecordsChoice
 from core.records.field_list import parse_field_list, parse_numpy_layout
 from core.records.layout import RecordLayout
 from core.text.number_format import format_value, json_value
 
-__all__ = ["add_record_options", "layout_from_args", "run_records", "wants_records"]
+__all__ = ["add_record_options", "choice_from_args", "layout_from_args", "run_records", "wants_records"]
 
 
 def add_record_options(parser: argparse.ArgumentParser) -> None:
@@ -156,3 +157,27 @@ def _dtype_of(value):
     import numpy as np
 
     return np.asarray(value).dtype
+
+
+def choice_from_args(args: argparse.Namespace) -> RecordsChoice:
+    """The :class:`~core.records.choice.RecordsChoice` the options give (the header: ``--offset``),
+    its layout checked now (the window's command line refuses it before any window opens).
+
+    Raises
+    ------
+    CoreError
+        The layout's refusals; a header that cannot be read.
+    """
+    little = args.little_endian is not False
+    header = args.offset or 0
+    if args.fields:
+        choice = RecordsChoice("fields", args.fields, header=header, little_endian=little)
+    elif args.numpy_fields:
+        choice = RecordsChoice("numpy", args.numpy_fields, header=header, little_endian=little)
+    else:
+        text, name = _c_source(args.struct)
+        choice = RecordsChoice("c", text, name or "", args.abi, header, little)
+    layout = choice.layout()
+    if args.field:
+        layout.field_named(args.field)
+    return choice

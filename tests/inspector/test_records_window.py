@@ -170,3 +170,66 @@ def test_a_field_with_a_records_slice_becomes_the_tensor_sliced(window):
     view = window.document.result.view
     np.testing.assert_array_equal(view, np.arange(10, 20) * 10)
     assert window.document.slice_text == "[10:20]"
+
+
+def test_the_window_command_line_opens_records_and_a_field(window, log_file, tmp_path):
+    from inspector.app import build_parser, show_startup_records
+    from core.cli.records import choice_from_args
+
+    args = build_parser().parse_args([str(log_file), "--struct", C_TEXT, "--offset", "16", "--abi", "aarch64",
+                                      "--field", "gain"])
+    choice = choice_from_args(args)
+    assert choice == RecordsChoice("c", C_TEXT, "", "aarch64", 16, True, "")
+    show_startup_records(window, choice, "gain")
+    dialog = window._records_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.findChild(QComboBox, "records.abi").currentText() == "aarch64"
+    np.testing.assert_array_equal(window.document.result.view, np.arange(1000) / 4)
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--fields", "ts:u33"], "not a type this tool decodes"),
+    (["--struct", "struct s { int a; };", "--field", "b"], "has no field 'b'"),
+    (["--struct", "struct s { int a[; };"], "line 1"),
+])
+def test_the_window_command_line_refuses_a_bad_layout_before_any_window(options, message, tmp_path, log_file):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))
+    out = subprocess.run([sys.executable, "-m", "inspector", str(log_file), *options], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], out.stderr
+
+
+def test_every_overlaid_field_gets_its_exact_overview_on_millions_of_records(qtbot, tmp_path):
+    from inspector.plot.line_plot import PYRAMID_THRESHOLD
+
+    count = PYRAMID_THRESHOLD + 1_000_003
+    data = np.zeros(count, [("a", "<f4"), ("b", "<i2"), ("c", "<u2")])
+    data["a"] = np.sin(np.arange(count, dtype=np.float32) / 1000)
+    data["b"][1_234_567] = 1000  # one spike each: a strided preview would miss them
+    data["c"][2_500_001] = 777
+    path = tmp_path / "big.bin"
+    data.tofile(path)
+    window = _window(qtbot, tmp_path)
+    assert window.open_paths([str(path)], DecodeParams(dtype="uint8"))
+    dialog = window.show_records_dialog()
+    dialog.findChild(QComboBox, "records.kind").setCurrentText("field list")
+    dialog.findChild(QPlainTextEdit, "records.source").setPlainText("a:f32, b:i16, c:u16")
+    dialog.findChild(QPushButton, "records.show").click()
+    table = dialog.findChild(QTableView, "records.table")
+    model, selection = table.model(), table.selectionModel()
+    table.setCurrentIndex(model.index(0, 0))
+    for column in (1, 2):
+        selection.select(model.index(0, column), selection.SelectionFlag.Select)
+    line = dialog.plot.line_plot
+    with qtbot.waitSignal(line.overviewReady, timeout=60_000):
+        dialog.findChild(QPushButton, "records.plotFields").click()
+    assert line.pyramid is not None and len(line._channel_pyramids) == 2
+    line.refresh()
+    (_x, b), (_x2, c) = line.channel_curves[0].getData(), line.channel_curves[1].getData()
+    assert len(b) < 10_000 and b.max() == 1000 and c.max() == 777

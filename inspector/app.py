@@ -25,8 +25,8 @@ from core.cli.options import (
     join_dash_values,
     params_from_args,
 )
-from core.errors import CoreError, describe_error
 from core.cli.records import add_record_options, choice_from_args, wants_records
+from core.errors import CoreError, describe_error
 from core.scan.cluster import ClusterSpec
 
 

@@ -38,9 +38,9 @@ from core.errors import CoreError, describe_error
 from core.pipeline.params import DecodeParams
 from core.records.abi import ABIS, DEFAULT_ABI
 from core.records.choice import RecordsChoice
+from inspector.plot.records_plot import RecordsPlot
 from inspector.state.document import Document
 from inspector.table.records_model import RecordsModel
-from inspector.plot.records_plot import RecordsPlot
 from inspector.widgets import palette
 
 __all__ = ["KINDS", "RecordsDialog"]

@@ -173,8 +173,8 @@ def test_a_field_with_a_records_slice_becomes_the_tensor_sliced(window):
 
 
 def test_the_window_command_line_opens_records_and_a_field(window, log_file, tmp_path):
-    from inspector.app import build_parser, show_startup_records
     from core.cli.records import choice_from_args
+    from inspector.app import build_parser, show_startup_records
 
     args = build_parser().parse_args([str(log_file), "--struct", C_TEXT, "--offset", "16", "--abi", "aarch64",
                                       "--field", "gain"])

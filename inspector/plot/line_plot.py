@@ -313,19 +313,22 @@ class LinePlot(QWidget):
         self.marker.setVisible(False)
         self.curve.full_length = 0 if values is None else len(values)
         self.index_axis.set_length(None if values is None else len(values))
+        build = False
         if values is not None and len(values) > PYRAMID_THRESHOLD:
             if self._fetches_remotely(values) and values.nbytes > REMOTE_OVERVIEW_BYTES:
                 self._status.setText(f"a strided preview: the exact overview of a remote file is not built (it "
                                      f"would fetch all {format_bytes(values.nbytes)}); zoom in for exact values")
                 self._status.setVisible(True)
             else:
-                self._start_overview()
+                build = True
         if not keep_view and values is not None and len(values):
             # Set x now (auto-range applies lazily, at the next paint), then keep auto-ranging:
             # x over _WindowedCurve's full extent, y over the visible data.
             self._view_box.setXRange(0, max(len(values) - 1, 1), padding=0.02)
             self._view_box.enableAutoRange(axis=pg.ViewBox.XYAxes)
         self.refresh()
+        if build:  # after the first curve is read: the build's thread does not slow that read down
+            self._start_overview()
 
     def clear(self) -> None:
         self.set_values(None)

@@ -209,8 +209,18 @@ class RecordsDialog(QDialog):
         except CoreError as error:
             return self._refuse(describe_error(error).message)
         self.error.hide()
-        self.plot.show()
+        if self.plot.isHidden():  # the first plot: half the height each
+            self.plot.show()
+            half = max(self.splitter.height() // 2, 120)
+            self.splitter.setSizes([half, half])
         return True
+
+    def select_columns(self, numbers: list[int]) -> None:
+        """Select the columns ``numbers`` (in the first row; the first one current)."""
+        selection = self.table.selectionModel()
+        self.table.setCurrentIndex(self.model.index(0, numbers[0]))
+        for number in numbers[1:]:
+            selection.select(self.model.index(0, number), selection.SelectionFlag.Select)
 
     def selected_columns(self) -> list:
         """The columns of the selected cells, in table order (else the current cell's)."""

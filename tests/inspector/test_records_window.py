@@ -233,3 +233,24 @@ def test_every_overlaid_field_gets_its_exact_overview_on_millions_of_records(qtb
     line.refresh()
     (_x, b), (_x2, c) = line.channel_curves[0].getData(), line.channel_curves[1].getData()
     assert len(b) < 10_000 and b.max() == 1000 and c.max() == 777
+
+
+def test_a_screenshot_shows_the_records_window_over_the_main_window(tmp_path, log_file):
+    import os
+    import subprocess
+    import sys
+
+    from PySide6.QtGui import QImage
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))
+    plain, with_records = tmp_path / "plain.png", tmp_path / "records.png"
+    for png, options in ((plain, ["--dtype", "uint8", "--offset", "16", "--record-size", "24"]),
+                         (with_records, ["--struct", C_TEXT, "--offset", "16", "--plot-fields", "ts,ch[2],nope"])):
+        out = subprocess.run([sys.executable, "-m", "inspector", str(log_file), *options, "--screenshot", str(png)],
+                             env=env, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+    assert "warning: --plot-fields: the records have no column nope" in out.stderr
+    a, b = QImage(str(plain)), QImage(str(with_records))
+    assert a.size() == b.size()
+    corner = (a.width() - 200, a.height() - 200)  # where the records window floats
+    assert a.pixel(*corner) != b.pixel(*corner)

@@ -77,6 +77,10 @@ class RecordsDialog(QDialog):
         self.header = QSpinBox(self, objectName="records.header")
         self.header.setRange(0, 2**31 - 1)
         self.header.setSuffix(" bytes")
+        self.header_struct = QLineEdit(self, objectName="records.headerStruct")
+        self.header_struct.setPlaceholderText("none (C: a struct before the records)")
+        self.header_struct.setToolTip("A struct of the same C text at the header offset: the records follow it, "
+                                      "and its fields' values are shown")
         self.rows = QLineEdit(self, objectName="records.rows")
         self.rows.setPlaceholderText("every record, or [1000:2000:10]")
         self.rows.setToolTip("Which records the table and the plot show: a slice of the records, as for any "
@@ -103,6 +107,10 @@ class RecordsDialog(QDialog):
         self.error.hide()
         self.summary = QLabel(self, objectName="records.summary")
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.header_values = QLabel(self, objectName="records.headerValues")
+        self.header_values.setTextFormat(Qt.TextFormat.PlainText)
+        self.header_values.setWordWrap(True)
+        self.header_values.hide()
         self.model = RecordsModel(self)
         self.table = QTableView(self, objectName="records.table")
         self.table.setModel(self.model)
@@ -119,6 +127,7 @@ class RecordsDialog(QDialog):
         form.addRow("ABI", self.abi)
         form.addRow("Byte order", self.byte_order)
         form.addRow("Header", self.header)
+        form.addRow("Header struct", self.header_struct)
         form.addRow("Records", self.rows)
         top = QHBoxLayout()
         top.addWidget(self.text, 1)
@@ -135,6 +144,7 @@ class RecordsDialog(QDialog):
         layout.addLayout(top)
         layout.addLayout(self.buttons)
         layout.addWidget(self.error)
+        layout.addWidget(self.header_values)
         layout.addWidget(self.splitter, 1)
         self.kind.currentIndexChanged.connect(self._on_kind)
         self._on_kind()
@@ -152,9 +162,10 @@ class RecordsDialog(QDialog):
         CoreError
             An empty text or a field out of range (its message names it).
         """
+        c_struct = self.kind.currentText() == "C struct"
         return RecordsChoice(KINDS[self.kind.currentText()], self.text.toPlainText(), self.struct.text().strip(),
                              self.abi.currentText(), self.header.value(), self.byte_order.currentIndex() == 0,
-                             self.rows.text().strip())
+                             self.rows.text().strip(), self.header_struct.text().strip() if c_struct else "")
 
     def apply(self) -> bool:
         """Make the fields the document's records (False, with the reason shown, when refused)."""
@@ -238,10 +249,12 @@ class RecordsDialog(QDialog):
             self.model.show(None, None)
             self.plot.clear()
             self.summary.setText(records.dropped and f"records not shown: {records.dropped}")
+            self.header_values.hide()
             self._enable_buttons()
             return
         self._fill(choice)
-        self.model.show(pipeline.source, layout, choice.header, records.rows)
+        self.model.show(pipeline.source, layout, records.header, records.rows)
+        self._show_header_values()
         if self.model.columnCount() <= 256:  # headers (name, type, offset) readable; wider layouts keep their width
             self.table.resizeColumnsToContents()
         self.plot.follow()
@@ -262,7 +275,20 @@ class RecordsDialog(QDialog):
         self.abi.setCurrentText(choice.abi)
         self.byte_order.setCurrentIndex(0 if choice.little_endian else 1)
         self.header.setValue(choice.header)
+        self.header_struct.setText(choice.header_struct)
         self.rows.setText(choice.rows)
+
+    def _show_header_values(self) -> None:
+        records = self._document.records
+        header = records.header_layout
+        if header is None:
+            self.header_values.hide()
+            return
+        values = records.header_values(lambda offset, n: self._document.bytes_at(0, offset, n))
+        self.header_values.setText(f"header struct {header.name or records.choice.header_struct} "
+                                   f"({header.itemsize} bytes at {records.choice.header}): "
+                                   + ", ".join(f"{name} = {text}" for name, text in values))
+        self.header_values.show()
 
     def _on_current(self, current, _previous) -> None:
         self._enable_buttons()
@@ -285,3 +311,4 @@ class RecordsDialog(QDialog):
         c_struct = self.kind.currentText() == "C struct"
         self.struct.setEnabled(c_struct)
         self.abi.setEnabled(c_struct)
+        self.header_struct.setEnabled(c_struct)

@@ -8,7 +8,10 @@ Rules
   names the struct, empty: the text's last one), ``fields`` (a compact field list) or
   ``numpy`` (a numpy dtype description). ``little_endian`` is the layout's byte order (a field
   list's ``>``/``<`` and a numpy description's own byte orders still win per field).
-- ``header``: the bytes before the first record (a whole number >= 0).
+- ``header``: the bytes before the first record (a whole number >= 0). With ``header_struct``
+  (C only: a struct of the same text, laid out by the same ABI) the file holds that struct at
+  byte ``header`` and the records follow it: they start at ``header`` plus its size
+  (:meth:`RecordsChoice.records_start`); its fields' values are shown as the file's header.
 - ``rows``: a strided slice of the records, written like any slice (``[1000:2000:10]``,
   ``[::-1]``, ``[5]``; empty: every record), read with the slice rules of the rest of the tool
   on the 1-d axis of records (:func:`core.slicing.expr.one_axis_selection`) into
@@ -71,6 +74,7 @@ class RecordsChoice:
     header: int = 0
     little_endian: bool = True
     rows: str = ""
+    header_struct: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -86,6 +90,9 @@ class RecordsChoice:
             raise CoreError(f"unknown ABI {self.abi!r:.40} (use one of {', '.join(ABIS)})", field="abi")
         if not isinstance(self.header, int) or isinstance(self.header, bool) or self.header < 0:
             raise CoreError(f"the header is {self.header!r:.40} bytes: give a whole number >= 0", field="offset")
+        if self.header_struct and self.kind != "c":
+            raise CoreError("a header struct is a struct of C text (write the layout as C, or give the header's "
+                            "size in bytes)", field="fields")
         if not isinstance(self.rows, str) or len(self.rows) > MAX_ROWS_TEXT:
             raise CoreError(f"the records slice is not a slice text of at most {MAX_ROWS_TEXT} characters",
                             field="rows")
@@ -104,7 +111,27 @@ class RecordsChoice:
             return parse_field_list(self.text, little_endian=self.little_endian)
         return parse_numpy_layout(self.text)
 
+    def header_layout(self) -> RecordLayout | None:
+        """The layout of the header struct (None without one).
+
+        Raises
+        ------
+        CoreError
+            The parser's refusal (a struct the text does not define...).
+        """
+        if not self.header_struct:
+            return None
+        return parse_c_layout(self.text, self.header_struct, abi=self.abi, little_endian=self.little_endian)
+
+    def records_start(self) -> int:
+        """The first record's byte: ``header``, plus the header struct's size when there is one."""
+        header = self.header_layout()
+        return self.header + (0 if header is None else header.itemsize)
+
     def to_json(self) -> dict[str, object]:
-        """Plain JSON values (what a session stores)."""
-        return {"kind": self.kind, "text": self.text, "struct": self.struct, "abi": self.abi,
-                "header": self.header, "little_endian": self.little_endian, "rows": self.rows}
+        """Plain JSON values (what a session stores; ``header_struct`` only when set)."""
+        out: dict[str, object] = {"kind": self.kind, "text": self.text, "struct": self.struct, "abi": self.abi,
+                                  "header": self.header, "little_endian": self.little_endian, "rows": self.rows}
+        if self.header_struct:
+            out["header_struct"] = self.header_struct
+        return out

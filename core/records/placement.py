@@ -19,7 +19,7 @@ import numpy as np
 from core.errors import CoreError
 from core.records.layout import Field, RecordLayout
 
-__all__ = ["count_records", "describe_byte", "field_spans", "fields_at", "leaf_spans"]
+__all__ = ["count_records", "describe_byte", "describe_record", "field_spans", "fields_at", "leaf_spans"]
 
 
 def count_records(layout: RecordLayout, header: int, size: int) -> tuple[int, int]:
@@ -114,3 +114,20 @@ def _value_text(layout: RecordLayout, leaf: Field, record_bytes: bytes, place: i
         name = leaf.enum.get(int(value))
         text = f"{name} ({text})" if name else text
     return text
+
+
+def describe_record(layout: RecordLayout, record_bytes: bytes) -> list[tuple[str, str]]:
+    """``(column name, value text)`` of one record's bytes, every column in order (enums with
+    their names), as the table shows them."""
+    from core.text.number_format import format_value
+
+    records = layout.records(np.frombuffer(record_bytes, np.uint8))
+    out = []
+    for column in layout.columns():
+        values = layout.values(records, column)
+        text = format_value(values[0], np.asarray(values).dtype)
+        if column.field.enum:
+            name = column.field.enum.get(int(values[0]))
+            text = f"{name} ({text})" if name else text
+        out.append((column.name, text))
+    return out

@@ -238,9 +238,10 @@ def _records_from_json(value: object, notes: list[str]) -> RecordsChoice:
     header = obj.get("header", check_int, 0)
     little = obj.get_bool("little_endian", True)
     rows = obj.get("rows", check_str, "", limit=MAX_TEXT)
+    header_struct = obj.get("header_struct", check_str, "")
     obj.finish()
     try:
-        return RecordsChoice(kind, text, struct, abi, header, little, rows)
+        return RecordsChoice(kind, text, struct, abi, header, little, rows, header_struct)
     except CoreError as error:
         raise SessionError(f"records: {error.message} {_FIX}", field="session") from None
 

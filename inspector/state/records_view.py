@@ -23,7 +23,7 @@ from PySide6.QtCore import QObject, Signal
 from core.errors import CoreError
 from core.records.choice import RecordRows, RecordsChoice
 from core.records.layout import Column, Field, RecordLayout
-from core.records.placement import count_records, field_spans, fields_at
+from core.records.placement import count_records, describe_record, field_spans, fields_at
 from core.slicing.expr import one_axis_selection
 
 __all__ = ["RecordsView"]
@@ -52,6 +52,8 @@ class RecordsView(QObject):
         self._rows: RecordRows | None = None
         self._dropped = ""
         self._cursor: tuple[int, Column] | None = None
+        self._start = 0
+        self._header_layout: RecordLayout | None = None
 
     @property
     def choice(self) -> RecordsChoice | None:
@@ -63,7 +65,21 @@ class RecordsView(QObject):
 
     @property
     def header(self) -> int:
-        return 0 if self._choice is None else self._choice.header
+        """The first record's byte (after the header bytes and the header struct, if any)."""
+        return self._start
+
+    @property
+    def header_layout(self) -> RecordLayout | None:
+        """The header struct's layout, or None."""
+        return self._header_layout
+
+    def header_values(self, read) -> list[tuple[str, str]]:
+        """``(column, value text)`` of the header struct (``read(offset, nbytes) -> bytes`` reads
+        the first file); [] without one."""
+        if self._header_layout is None or self._choice is None:
+            return []
+        data = read(self._choice.header, self._header_layout.itemsize)
+        return describe_record(self._header_layout, data) if len(data) == self._header_layout.itemsize else []
 
     @property
     def count(self) -> int:
@@ -116,21 +132,21 @@ class RecordsView(QObject):
         if choice is None:
             self._set(None, None, 0, None)
             return
-        layout, count, rows = self._apply(choice)
+        applied = self._apply(choice)
         self._dropped = ""
-        self._set(choice, layout, count, rows)
+        self._set(choice, *applied)
 
     def files_changed(self) -> None:
         """Apply the choice in use to the document's files now open (module rules)."""
         if self._choice is None:
             return
         try:
-            layout, count, rows = self._apply(self._choice)
+            applied = self._apply(self._choice)
         except CoreError as error:
             self._dropped = error.message
             self._set(None, None, 0, None)
             return
-        self._set(self._choice, layout, count, rows)
+        self._set(self._choice, *applied)
 
     def fields_at(self, offset: int) -> tuple[int, list[Field]] | None:
         """``(record, leaves covering byte offset)`` of the first file, or None outside the
@@ -142,19 +158,22 @@ class RecordsView(QObject):
         ``first <= b < end`` of the first file (:func:`core.records.placement.field_spans`)."""
         return [] if self._layout is None else field_spans(self._layout, self.header, self._count, first, end)
 
-    def _apply(self, choice: RecordsChoice) -> tuple[RecordLayout, int, RecordRows]:
+    def _apply(self, choice: RecordsChoice) -> tuple:
         size = self._file_size()
         if size is None:
             raise CoreError("open a file first", field="files")
         layout = choice.layout()
-        count, _trailing = count_records(layout, choice.header, size)
+        header_layout = choice.header_layout()
+        start = choice.header + (0 if header_layout is None else header_layout.itemsize)
+        count, _trailing = count_records(layout, start, size)
         try:
             rows = RecordRows(*one_axis_selection(choice.rows, count))
         except CoreError as error:
             raise CoreError(f"the records slice: {error.message}", field="rows") from None
-        return layout, count, rows
+        return layout, count, rows, start, header_layout
 
-    def _set(self, choice, layout, count, rows) -> None:
+    def _set(self, choice, layout, count, rows, start: int = 0, header_layout=None) -> None:
         self._choice, self._layout, self._count, self._rows = choice, layout, count, rows
+        self._start, self._header_layout = start, header_layout
         self._cursor = None
         self.changed.emit()

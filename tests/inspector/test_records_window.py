@@ -254,3 +254,26 @@ def test_a_screenshot_shows_the_records_window_over_the_main_window(tmp_path, lo
     assert a.size() == b.size()
     corner = (a.width() - 200, a.height() - 200)  # where the records window floats
     assert a.pixel(*corner) != b.pixel(*corner)
+
+
+def test_a_header_struct_comes_before_the_records_and_shows_its_values(qtbot, tmp_path):
+    text = ("struct log_header { char magic[4]; uint16_t version; uint16_t flags; uint32_t count; };\n"
+            "struct point { float x; float y; };")
+    points = np.array([(1.5, -2.0), (3.0, 4.25), (0.0, 7.0)], [("x", "<f4"), ("y", "<f4")])
+    path = tmp_path / "points.bin"
+    path.write_bytes(b"PTS1" + (2).to_bytes(2, "little") + bytes(2) + (3).to_bytes(4, "little") + points.tobytes())
+    window = _window(qtbot, tmp_path)
+    assert window.open_paths([str(path)], DecodeParams(dtype="uint8"))
+    dialog = window.show_records_dialog()
+    dialog.findChild(QPlainTextEdit, "records.source").setPlainText(text)
+    dialog.findChild(QLineEdit, "records.struct").setText("point")
+    dialog.findChild(QLineEdit, "records.headerStruct").setText("log_header")
+    dialog.findChild(QPushButton, "records.show").click()
+    model = dialog.findChild(QTableView, "records.table").model()
+    assert model.rowCount() == 3 and model.data(model.index(1, _column(model, "y"))) == "4.25"
+    line = dialog.findChild(QLabel, "records.headerValues").text()
+    assert line == ("header struct log_header (12 bytes at 0): magic[0] = 80, magic[1] = 84, magic[2] = 83, "
+                    "magic[3] = 49, version = 2, flags = 0, count = 3")
+    assert window.document.records.header == 12
+    session = to_session(window.document.snapshot())
+    assert session_json(session, str(tmp_path))["records"]["header_struct"] == "log_header"

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QFormLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
@@ -40,7 +41,7 @@ from core.records.abi import ABIS, DEFAULT_ABI
 from core.records.choice import RecordsChoice
 from inspector.plot.records_plot import RecordsPlot
 from inspector.state.document import Document
-from inspector.table.records_model import RecordsModel
+from inspector.table.records_model import PAGE_ROWS, RecordsModel
 from inspector.widgets import palette
 
 __all__ = ["KINDS", "RecordsDialog"]
@@ -118,7 +119,20 @@ class RecordsDialog(QDialog):
         self.table.selectionModel().currentChanged.connect(self._on_current)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._enable_buttons())
         self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # 10^8 rows: no per-row sizes
         self.table.horizontalHeader().setResizeContentsPrecision(40)  # size columns from the first rows only
+        self.page_label = QLabel(self, objectName="records.page")
+        self.page_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.page_previous = QPushButton("◀", self, objectName="records.pagePrevious")
+        self.page_previous.setToolTip(f"The previous {PAGE_ROWS:,} rows")
+        self.page_previous.clicked.connect(lambda: self._turn_page(-1))
+        self.page_next = QPushButton("▶", self, objectName="records.pageNext")
+        self.page_next.setToolTip(f"The next {PAGE_ROWS:,} rows")
+        self.page_next.clicked.connect(lambda: self._turn_page(1))
+        self.go_to = QLineEdit(self, objectName="records.goTo")
+        self.go_to.setPlaceholderText("go to record")
+        self.go_to.setMaximumWidth(140)
+        self.go_to.returnPressed.connect(lambda: self.go_to_record(self.go_to.text()))
         self.plot = RecordsPlot(document, self)
         self.plot.hide()
         form = QFormLayout()
@@ -136,6 +150,8 @@ class RecordsDialog(QDialog):
         for button in (self.show_button, self.field_button, self.plot_button):
             self.buttons.addWidget(button)
         self.buttons.addWidget(self.summary, 1)
+        for widget in (self.go_to, self.page_previous, self.page_label, self.page_next):
+            self.buttons.addWidget(widget)
         self.splitter = QSplitter(Qt.Orientation.Vertical, self, objectName="records.splitter")
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.plot)
@@ -233,6 +249,42 @@ class RecordsDialog(QDialog):
         for number in numbers[1:]:
             selection.select(self.model.index(0, number), selection.SelectionFlag.Select)
 
+    def go_to_record(self, text: str) -> bool:
+        """Show and select record ``text`` (a whole number; negative counts from the end) in the
+        table, turning the page; False, with the reason shown, when it is not one shown."""
+        rows = self.model.rows
+        try:
+            record = int(text.strip().replace(",", "").replace("_", ""))
+        except ValueError:
+            return self._refuse(f"{text.strip()!r:.40} is not a record number (write a whole number)")
+        if record < 0:
+            record += self._document.records.count
+        if rows.count == 0 or (record - rows.start) % rows.step or not 0 <= (record - rows.start) // rows.step < rows.count:
+            return self._refuse(f"record {record:,} is not one of the records shown ({self._document.records.choice.rows or 'all'})")
+        row = self.model.set_page((record - rows.start) // rows.step)
+        self._show_page()
+        column = max(self.table.currentIndex().column(), 0)
+        index = self.model.index(row, column)
+        self.table.setCurrentIndex(index)
+        self.table.scrollTo(index)
+        self.error.hide()
+        return True
+
+    def _turn_page(self, step: int) -> None:
+        self.model.set_page(self.model.page_first + step * PAGE_ROWS)
+        self._show_page()
+
+    def _show_page(self) -> None:
+        total, first = self.model.rows.count, self.model.page_first
+        paged = total > PAGE_ROWS
+        for widget in (self.page_previous, self.page_label, self.page_next):
+            widget.setVisible(paged)
+        if paged:
+            self.page_label.setText(f"rows {first:,}–{first + self.model.rowCount() - 1:,} of {total:,}")
+            self.page_previous.setEnabled(first > 0)
+            self.page_next.setEnabled(first + PAGE_ROWS < total)
+        self._enable_buttons()
+
     def selected_columns(self) -> list:
         """The columns of the selected cells, in table order (else the current cell's)."""
         numbers = sorted({index.column() for index in self.table.selectionModel().selectedIndexes()})
@@ -247,6 +299,7 @@ class RecordsDialog(QDialog):
         pipeline = self._document.pipeline
         if choice is None or layout is None or pipeline is None:
             self.model.show(None, None)
+            self._show_page()
             self.plot.clear()
             self.summary.setText(records.dropped and f"records not shown: {records.dropped}")
             self.header_values.hide()
@@ -254,6 +307,7 @@ class RecordsDialog(QDialog):
             return
         self._fill(choice)
         self.model.show(pipeline.source, layout, records.header, records.rows)
+        self._show_page()
         self._show_header_values()
         if self.model.columnCount() <= 256:  # headers (name, type, offset) readable; wider layouts keep their width
             self.table.resizeColumnsToContents()
@@ -294,7 +348,7 @@ class RecordsDialog(QDialog):
         self._enable_buttons()
         records = self._document.records
         if current.isValid() and records.layout is not None:
-            records.point_at(self.model.rows.record(current.row()), self.model.column(current.column()))
+            records.point_at(self.model.record_of(current.row()), self.model.column(current.column()))
 
     def _enable_buttons(self) -> None:
         index = self.table.currentIndex()

@@ -1,8 +1,10 @@
 """A Qt table model of records: one row per record, one column per field element
 (:class:`core.records.layout.RecordLayout`).
 
-Rules: row ``k`` is record ``rows.record(k)`` (:class:`core.records.choice.RecordRows`: a slice
-of the records). Rows are read from the source on demand (``read_exact``: ``pread`` for files,
+Rules: the records shown (:class:`core.records.choice.RecordRows`: a slice of the records) are
+paged: the model exposes at most :data:`PAGE_ROWS` of them at once (Qt's header lengths are
+32-bit: 10^8 rows of 22 pixels would overflow), model row ``k`` being shown row
+``page_first + k``, record ``rows.record(page_first + k)``; row headers are record numbers. Rows are read from the source on demand (``read_exact``: ``pread`` for files,
 the block cache for URLs), :data:`ROWS_PER_READ` rows at a time around the row asked for: one
 read of the bytes they span when that is at most :data:`MAX_SPAN_READ` bytes, else one read per
 record; the last :data:`KEPT_READS` reads kept; nothing else of the file is read. Cells use the table's number
@@ -23,12 +25,14 @@ from core.records.choice import RecordRows
 from core.records.layout import RecordLayout
 from core.text.number_format import format_value
 
-__all__ = ["KEPT_READS", "MAX_SPAN_READ", "ROWS_PER_READ", "RecordsModel"]
+__all__ = ["KEPT_READS", "MAX_SPAN_READ", "PAGE_ROWS", "ROWS_PER_READ", "RecordsModel"]
 
 #: Records read at once.
 ROWS_PER_READ = 256
 #: Reads of ROWS_PER_READ records kept.
 KEPT_READS = 16
+#: Most rows exposed to Qt at once (a page).
+PAGE_ROWS = 1_000_000
 #: Largest span of bytes read at once for the rows of a strided slice of records.
 MAX_SPAN_READ = 1 << 20
 
@@ -43,6 +47,7 @@ class RecordsModel(QAbstractTableModel):
         self._columns: list = []
         self._header = 0
         self._rows = RecordRows(0, 1, 0)
+        self._page_first = 0
         self._reads: OrderedDict[int, object] = OrderedDict()
 
     def show(self, source, layout: RecordLayout | None, header: int = 0, rows: RecordRows | None = None) -> None:
@@ -50,6 +55,7 @@ class RecordsModel(QAbstractTableModel):
         self.beginResetModel()
         self._source, self._layout, self._header = source, layout, header
         self._rows = rows if rows is not None and layout is not None else RecordRows(0, 1, 0)
+        self._page_first = 0
         self._columns = layout.columns() if layout is not None else []
         self._reads.clear()
         self.endResetModel()
@@ -65,17 +71,38 @@ class RecordsModel(QAbstractTableModel):
     def rows(self) -> RecordRows:
         return self._rows
 
+    @property
+    def page_first(self) -> int:
+        """The shown row of model row 0 (a multiple of :data:`PAGE_ROWS`)."""
+        return self._page_first
+
+    def record_of(self, row: int) -> int:
+        """The record of model row ``row``."""
+        return self._rows.record(self._page_first + row)
+
+    def set_page(self, shown_row: int) -> int:
+        """Expose the page holding shown row ``shown_row``; its model row."""
+        shown_row = min(max(int(shown_row), 0), max(self._rows.count - 1, 0))
+        first = shown_row - shown_row % PAGE_ROWS
+        if first != self._page_first:
+            self.beginResetModel()
+            self._page_first = first
+            self._reads.clear()
+            self.endResetModel()
+        return shown_row - first
+
     def rowCount(self, parent: QModelIndex | None = None) -> int:
-        return 0 if parent is not None and parent.isValid() else self._rows.count
+        return 0 if parent is not None and parent.isValid() else \
+            max(min(PAGE_ROWS, self._rows.count - self._page_first), 0)
 
     def columnCount(self, parent: QModelIndex | None = None) -> int:
         return 0 if parent is not None and parent.isValid() else len(self._columns)
 
     def headerData(self, section: int, orientation, role: int = Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Vertical:
-            if role != Qt.ItemDataRole.DisplayRole or not 0 <= section < self._rows.count:
+            if role != Qt.ItemDataRole.DisplayRole or not 0 <= section < self.rowCount():
                 return None
-            return str(self._rows.record(section))
+            return str(self.record_of(section))
         if not 0 <= section < len(self._columns):
             return None
         column = self._columns[section]
@@ -107,7 +134,7 @@ class RecordsModel(QAbstractTableModel):
             text = f"{name} ({text})" if name else text
         if role == Qt.ItemDataRole.DisplayRole:
             return text
-        return f"record {self._rows.record(index.row())}, {column.name} = {text}"
+        return f"record {self.record_of(index.row())}, {column.name} = {text}"
 
     def _block(self, number: int):
         """Rows ``number * ROWS_PER_READ`` onward (a structured array), or the error's text."""
@@ -116,7 +143,7 @@ class RecordsModel(QAbstractTableModel):
             self._reads.move_to_end(number)
             return found
         first = number * ROWS_PER_READ
-        count = min(ROWS_PER_READ, self._rows.count - first)
+        count = min(ROWS_PER_READ, self.rowCount() - first)
         try:
             found = self._layout.records(np.frombuffer(self._read_rows(first, count), np.uint8))
         except CoreError as error:
@@ -129,7 +156,7 @@ class RecordsModel(QAbstractTableModel):
     def _read_rows(self, first: int, count: int) -> bytes:
         """The bytes of rows ``first`` .. ``first + count - 1``, record after record (module rules)."""
         size, step = self._layout.itemsize, self._rows.step
-        records = [self._rows.record(first + k) for k in range(count)]
+        records = [self.record_of(first + k) for k in range(count)]
         lo, hi = min(records), max(records)
         span = (hi - lo + 1) * size
         if span <= MAX_SPAN_READ:

@@ -277,3 +277,39 @@ def test_a_header_struct_comes_before_the_records_and_shows_its_values(qtbot, tm
     assert window.document.records.header == 12
     session = to_session(window.document.snapshot())
     assert session_json(session, str(tmp_path))["records"]["header_struct"] == "log_header"
+
+
+def test_millions_of_records_are_paged_and_go_to_finds_one(qtbot, tmp_path):
+    from inspector.table.records_model import PAGE_ROWS
+
+    count = 2 * PAGE_ROWS + 500_000
+    data = np.zeros(count, [("n", "<u4"), ("v", "<i2")])
+    data["n"] = np.arange(count)
+    path = tmp_path / "many.bin"
+    data.tofile(path)
+    window = _window(qtbot, tmp_path)
+    assert window.open_paths([str(path)], DecodeParams(dtype="uint8"))
+    dialog = window.show_records_dialog()
+    dialog.findChild(QComboBox, "records.kind").setCurrentText("field list")
+    dialog.findChild(QPlainTextEdit, "records.source").setPlainText("n:u32, v:i16")
+    dialog.findChild(QPushButton, "records.show").click()
+    model = dialog.findChild(QTableView, "records.table").model()
+    page = dialog.findChild(QLabel, "records.page")
+    assert model.rowCount() == PAGE_ROWS and page.text() == "rows 0–999,999 of 2,500,000"
+    go_to = dialog.findChild(QLineEdit, "records.goTo")
+    go_to.setText("2,000,123")
+    go_to.returnPressed.emit()
+    table = dialog.findChild(QTableView, "records.table")
+    assert page.text() == "rows 2,000,000–2,499,999 of 2,500,000" and model.rowCount() == 500_000
+    assert model.headerData(table.currentIndex().row(), Qt.Orientation.Vertical) == "2000123"
+    assert model.data(model.index(table.currentIndex().row(), 0)) == "2000123"
+    assert window.hex_view.highlighted() == (0, 2_000_123 * 6, 4)
+    dialog.findChild(QPushButton, "records.pagePrevious").click()
+    assert page.text() == "rows 1,000,000–1,999,999 of 2,500,000"
+    assert model.data(model.index(0, 0)) == "1000000"
+    go_to.setText("-1")
+    go_to.returnPressed.emit()
+    assert model.data(table.currentIndex()) == "2499999"
+    go_to.setText("3000000")
+    go_to.returnPressed.emit()
+    assert "is not one of the records shown" in dialog.findChild(QLabel, "records.error").text()

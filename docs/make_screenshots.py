@@ -184,6 +184,32 @@ def bookmarked_session(path: Path) -> None:
 bookmarked_session.suffix = ".json"  # type: ignore[attr-defined]
 
 
+SENSOR_STRUCT = ("enum mode { IDLE, RUN, FAULT = 7 };\n"
+                 "struct sample { uint32_t ts; int16_t ch[4]; float gain; uint8_t flags:3; uint8_t level:5; "
+                 "enum mode m; };")
+
+
+def sensor_records(path: Path) -> None:
+    """A firmware log of ``struct sample`` records (x86-64 layout, 24 bytes) after a 16-byte header:
+    a millisecond timestamp, four channels (sines with noise, channel 2 saturating), a gain that
+    steps, bit fields and a mode enum, as numpy writes the same structured dtype."""
+    n = 4000
+    dtype = np.dtype({"names": ["ts", "ch", "gain", "bits", "m"],
+                      "formats": ["<u4", ("<i2", (4,)), "<f4", "<u1", "<i4"],
+                      "offsets": [0, 4, 12, 16, 20], "itemsize": 24})
+    rng = np.random.default_rng(36)
+    t = np.arange(n)
+    data = np.zeros(n, dtype)
+    data["ts"] = 1_700_000 + t * 5
+    for k, (amplitude, period) in enumerate([(9000, 700), (6000, 420), (14000, 1000), (2500, 90)]):
+        data["ch"][:, k] = np.clip(amplitude * np.sin(2 * np.pi * t / period + k) + rng.normal(0, 300, n),
+                                   -12000, 12000).astype(np.int16)
+    data["gain"] = np.where(t < 2600, 1.0, 2.5)
+    data["bits"] = (np.minimum(t // 150, 31) << 3) | (t % 5)
+    data["m"] = np.where(t < 3400, 1, 7)
+    path.write_bytes(b"LOGv2\x00\x00\x00" + (n).to_bytes(4, "little") + bytes(4) + data.tobytes())
+
+
 SHOTS = [
     ("sample.png", None, []),
     ("one_d.png", sensor_dump, ["--dtype", "int16", "--big-endian", "--offset", "32"]),
@@ -201,6 +227,8 @@ SHOTS = [
     ("compare_models.png", layer_dumps, ["--compare", "{dir}/golden"]),
     # {served}: the file is opened by its URL from a loopback nginx (tests/remote/servers.py)
     ("remote.png", checkpoint, ["{served}", "--tensor", "embed.weight"]),
+    ("records.png", sensor_records, ["--struct", SENSOR_STRUCT, "--offset", "16",
+                                     "--plot-fields", "ch[0],ch[1],ch[2]"]),
     ("cluster.png", broken_checkpoint, ["--tensor", "layers.16.attn.o_proj.weight", "--workers", "2"]),
 ]
 

@@ -25,6 +25,7 @@ from core.cli.options import (
     join_dash_values,
     params_from_args,
 )
+from core.cli.records import add_record_options, choice_from_args, wants_records
 from core.errors import CoreError, describe_error
 from core.scan.cluster import ClusterSpec
 
@@ -51,6 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--compare", metavar="B", nargs="+",
                         help="compare the view with reference file(s) B (decoded with the same options; "
                              "the worst mismatch is selected when the comparison is ready)")
+    add_record_options(parser)  # the records window opens with the layout; --offset is the header
+    parser.add_argument("--plot-fields", metavar="NAMES",
+                        help="with a record layout: plot these columns overlaid in the records window "
+                             "(comma-separated, e.g. 'ch[0],ch[1],gain')")
     return parser
 
 
@@ -68,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
         cli_params, slice_text, _view_as = params_from_args(args)
         _check_option_values(cli_params, slice_text)
         cluster = ClusterSpec.from_options(args.scheduler, args.workers)
+        records = choice_from_args(args) if wants_records(args) else None
+        if records is not None and cli_params.dtype is None:  # the records' bytes, one row each
+            cli_params = replace(cli_params, dtype="uint8", offset=records.header,
+                                 record_size=records.layout().itemsize)
     except CoreError as error:
         print(f"error: {describe_error(error).message}", file=sys.stderr)
         return 2
@@ -109,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         paths = open_startup_files(window, args.files, cli_params, slice_text)
     if args.tensor is not None and paths:
         show_startup_tensor(window, args.tensor)
+    if records is not None and paths:
+        show_startup_records(window, records, args.field, args.plot_fields)
     _apply_plot_choices(window, args.colour, args.complex_part)
     window.show()
     if folders:
@@ -161,6 +172,33 @@ def open_startup_files(window, files: list[str], cli_params, slice_text: str | N
     return list(window.document.paths)
 
 
+def show_startup_records(window, choice, field: str | None, plot_fields: str | None = None) -> None:
+    """``--fields`` / ``--struct`` / ``--numpy-fields``: the first file's records in the records
+    window (a refusal, e.g. a header past the end, in the status bar); ``--field NAME`` makes
+    that field the window's tensor, as *Field as the tensor*; ``--plot-fields A,B`` plots those
+    columns overlaid (a name the layout does not have: a warning on stderr)."""
+    if not window._choose_records(choice):
+        return
+    dialog = window.show_records_dialog()
+    if dialog.model.rowCount() == 0:
+        return
+    names = [dialog.model.column(n).name for n in range(dialog.model.columnCount())]
+    if field:
+        leaf = [n for n in range(len(names)) if dialog.model.column(n).field.name == field]
+        dialog.table.setCurrentIndex(dialog.model.index(0, leaf[0]))
+        dialog.show_field()
+    if plot_fields:
+        wanted = [name.strip() for name in plot_fields.split(",") if name.strip()]
+        missing = [name for name in wanted if name not in names]
+        if missing:
+            print(f"warning: --plot-fields: the records have no column {', '.join(missing)} (they have "
+                  f"{', '.join(names[:12])}{', ...' if len(names) > 12 else ''})", file=sys.stderr)
+        chosen = [names.index(name) for name in wanted if name in names]
+        if chosen:
+            dialog.select_columns(chosen)
+            dialog.plot_fields()
+
+
 def show_startup_tensor(window, name: str) -> None:
     """``--tensor NAME``: show that tensor of the open container (:meth:`TensorsPanel.show_tensor`)
     now, or when its listing ends (a listing that runs in the background)."""
@@ -201,7 +239,7 @@ def _screenshot(app, window, path: str, inspected: list[str]) -> int:
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.WriteOnly)
-    saved = window.grab().save(buffer, "PNG")
+    saved = _with_floating_windows(window).save(buffer, "PNG")
     buffer.close()
     window.close()
     if not saved:
@@ -213,6 +251,29 @@ def _screenshot(app, window, path: str, inspected: list[str]) -> int:
         print(f"error: --screenshot: {describe_error(error).message}", file=sys.stderr)
         return 2
     return 0
+
+
+def _with_floating_windows(window):
+    """The window's picture with its visible floating windows (the records window...) drawn over
+    its lower right corner, framed, as they would float over it on a screen."""
+    from PySide6.QtGui import QColor, QPainter, QPen
+    from PySide6.QtWidgets import QDialog
+
+    picture = window.grab()
+    floating = [d for d in window.findChildren(QDialog) if d.isVisible() and d.isWindow()]
+    if not floating:
+        return picture
+    painter = QPainter(picture)
+    for dialog in floating:
+        shot = dialog.grab()
+        x = max(picture.width() - shot.width() - 24, 0)
+        y = max(picture.height() - shot.height() - 24, 0)
+        painter.fillRect(x + 6, y + 6, shot.width(), shot.height(), QColor(0, 0, 0, 90))  # a shadow
+        painter.drawPixmap(x, y, shot)
+        painter.setPen(QPen(QColor("#555555"), 1))
+        painter.drawRect(x, y, shot.width() - 1, shot.height() - 1)
+    painter.end()
+    return picture
 
 
 def _busy(window) -> bool:

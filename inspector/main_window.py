@@ -48,11 +48,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.errors import ErrorReport
+from core.errors import CoreError, ErrorReport, describe_error
 from core.files.remote import is_url, set_cache_capacity
 from core.files.sources import structured_npy
 from core.formats.registry import container_path
 from core.pipeline.pipeline import DecodeParams
+from core.records.choice import RecordsChoice
 from core.text.names import printable_name
 from inspector.bytes.hex_actions import HexActions
 from inspector.bytes.link import BytesLink
@@ -164,6 +165,8 @@ class MainWindow(QMainWindow):
         self.document.resultChanged.connect(self._on_result_changed)
         self.document.errorChanged.connect(self._on_error_changed)
         self.document.filesChanged.connect(self._on_files_changed)
+        self._records_dialog = None
+        self.document.records.changed.connect(self._on_records)
         self.bytes_link = BytesLink(self.document, self.hex_view, self.data_inspector, self)
         self.bytes_link.message.connect(self._show_status_note)
         self.hex_actions.message.connect(self._show_status_note)
@@ -324,8 +327,8 @@ class MainWindow(QMainWindow):
         ok = self.document.open_files(paths, params, slice_text or "")
         if ok:  # focus after opening a file is the table (arrow keys move in it at once)
             self.table_panel.view.setFocus(Qt.FocusReason.OtherFocusReason)
-        if ok and structured is not None:
-            self.show_records_dialog().show_layout("numpy dtype", structured.descr_text, structured.data_offset)
+        if ok and structured is not None:  # the records window opens by itself (_on_records)
+            self._choose_records(RecordsChoice("numpy", structured.descr_text, header=structured.data_offset))
         if ok and params is None and self.settings.guess_banner_enabled() and self.document.container is None \
                 and not self.document.listing_running and self.document.pipeline.source.npy is None:
             self.guess_banner.offer(paths[0])  # a raw file, nothing remembered: offer a guess
@@ -417,13 +420,35 @@ class MainWindow(QMainWindow):
             self.open_paths(paths or remote)
 
     def show_records_dialog(self):
-        """Tools > Records…: the open file as records with named fields (non-modal)."""
-        from inspector.table.records_dialog import RecordsDialog
+        """Tools > Records…: the open file as records with named fields (non-modal; one per
+        window, raised when open)."""
+        from inspector.records_window import RecordsDialog
 
-        dialog = RecordsDialog(self.document, self)
-        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog = self._records_dialog
+        if dialog is None:
+            dialog = self._records_dialog = RecordsDialog(self.document, self)
+            dialog.setAttribute(Qt.WA_DeleteOnClose)
+            dialog.destroyed.connect(self._forget_records_dialog)
         dialog.show()
+        dialog.raise_()
         return dialog
+
+    def _forget_records_dialog(self, *_args) -> None:
+        self._records_dialog = None
+
+    def _on_records(self) -> None:
+        """Records chosen elsewhere (a session, a structured .npy, the command line) show their window."""
+        if self.document.records.choice is not None and self._records_dialog is None:
+            self.show_records_dialog()
+
+    def _choose_records(self, choice) -> bool:
+        """Show the first file as records of ``choice``; False (the reason in the status bar) when refused."""
+        try:
+            self.document.records.choose(choice)
+        except CoreError as error:
+            self.statusBar().showMessage(f"records not shown: {describe_error(error).message}", 15_000)
+            return False
+        return True
 
     def show_cluster_dialog(self):
         """Tools > Dask cluster…: the non-modal dialog of where whole-data work runs."""

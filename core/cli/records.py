@@ -6,8 +6,8 @@ header, at most :data:`core.records.c_decl.MAX_HEADER_BYTES`; ``--struct`` with 
 ``.h`` file alone, takes its last struct); ``--abi`` lays C out; ``--big-endian`` makes every
 field big-endian (a field list's ``>``/``<`` still wins). ``--offset`` is a header before the
 records; records are counted from the file's size, the bytes after the last whole one are
-trailing bytes. ``--slice 'a:b:c'`` (or one index) chooses records by TensorFlow's rules on the
-records axis (:func:`records_of_slice`). Only the records printed are read (``--limit``
+trailing bytes. ``--slice 'a:b:c'`` (or one index) chooses records by the tool's slice rules on
+the records axis (:func:`records_of_slice`). Only the records printed are read (``--limit``
 records, the first ones chosen).
 Output: a table of one row per record (``#`` its index) and one column per field element, or
 with ``--json`` ``{"layout": {"kind", "name", "abi", "record_size"}, "fields": [...], "records": N,
@@ -34,13 +34,16 @@ from core.errors import CoreError, ExportError
 from core.export.records import export_records, read_records
 from core.files.sources import open_source
 from core.records.c_decl import MAX_HEADER_BYTES, parse_c_layout
+from core.records.choice import RecordsChoice
 from core.records.field_list import parse_field_list, parse_numpy_layout
 from core.records.layout import RecordLayout
-from core.slicing.spec import SliceSpec
+from core.records.placement import count_records
+from core.slicing.expr import one_axis_selection
 from core.text.names import printable_name
 from core.text.number_format import format_value, json_value
 
-__all__ = ["add_record_options", "layout_from_args", "records_of_slice", "run_records", "wants_records"]
+__all__ = ["add_record_options", "choice_from_args", "layout_from_args", "records_of_slice", "run_records",
+           "wants_records"]
 
 
 def add_record_options(parser: argparse.ArgumentParser, *, export: bool = True) -> None:
@@ -102,32 +105,24 @@ def _c_source(value: str) -> tuple[str, str | None]:
     return data.decode("utf-8", "replace"), name or None
 
 
-def records_of_slice(spec: SliceSpec | None, count: int) -> range:
-    """The records ``spec`` chooses among ``count`` records: TensorFlow's strided slice of the
-    records axis (``2:8:3``, ``::-1``, ``5``, ``-3:``); None: every record.
+def records_of_slice(text: str | None, count: int) -> range:
+    """The records ``--slice`` chooses among ``count`` records: a slice of the records axis by the
+    tool's slice rules (:func:`core.slicing.expr.one_axis_selection`: ``2:8:3``, ``::-1``, ``5``,
+    ``-3:``); None or blank: every record.
 
     Raises
     ------
-    CoreError
-        ``field="slice"``: a new axis, or more than the one axis.
     SliceError
-        Where TensorFlow raises (an index out of range...).
+        A text that does not parse, an index out of range, a new axis or a second axis.
     """
-    if spec is None:
+    if text is None:
         return range(count)
-    analysis = spec.analyze((count,))
-    axis = analysis.input_dims[0]
-    if any(out.kind == "new_axis" for out in analysis.output_dims):
-        raise CoreError("--slice with records takes one range of records ('a:b:c') or one index, not a new axis",
-                        field="slice")
-    if axis.role == "shrink":
-        return range(axis.index, axis.index + 1)
-    out = analysis.output_dims[axis.output_dim]
-    return range(out.start, out.stop, out.step)
+    start, step, length = one_axis_selection(text, count)
+    return range(start, start + length * step, step)
 
 
-def run_records(args: argparse.Namespace, spec: SliceSpec | None = None) -> int:
-    """Print (or ``--export``) the records of ``args.files[0]`` (module rules), those ``spec``
+def run_records(args: argparse.Namespace) -> int:
+    """Print (or ``--export``) the records of ``args.files[0]`` (module rules), those ``--slice``
     chooses; the exit status."""
     layout = layout_from_args(args)
     if len(args.files) != 1:
@@ -136,8 +131,8 @@ def run_records(args: argparse.Namespace, spec: SliceSpec | None = None) -> int:
     header = args.offset or 0
     with open_source(args.files[0]) as source:
         size = source.files[0].size
-        count = layout.record_count(size, header)
-        chosen = records_of_slice(spec, count)
+        count, trailing = count_records(layout, header, size)
+        chosen = records_of_slice(getattr(args, "slice", None), count)
         if getattr(args, "export", None):
             return _export(args, source, layout, header, chosen)
         shown = chosen[:max(args.limit, 0)]
@@ -145,14 +140,13 @@ def run_records(args: argparse.Namespace, spec: SliceSpec | None = None) -> int:
     records = np.concatenate(blocks) if blocks else layout.records(np.zeros(0, np.uint8))
     columns = [c for c in layout.columns() if column_filter is None or c.field is column_filter]
     values = {c.name: layout.values(records, c) for c in columns}
-    trailing = (size - header) - count * layout.itemsize
     if args.json:
         document = {"layout": {"kind": layout.kind, "name": layout.name, "abi": layout.abi or None,
                                "record_size": layout.itemsize, "notes": list(layout.notes)},
                     "fields": layout.describe() if column_filter is None else
                     [f for f in layout.describe() if f["name"] == column_filter.name],
                     "records": count, "trailing_bytes": trailing, "truncated": len(shown) < len(chosen)}
-        if spec is not None:
+        if getattr(args, "slice", None) is not None:
             document.update(selected=len(chosen), indices=list(shown))
         if column_filter is not None:
             leaf = column_filter
@@ -220,3 +214,27 @@ def _cell(column, value) -> str:
 
 def _dtype_of(value):
     return np.asarray(value).dtype
+
+
+def choice_from_args(args: argparse.Namespace) -> RecordsChoice:
+    """The :class:`~core.records.choice.RecordsChoice` the options give (the header: ``--offset``),
+    its layout checked now (the window's command line refuses it before any window opens).
+
+    Raises
+    ------
+    CoreError
+        The layout's refusals; a header that cannot be read.
+    """
+    little = args.little_endian is not False
+    header = args.offset or 0
+    if args.fields:
+        choice = RecordsChoice("fields", args.fields, header=header, little_endian=little)
+    elif args.numpy_fields:
+        choice = RecordsChoice("numpy", args.numpy_fields, header=header, little_endian=little)
+    else:
+        text, name = _c_source(args.struct)
+        choice = RecordsChoice("c", text, name or "", args.abi, header, little)
+    layout = choice.layout()
+    if args.field:
+        layout.field_named(args.field)
+    return choice

@@ -43,6 +43,7 @@ from core.models.rows import SCAN_COLUMNS, scan_cells, shape_text
 from core.models.scan import FLAGS, TensorScan, scan_tensors
 from core.pipeline.pipeline import DecodeParams
 from core.records.layout import RecordLayout
+from core.records.placement import count_records
 from core.scan.field_statistics import field_statistics
 from core.text.names import printable_name
 from core.text.number_format import json_value
@@ -146,7 +147,7 @@ def _scan_fields(args: argparse.Namespace, fail_on: tuple[str, ...]) -> int:
     path = args.paths[0]
     header = args.offset or 0
     with open_source(path) as source:
-        count = layout.record_count(source.files[0].size, header)
+        count, _trailing = count_records(layout, header, source.files[0].size)
         found = Inventory(tuple(ModelTensor(path, leaf.name, leaf.name, None, None) for leaf in leaves))
         shapes = [(count,) + (() if leaf.is_bits else leaf.shape) for leaf in leaves]
         rows = _field_rows(source, layout, header, found.tensors)

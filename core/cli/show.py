@@ -44,7 +44,6 @@ from core.formats.values import open_entry
 from core.pipeline.pipeline import Pipeline, PipelineResult
 from core.pipeline.view_as import no_tensor_buffer_error, view_as_target
 from core.slicing.expr import parse_slice
-from core.slicing.spec import SliceSpec
 from core.text.names import printable_name
 
 __all__ = ["build_parser", "run"]
@@ -132,11 +131,6 @@ def build_parser(prog: str = "tensor-inspect") -> OneLineErrorParser:
 
 
 
-def _records_slice(args: argparse.Namespace) -> SliceSpec | None:
-    """``--slice`` of records: the records it chooses (:func:`core.cli.records.records_of_slice`)."""
-    return parse_slice(args.slice) if args.slice is not None else None
-
-
 def run(words: Sequence[str]) -> int:
     """Run the plain command with ``words`` (the command line after ``tensor-inspect``); return
     the exit status (0, or 2 after one ``error:`` line)."""
@@ -161,14 +155,14 @@ def run(words: Sequence[str]) -> int:
             plan = plan_session(args, *params_from_args(args))
             args.files, args.tensor = list(plan.files), plan.tensor
         if wants_records(args):
-            return run_records(args, _records_slice(args))
+            return run_records(args)
         if len(args.files) == 1 and args.dtype is None and args.tensor is None and not args.list \
                 and args.session is None:
             structured = structured_npy(args.files[0])  # a .npy of records: printed as records
             if structured is not None:
                 args.numpy_fields = structured.descr_text
                 args.offset = structured.data_offset if args.offset is None else args.offset
-                return run_records(args, _records_slice(args))
+                return run_records(args)
         if args.export is not None:
             raise CoreError("--export writes records: give their layout (--fields, --struct or --numpy-fields); "
                             "a tensor is exported by the window's File > Export view… or core.api.export_values",

@@ -3,9 +3,10 @@ bounded memory (docs/records.md, "Export").
 
 Rules
 -----
-- **Which records**: the whole records after the header (:meth:`RecordLayout.record_count`),
-  or a range of them (``records``: a ``range`` of record indices, or a ``slice`` read as Python
-  reads it against the record count: ``slice(10, None, 3)``, ``slice(None, None, -1)``).
+- **Which records**: the whole records after the header (:func:`core.records.placement.count_records`),
+  or some of them (``records``: a ``range`` of record indices; a ``slice`` read as Python reads
+  it against the record count, ``slice(10, None, 3)``, ``slice(None, None, -1)``; or the
+  :class:`~core.records.choice.RecordRows` a records window shows).
 - **Which values**: ``columns`` names fields (an array field with all its elements) or single
   columns (``ch[2]``), in the order given; default every field. Bit fields are their computed
   values, enums their integers (:meth:`RecordLayout.values`: what the records table shows).
@@ -53,7 +54,9 @@ from core.errors import CoreError, ExportError
 from core.export.streaming import checked_blocks, csv_texts, npy_header
 from core.files.output import check_destination, write_atomically
 from core.files.source import Source
+from core.records.choice import RecordRows
 from core.records.layout import Column, Field, RecordLayout
+from core.records.placement import count_records, record_bytes
 from core.scan.blocks import DEFAULT_MAX_SPAN, BlockReader
 
 __all__ = ["CSV_VALUES_PER_BLOCK", "MAX_CSV_COLUMNS", "RECORD_FORMATS", "export_records", "read_records",
@@ -69,7 +72,7 @@ MAX_CSV_COLUMNS = 1 << 16
 DEFAULT_CHUNK_BYTES = 8 << 20
 
 
-def records_range(records: range | slice | None, count: int) -> range:
+def records_range(records: range | slice | RecordRows | None, count: int) -> range:
     """The record indices ``records`` stands for among ``count`` records (module rules).
 
     Raises
@@ -80,19 +83,23 @@ def records_range(records: range | slice | None, count: int) -> range:
     """
     if records is None:
         return range(count)
+    if isinstance(records, RecordRows):
+        records = range(records.start, records.start + records.count * records.step, records.step)
     if isinstance(records, slice):
         if records.step == 0:
             raise CoreError("a records range cannot have a step of 0 (use 1 for every record)", field="records")
         return range(*records.indices(count))
     if not isinstance(records, range):
-        raise CoreError(f"records are chosen by a range or a slice, not {type(records).__name__}", field="records")
+        raise CoreError(f"records are chosen by a range, a slice or RecordRows, not {type(records).__name__}",
+                        field="records")
     if len(records) and not (0 <= records[0] < count and 0 <= records[-1] < count):
         raise CoreError(f"records {records.start}:{records.stop}:{records.step} are not all among the {count:,} "
                         f"records (0 to {count - 1})", field="records")
     return records
 
 
-def read_records(source: Source, layout: RecordLayout, *, header: int = 0, records: range | slice | None = None,
+def read_records(source: Source, layout: RecordLayout, *, header: int = 0,
+                 records: range | slice | RecordRows | None = None,
                  chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> Iterator[np.ndarray]:
     """Yield the records ``records`` of ``source``'s first file after ``header`` bytes, in order,
     as structured arrays of ``layout`` (:meth:`RecordLayout.records`) of at most about
@@ -102,14 +109,14 @@ def read_records(source: Source, layout: RecordLayout, *, header: int = 0, recor
     Raises
     ------
     CoreError
-        The errors of :meth:`RecordLayout.record_count` and :func:`records_range`, raised when
+        The errors of :func:`~core.records.placement.count_records` and :func:`records_range`, raised when
         the first block is asked for.
     SourceError
         The file shrank while being read.
     """
     data = source.data(0)
-    chosen = records_range(records, layout.record_count(data.size, header))
-    view = layout.record_bytes(data, chosen, header)
+    chosen = records_range(records, count_records(layout, header, data.size)[0])
+    view = record_bytes(layout, data, chosen, header)
     per_block = max(1, int(chunk_bytes) // layout.itemsize)
     reader = BlockReader(source.mapped_ranges(), max(DEFAULT_MAX_SPAN, per_block * layout.itemsize))
     for block in reader.blocks(view, per_block * layout.itemsize):
@@ -140,7 +147,7 @@ def export_records(
     fmt: str,
     *,
     header: int = 0,
-    records: range | slice | None = None,
+    records: range | slice | RecordRows | None = None,
     columns: Sequence[str] | None = None,
     enum_names: bool = False,
     csv_decimals: int | None = None,
@@ -164,7 +171,8 @@ def export_records(
     header
         Bytes before the first record.
     records
-        The records to write (a ``range`` of indices or a ``slice``); None: every one.
+        The records to write (a ``range`` of indices, a ``slice`` or ``RecordRows``); None: every
+        one.
     columns
         Names of fields or columns to write, in that order; None: every field.
     enum_names
@@ -189,7 +197,7 @@ def export_records(
         ``csv_decimals < 0``; more than :data:`MAX_CSV_COLUMNS` CSV columns.
     CoreError
         ``field="field"``: a name that is neither a field nor a column, or named twice; the
-        errors of :meth:`RecordLayout.record_count` and :func:`records_range` (a header past the
+        errors of :func:`~core.records.placement.count_records` and :func:`records_range` (a header past the
         end of the file, a record larger than the bytes after it, a range outside the records);
         ``BudgetError``: one record does not fit in the copy budget. All raised before anything
         is written.
@@ -205,7 +213,7 @@ def export_records(
         raise ExportError(f"csv_decimals must be >= 0, got {csv_decimals} (use None or 0..17)", field="csv_decimals")
     items = _chosen_items(layout, columns)
     data = source.data(0)
-    chosen = records_range(records, layout.record_count(data.size, header))
+    chosen = records_range(records, count_records(layout, header, data.size)[0])
     check_destination(path, source.paths)
     if fmt == "npy":
         out_dtype = np.dtype([(item.name, _npy_type(item)) + _npy_shape(item) for item in items])

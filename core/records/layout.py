@@ -16,12 +16,8 @@ Rules
   says); a bit field's values are computed from its unit, per visible cell, in the narrowest
   integer type of 1, 2, 4 or 8 bytes that holds them (:meth:`Field.value_dtype`: ``uint8`` for
   ``flags:3``, ``int8`` for a signed ``delta:5``).
-- **Records of a file**: the bytes after a header of ``header`` bytes are whole records of
-  ``itemsize`` bytes; the bytes after the last whole one are trailing bytes
-  (:meth:`RecordLayout.record_count`). A field across all records is a strided view of the
-  file's bytes (:meth:`RecordLayout.field_view`: shape ``(records,) + field shape``, the record
-  size as the first stride), a range of records a ``(len, itemsize)`` view of bytes
-  (:meth:`RecordLayout.record_bytes`); neither reads a byte.
+- Where records lie in a file (how many, a field across them as a strided view of the file's
+  bytes, which field a byte is): :mod:`core.records.placement`.
 - A field chosen as *the* tensor is plain decode parameters: its type, the header offset plus
   its offset, the record size as the record length (:meth:`RecordLayout.field_params`), so
   every view of today works on it unchanged.
@@ -87,9 +83,10 @@ class Field:
         size = next(n for n in (1, 2, 4, 8) if self.width <= 8 * n)
         return np.dtype(f"{'i' if self.signed else 'u'}{size}")
 
-    def bit_values(self, units: np.ndarray) -> np.ndarray:
-        """A bit field's values (module rules) from its storage units (``numpy_dtype()`` values of
-        any shape: the bytes at its offset), in :meth:`value_dtype`; a new array."""
+    def bits_of(self, units: np.ndarray) -> np.ndarray:
+        """A bit field's values (module rules) from its storage units' values (``units``: the
+        unit type in the field's byte order, as read; any shape), in :meth:`value_dtype`; a new
+        array."""
         bits = self.itemsize * 8
         shift = self.bit if self.little_endian else bits - self.bit - self.width
         unsigned, signed = np.dtype(f"u{self.itemsize}"), np.dtype(f"i{self.itemsize}")
@@ -214,72 +211,16 @@ class RecordLayout:
             return values[(slice(None),) + column.index] if column.index else values
         raw = np.ndarray(records.shape, leaf.numpy_dtype(), records, leaf.offset, (records.strides[0],)) \
             if records.size else np.zeros(0, leaf.numpy_dtype())
-        return leaf.bit_values(raw)
+        return leaf.bits_of(raw)
 
-    def record_count(self, size: int, header: int = 0) -> int:
-        """How many whole records a file of ``size`` bytes holds after ``header`` bytes (module
-        rules); 0 when no byte follows the header.
-
-        Raises
-        ------
-        CoreError
-            ``field="offset"``: ``header`` is negative or past the end of the file.
-            ``field="fields"``: some bytes follow the header, fewer than one record.
-        """
-        if header < 0:
-            raise CoreError(f"the header offset {header} is negative (give 0 or more bytes)", field="offset")
-        if header > size:
-            raise CoreError(f"the header of {header:,} bytes (--offset) is past the end of the file ({size:,} bytes)",
-                            field="offset")
-        count = (size - header) // self.itemsize
-        if count == 0 and size - header:
-            raise CoreError(f"a record is {self.itemsize} bytes, more than the {size - header} bytes after the "
-                            "header (check the layout and --offset)", field="fields")
-        return count
-
-    def field_view(self, data: np.ndarray, name: str, header: int = 0) -> np.ndarray:
-        """The field ``name`` across every whole record of ``data`` (the file's bytes: a 1-d
-        ``uint8`` array, its memory map) after ``header`` bytes: a view of ``data`` of shape
-        ``(records,) + shape``, type :meth:`Field.numpy_dtype`, first stride the record size (no
-        copy, no byte read). A bit field gives the view of its storage units (its values are
-        :meth:`Field.bit_values` of them). No records: an empty array.
-
-        Raises
-        ------
-        CoreError
-            No such field (``field="field"``); the errors of :meth:`record_count`.
-        """
+    def unit_params(self, name: str, header: int = 0) -> dict:
+        """Decode options that show a field's storage (for a bit field: its unit, one per
+        record; for any other field the same as :meth:`field_params`)."""
         leaf = self.field_named(name)
-        count = self.record_count(data.size, header)
-        element = leaf.numpy_dtype()
-        shape = () if leaf.is_bits else leaf.shape
-        if not count:
-            return np.zeros((0,) + shape, element)
-        inner = [element.itemsize] * len(shape)
-        for axis in range(len(shape) - 2, -1, -1):
-            inner[axis] = inner[axis + 1] * shape[axis + 1]
-        return np.ndarray((count,) + shape, element, buffer=data, offset=header + leaf.offset,
-                          strides=(self.itemsize, *inner))
-
-    def record_bytes(self, data: np.ndarray, records: range, header: int = 0) -> np.ndarray:
-        """The bytes of the records ``records`` (indices of whole records, any step) of ``data``
-        after ``header`` bytes: a ``(len(records), itemsize)`` ``uint8`` view (no copy).
-
-        Raises
-        ------
-        CoreError
-            ``field="records"``: an index of ``records`` is not a whole record of ``data``; the
-            errors of :meth:`record_count`.
-        """
-        count = self.record_count(data.size, header)
-        if not len(records):
-            return np.zeros((0, self.itemsize), np.uint8)
-        low, high = min(records[0], records[-1]), max(records[0], records[-1])
-        if low < 0 or high >= count:
-            raise CoreError(f"records {records.start}:{records.stop}:{records.step} are not all among the {count:,} "
-                            f"records (0 to {count - 1})", field="records")
-        return np.ndarray((len(records), self.itemsize), np.uint8, buffer=data,
-                          offset=header + records[0] * self.itemsize, strides=(records.step * self.itemsize, 1))
+        if not leaf.is_bits:
+            return self.field_params(name, header)
+        return {"dtype": leaf.dtype, "little_endian": leaf.little_endian, "offset": header + leaf.offset,
+                "record_size": self.itemsize, "fixed_length": leaf.itemsize, "shape": (-1,)}
 
     def field_params(self, name: str, header: int = 0) -> dict:
         """Decode options that show the field ``name`` alone as *the* tensor: one element of it per

@@ -6,14 +6,14 @@ Rules
   array field's elements together (``ch:i16[4]``: all four channels of every record), as the
   field is when it is made *the* tensor (:meth:`RecordLayout.field_params`). For one element
   alone, make that element the tensor, or scan a layout that names it.
-- **Over every whole record** after the header (:meth:`RecordLayout.record_count`; trailing
+- **Over every whole record** after the header (:func:`core.records.placement.count_records`; trailing
   bytes are no record).
 - **The figures are the tensor's.** A field that is not a bit field is the strided view of the
-  file's bytes that :meth:`RecordLayout.field_view` gives (its type and byte order, the record
+  file's bytes that :func:`core.records.placement.field_view` gives (its type and byte order, the record
   size as its stride), and its figures are :func:`core.scan.statistics.compute_statistics` of
   that view, read with ``pread`` (:class:`core.scan.blocks.BlockReader`): every figure equals
   those of the field shown as the tensor. A bit field's figures are those of its computed
-  values (:meth:`Field.bit_values` of the view of its storage units, block by block:
+  values (:meth:`Field.bits_of` of the view of its storage units, block by block:
   ``compute_statistics(compute=...)``), of the type :meth:`Field.value_dtype` says. An enum is
   its integers.
 - **One pass per field**, one field after the other (each pass reads only the bytes its field's
@@ -39,6 +39,7 @@ import numpy as np
 from core.errors import CoreError
 from core.files.source import Source
 from core.records.layout import Field, RecordLayout
+from core.records.placement import field_view
 from core.scan.blocks import BlockReader
 from core.scan.statistics import Statistics, compute_statistics
 
@@ -100,7 +101,7 @@ def field_statistics(
     ------
     CoreError
         ``field="field"``: a name that is no field, or named twice; the errors of
-        :meth:`RecordLayout.record_count` (a header past the end, a record larger than the file):
+        :func:`~core.records.placement.count_records` (a header past the end, a record larger than the file):
         raised by this call, before anything is read. ``compute_statistics``' own (``bins < 1``):
         raised by the first field's scan.
     Cancelled
@@ -110,7 +111,7 @@ def field_statistics(
     """
     chosen = _chosen_fields(layout, fields)
     data = source.data(0)
-    views = [(leaf, layout.field_view(data, leaf.name, header)) for leaf in chosen]
+    views = [(leaf, field_view(layout, data, leaf.name, header)) for leaf in chosen]
     return _scan(source, views, bins=bins, histogram=histogram, progress=progress, cancelled=cancelled,
                  workers=workers)
 
@@ -127,7 +128,7 @@ def _scan(source: Source, views: list[tuple[Field, np.ndarray]], *, bins: int, h
         # No partial figures are given, so no first read of the extremes (it only brings them sooner).
         statistics = compute_statistics(view, bins=bins, histogram=histogram, progress=report, cancelled=cancelled,
                                         check=source.check_unchanged, reader=reader, workers=workers,
-                                        extremes_first_above=1 << 62, compute=leaf.bit_values if leaf.is_bits else None)
+                                        extremes_first_above=1 << 62, compute=leaf.bits_of if leaf.is_bits else None)
         done += 2 * view.size
         if progress is not None:
             progress(done, total)

@@ -65,7 +65,7 @@ Rules
   for it is refused.
 * **Computed values** (``compute``): the figures are of ``compute(values)`` for the values of
   each block as read (flat), not of the values themselves: how a bit field's values come from
-  the view of its storage units (:meth:`core.records.layout.Field.bit_values`), block by block,
+  the view of its storage units (:meth:`core.records.layout.Field.bits_of`), block by block,
   never the whole view at once. ``compute`` works element by element (where a block ends does
   not matter) and its type, that of ``compute`` of no values, is the type of the figures; the
   result equals the statistics of the computed array itself. Scanned here only (no ``runner``).

@@ -4,7 +4,9 @@ Rules
 -----
 - The document is an object with, in this order: ``format`` (always
   ``"tensor-inspector-session"``), ``version`` (1), ``files``, ``params``, ``tensor`` (only when
-  set), ``slice_text``, ``display``, ``comparison`` (only when set) and ``bookmarks``. It is
+  set), ``slice_text``, ``display``, ``comparison`` (only when set), ``bookmarks`` and
+  ``records`` (only when set: the first file shown as records, ``{"kind", "text", "struct",
+  "abi", "header", "little_endian", "rows"}``, docs/records.md). It is
   written indented by 2, a list of numbers or texts on one line, UTF-8, ending with a newline.
 - A file's path is written relative to the session file's folder (with ``/``) when the file is in
   that folder or below it, else absolute; so a folder holding a session and its data can be
@@ -30,6 +32,9 @@ from core.errors import CoreError, ExportError, SessionError
 from core.files.output import write_atomically
 from core.files.remote import is_url
 from core.pipeline.pipeline import DecodeParams
+from core.records.abi import DEFAULT_ABI
+from core.records.c_decl import MAX_HEADER_BYTES
+from core.records.choice import RecordsChoice
 from core.session.bookmark import Bookmark
 from core.session.json_fields import (
     MAX_INT,
@@ -149,6 +154,8 @@ def session_json(session: Session, base: str) -> dict[str, object]:
     if session.comparison is not None:
         out["comparison"] = _comparison_json(session.comparison, base)
     out["bookmarks"] = [mark.to_json() for mark in session.bookmarks]
+    if session.records is not None:
+        out["records"] = session.records.to_json()
     return out
 
 
@@ -221,6 +228,24 @@ def _number(value: object, where: str, field: str = "session") -> float:
     return float(value)
 
 
+def _records_from_json(value: object, notes: list[str]) -> RecordsChoice:
+    """``records``: a :class:`~core.records.choice.RecordsChoice` (module rules)."""
+    obj = JsonObject(value, "records", notes)
+    kind = obj.get("kind", check_str)
+    text = obj.get("text", check_str, limit=MAX_HEADER_BYTES)
+    struct = obj.get("struct", check_str, "")
+    abi = obj.get("abi", check_str, DEFAULT_ABI)
+    header = obj.get("header", check_int, 0)
+    little = obj.get_bool("little_endian", True)
+    rows = obj.get("rows", check_str, "", limit=MAX_TEXT)
+    header_struct = obj.get("header_struct", check_str, "")
+    obj.finish()
+    try:
+        return RecordsChoice(kind, text, struct, abi, header, little, rows, header_struct)
+    except CoreError as error:
+        raise SessionError(f"records: {error.message} {_FIX}", field="session") from None
+
+
 def _comparison_from_json(value: object, base: str, notes: list[str], file_budget: int) -> dict:
     obj = JsonObject(value, "comparison", notes)
     out: dict[str, object] = {"files": _files_from_json(obj.value("files"), "comparison.files", base,
@@ -287,9 +312,12 @@ def session_from_json(document: object, base: str, notes: list[str] | None = Non
             raise SessionError(f"bookmarks[{i}] ({mark.name!r:.60}) marks file index {mark.file_index}, "
                                f"but the session has {len(files)} file{'s' if len(files) != 1 else ''} "
                                f"{_FIX}", field="bookmark")
+    records = root.value("records", None)
+    records = None if records is None else _records_from_json(records, notes)
     root.finish()
     try:
         return Session(files=files, params=params, tensor=tensor, slice_text=slice_text,
-                       display=display, comparison=comparison, bookmarks=bookmarks, version=version)
+                       display=display, comparison=comparison, bookmarks=bookmarks, records=records,
+                       version=version)
     except CoreError as error:
         raise SessionError(error.message, field="session") from None

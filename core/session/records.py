@@ -38,6 +38,7 @@ from core.errors import CoreError, SessionError, SourceError
 from core.files.checked_read import file_sha256, regular_file_stat
 from core.files.remote import is_url, object_size
 from core.pipeline.pipeline import DecodeParams
+from core.records.choice import RecordsChoice
 from core.session.bookmark import Bookmark
 from core.session.json_fields import MAX_INT, MAX_NAME, MAX_PATH
 from core.text.names import has_credentials, printable_name
@@ -223,6 +224,9 @@ class Session:
         The second tensor and the compare settings, or None.
     bookmarks
         The bookmarks, in the order the user sees them.
+    records
+        The first file shown as records with named fields: the layout's text, its form, ABI,
+        header and records slice (:class:`~core.records.choice.RecordsChoice`), or None.
     version
         The session format version (:data:`SESSION_VERSION`).
     """
@@ -234,6 +238,7 @@ class Session:
     display: dict = field(default_factory=dict)
     comparison: dict | None = None
     bookmarks: tuple[Bookmark, ...] = ()
+    records: RecordsChoice | None = None
     version: int = SESSION_VERSION
 
     def __post_init__(self) -> None:
@@ -243,6 +248,8 @@ class Session:
             raise SessionError("Session.files must hold SessionFile values (use capture_file)", field="session")
         if not isinstance(self.params, DecodeParams):
             raise SessionError("Session.params must be a DecodeParams", field="session")
+        if self.records is not None and not isinstance(self.records, RecordsChoice):
+            raise SessionError("Session.records must be a RecordsChoice or None", field="session")
         object.__setattr__(self, "display", check_display(self.display))
 
     def with_files(self, paths: Sequence[str], hash: bool = False) -> Session:

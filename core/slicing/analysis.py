@@ -226,3 +226,4 @@ def explain(spec: SliceSpec) -> tuple[str, ...]:
                 note += " (it still counts toward the one-ellipsis limit)"
             notes.append(note)
     return tuple(notes)
+

@@ -43,11 +43,12 @@ spec as ``[]``; anything else in the explicit form, with only the nonzero masks.
 from __future__ import annotations
 
 from core.errors import SliceError, SliceSyntaxError
+from core.slicing.analysis import analyze
 from core.slicing.spec import SliceSpec
 from core.slicing.tokens import Lexer, syntax_error, unexpected
 from core.slicing.validate import INT64_MAX, INT64_MIN, MASK_NAMES, MAX_ENTRIES, bit, set_bits
 
-__all__ = ["format_item", "format_slice", "is_expressible", "parse_slice", "stored_slice_text"]
+__all__ = ["format_item", "format_slice", "is_expressible", "one_axis_selection", "parse_slice", "stored_slice_text"]
 
 _ITEM_HINT = "an item is an integer, start:stop[:step], ..., or tf.newaxis"
 _EXPLICIT_ARGS = ("begin", "end", "strides", *MASK_NAMES)
@@ -367,3 +368,27 @@ def format_slice(spec: SliceSpec) -> str:
     ]
     parts += [f"{name}={getattr(spec, name)}" for name in MASK_NAMES if getattr(spec, name)]
     return "strided_slice(" + ", ".join(parts) + ")"
+
+
+def one_axis_selection(text: str, length: int) -> tuple[int, int, int]:
+    """``(start, step, count)`` of the elements the slice ``text`` picks from one axis of
+    ``length`` (element ``k`` of the result is ``start + k * step``); an empty text (or ``[]``,
+    ``[:]``, ``[...]``) picks them all, an index picks one. Used for the records of a record
+    layout (docs/records.md).
+
+    Raises
+    ------
+    SliceError
+        ``text`` does not parse, indexes out of range, or does not keep one axis (a new axis, a
+        second entry): the message says which.
+    """
+    text = text.strip()
+    if not text or text in ("[]", "[:]", "[...]"):
+        return 0, 1, length
+    analysis = analyze(parse_slice(text), (length,))
+    dims = analysis.output_dims
+    if any(d.kind == "new_axis" for d in dims) or len(dims) > 1:
+        raise SliceError(f"the slice {text!r} adds an axis: one axis is sliced here (write [a:b:c] or [i])")
+    if not dims:
+        return int(analysis.input_dims[0].index), 1, 1
+    return int(dims[0].start), int(dims[0].step), int(dims[0].length)

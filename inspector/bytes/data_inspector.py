@@ -92,6 +92,13 @@ class DataInspector(QWidget):
         self.bytes_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         self.bytes_label.setObjectName("inspector.bytes")
+        self.field_label = QLabel()
+        self.field_label.setObjectName("inspector.field")
+        self.field_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.field_label.setWordWrap(True)
+        self.field_label.setToolTip("The record and field of the byte at the cursor (Tools > Records…)")
+        self.field_label.setContentsMargins(4, 0, 4, 2)
+        self.field_label.hide()
         self.table = QTableWidget(len(ENGINE_TYPES), 4)
         self.table.setObjectName("inspector.table")
         self.table.setHorizontalHeaderLabels(["type", "bytes", "little-endian", "big-endian"])
@@ -117,6 +124,7 @@ class DataInspector(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         self.bytes_label.setContentsMargins(4, 4, 4, 2)
         layout.addWidget(self.bytes_label)
+        layout.addWidget(self.field_label)
         layout.addWidget(self.table)
         self.set_bytes(b"")
 
@@ -165,6 +173,14 @@ class DataInspector(QWidget):
         for row, name in enumerate(ENGINE_TYPES):
             for col, little_endian in ((_LE_COL, True), (_BE_COL, False)):
                 self._fill_cell(self.table.item(row, col), name, little_endian)
+
+    def set_field(self, text: str) -> None:
+        """Name the record field of the bytes at the cursor ("": no records shown, the line hides)."""
+        self.field_label.setText(text)
+        self.field_label.setVisible(bool(text))
+
+    def field_text(self) -> str:
+        return self.field_label.text() if self.field_label.isVisibleTo(self) else ""
 
     def data(self) -> bytes:
         """The bytes on display (at most :data:`MAX_BYTES`)."""

@@ -17,6 +17,10 @@ Rules
   byte outside the view is decoded in the inspector only. A byte chosen as header offset
   (:meth:`BytesLink.use_as_header_offset`) becomes the document's offset (one undoable edit). A type chosen in the inspector
   becomes the document's decode type and byte order (one undoable edit).
+- While the first file is shown as records (:attr:`Document.records`), the data inspector names
+  the record and field of the bytes it decodes (:func:`core.records.placement.describe_byte`,
+  with the field's value), and a cell chosen in the records table marks its bytes in the hex
+  view and decodes them.
 - Problems (a byte outside the view, a read that failed) are reported through
   :attr:`BytesLink.message`, never raised out of a slot.
 """
@@ -28,6 +32,7 @@ from PySide6.QtCore import QObject, Signal
 from core.decode.shape_suggestions import shape_for_new_type
 from core.dtypes.table import type_row
 from core.errors import describe_error
+from core.records.placement import describe_byte
 from inspector.bytes.data_inspector import DataInspector
 from inspector.state.document import Document
 from inspector.widgets.hex_view import HexView
@@ -62,6 +67,9 @@ class BytesLink(QObject):
         document.closing.connect(self._on_document_closing)
         hex_view.bytesSelected.connect(self._on_byte_clicked)
         inspector.typeChosen.connect(self._on_type_chosen)
+        document.records.cursorChanged.connect(self._show_record_cursor)
+        document.records.changed.connect(self._name_field)
+        self._inspected: tuple[int, int] | None = None  # (file, offset) the inspector decodes
         self._on_files_changed()
 
     def _on_files_changed(self) -> None:
@@ -75,6 +83,8 @@ class BytesLink(QObject):
     def _on_document_closing(self) -> None:
         self._hex_view.set_reader(None)
         self._inspector.set_bytes(b"")
+        self._inspected = None
+        self._inspector.set_field("")
 
     def _views_invalid(self) -> bool:
         report = self._document.changes_on_disk()
@@ -91,7 +101,38 @@ class BytesLink(QObject):
         try:
             file_index, offset, nbytes = result.byte_offset(index)
             self._hex_view.highlight(file_index, offset, max(nbytes, 1))
-            self._inspector.set_bytes(document.bytes_at(file_index, offset, INSPECTED_BYTES), offset)
+            self._inspect(file_index, offset)
+        except Exception as error:  # shown, never raised out of a slot
+            self.message.emit(describe_error(error).message)
+
+    def _inspect(self, file_index: int, offset: int) -> None:
+        self._inspector.set_bytes(self._document.bytes_at(file_index, offset, INSPECTED_BYTES), offset)
+        self._inspected = (file_index, offset)
+        self._name_field()
+
+    def _name_field(self) -> None:
+        """The data inspector's line naming the record field at its bytes (module rules)."""
+        records, inspected = self._document.records, self._inspected
+        layout = records.layout
+        if layout is None or inspected is None or inspected[0] != 0:
+            self._inspector.set_field("")
+            return
+        offset = inspected[1]
+        found = records.fields_at(offset)
+        record_bytes = None
+        if found is not None:
+            start = records.header + found[0] * layout.itemsize
+            record_bytes = self._document.bytes_at(0, start, layout.itemsize)
+        self._inspector.set_field(describe_byte(layout, records.header, records.count, offset, record_bytes))
+
+    def _show_record_cursor(self) -> None:
+        place = self._document.records.cursor_bytes()
+        if place is None or self._views_invalid():
+            return
+        offset, nbytes = place
+        try:
+            self._hex_view.highlight(0, offset, max(nbytes, 1))
+            self._inspect(0, offset)
         except Exception as error:  # shown, never raised out of a slot
             self.message.emit(describe_error(error).message)
 
@@ -103,7 +144,7 @@ class BytesLink(QObject):
         index = result.element_at_byte(file_index, offset)
         if index is None:
             self.message.emit(f"byte {offset} is not part of any element of the view")
-            self._inspector.set_bytes(document.bytes_at(file_index, offset, INSPECTED_BYTES), offset)
+            self._inspect(file_index, offset)
             return
         document.select(index)
 

@@ -22,11 +22,11 @@ What is drawn depends only on the visible x-range ``[start, stop)`` and the plot
 
 Cases 2 and 3 draw two points (min, max) per bucket, so every bucket's true extrema are drawn.
 
-A signal with channels is drawn as one curve per channel (:meth:`LinePlot.set_values` with
-``channels``): channel 0 is the array itself, with its pyramid; every further channel is drawn
-by the same rules without a pyramid of its own (exact, or read and peak-decimated up to
-:data:`DIRECT_READ_LIMIT` visible elements, else a strided preview), each in its colour of
-:data:`~inspector.widgets.palette.PLOT_CHANNELS`, named in the legend (``channel 0``...).
+Several curves (a signal's channels, fields of records overlaid) are drawn as one curve each
+(:meth:`LinePlot.set_values` with ``channels``): channel 0 is the array itself; every further
+channel is drawn by the same rules with a pyramid of its own (built after channel 0's, by the
+same worker), each in its colour of :data:`~inspector.widgets.palette.PLOT_CHANNELS`, named in
+the legend (``names``, or ``channel 0``...).
 NaN breaks the line (all-NaN buckets are NaN); ``+-inf`` are kept in the curve data, are not
 drawn as lines, and are marked by triangles at the top / bottom of the finite data.
 
@@ -103,8 +103,11 @@ class _OverviewBuild:
     """
 
     def __init__(self, values: np.ndarray, part: str,
-                 block_reader: Callable[[], BlockReader] | None = None) -> None:
+                 block_reader: Callable[[], BlockReader] | None = None,
+                 channels: tuple[np.ndarray, ...] = ()) -> None:
         self.values = values
+        self.channels = channels
+        self.channel_pyramids: list[MinMaxPyramid] = []
         self.part = part
         self.block_reader = block_reader
         self.changed_on_disk = False
@@ -120,10 +123,15 @@ class _OverviewBuild:
         try:
             # The reader is this thread's own: its buffer is reused from read to read.
             read = None if self.block_reader is None else self.block_reader().read
-            self.pyramid = MinMaxPyramid.build(
-                self.values, part=self.part, should_stop=self.cancel.is_set, progress=self._set_progress,
-                read=read,
-            )
+            arrays = (self.values, *self.channels)
+            built = []
+            for number, values in enumerate(arrays):
+                def progress(fraction: float, number: int = number) -> None:
+                    self._set_progress((number + fraction) / len(arrays))
+                built.append(MinMaxPyramid.build(values, part=self.part, should_stop=self.cancel.is_set,
+                                                 progress=progress, read=read))
+            self.channel_pyramids = built[1:]
+            self.pyramid = built[0]
         except Exception as exc:
             self.changed_on_disk = isinstance(exc, SourceError)
             self.error = describe_error(exc).message
@@ -131,6 +139,7 @@ class _OverviewBuild:
             with _running_lock:
                 _running.discard(self.cancel)
             self.values = None
+            self.channels = ()
             self.block_reader = None
             self.done.set()
 
@@ -197,6 +206,7 @@ class LinePlot(QWidget):
         self.curve = _WindowedCurve(pen=pg.mkPen(palette.PLOT_CURVE, width=1))
         self._plot_item.addItem(self.curve)
         self._channels: tuple[np.ndarray, ...] = ()  # channels 1.. of a signal (channel 0: values)
+        self._channel_pyramids: list[MinMaxPyramid] = []  # theirs, once built with channel 0's
         self.channel_curves: list[_WindowedCurve] = []  # their curves, in channel order
         self._legend: pg.LegendItem | None = None
         self.inf_markers = pg.ScatterPlotItem(size=9, pen=None, brush=pg.mkBrush(palette.PLOT_INF_MARKER))
@@ -263,7 +273,7 @@ class LinePlot(QWidget):
 
     def set_values(self, values: np.ndarray | None, part: str = "abs", keep_view: bool = False,
                    block_reader: Callable[[], BlockReader] | None = None,
-                   channels: tuple[np.ndarray, ...] = ()) -> None:
+                   channels: tuple[np.ndarray, ...] = (), names: tuple[str, ...] = ()) -> None:
         """Show the 1-d array ``values`` (held by reference; None clears the plot).
 
         Cancels a pyramid build of the previous array and, for arrays longer than
@@ -273,7 +283,8 @@ class LinePlot(QWidget):
         may view (e.g. ``PipelineResult.block_reader``): the build reads through it, so a file
         that shrinks during the build stops it with a "changed on disk" status. ``channels``:
         the further channels of a signal whose channel 0 is ``values`` (1-d, of its length),
-        each drawn as a curve of its own (module docstring), with a legend.
+        each drawn as a curve of its own (module docstring), with a legend naming each curve by
+        ``names`` (one per curve, channel 0 first; default ``channel 0``...).
 
         Raises
         ------
@@ -290,7 +301,8 @@ class LinePlot(QWidget):
         if any(c.shape != (len(values) if values is not None else -1,) for c in channels):
             raise ValueError("every channel must be 1-d, as long as channel 0")
         self.cancel_overview()
-        self._set_channels(tuple(channels))
+        self._set_channels(tuple(channels), tuple(names))
+        self._channel_pyramids = []
         self._values = values
         self._part = part
         self._block_reader = block_reader
@@ -301,24 +313,27 @@ class LinePlot(QWidget):
         self.marker.setVisible(False)
         self.curve.full_length = 0 if values is None else len(values)
         self.index_axis.set_length(None if values is None else len(values))
+        build = False
         if values is not None and len(values) > PYRAMID_THRESHOLD:
             if self._fetches_remotely(values) and values.nbytes > REMOTE_OVERVIEW_BYTES:
                 self._status.setText(f"a strided preview: the exact overview of a remote file is not built (it "
                                      f"would fetch all {format_bytes(values.nbytes)}); zoom in for exact values")
                 self._status.setVisible(True)
             else:
-                self._start_overview()
+                build = True
         if not keep_view and values is not None and len(values):
             # Set x now (auto-range applies lazily, at the next paint), then keep auto-ranging:
             # x over _WindowedCurve's full extent, y over the visible data.
             self._view_box.setXRange(0, max(len(values) - 1, 1), padding=0.02)
             self._view_box.enableAutoRange(axis=pg.ViewBox.XYAxes)
         self.refresh()
+        if build:  # after the first curve is read: the build's thread does not slow that read down
+            self._start_overview()
 
     def clear(self) -> None:
         self.set_values(None)
 
-    def _set_channels(self, channels: tuple[np.ndarray, ...]) -> None:
+    def _set_channels(self, channels: tuple[np.ndarray, ...], names: tuple[str, ...] = ()) -> None:
         """Curves for channels 1.. (as many as given), and a legend while there are any."""
         self._channels = channels
         while len(self.channel_curves) > len(channels):
@@ -336,7 +351,7 @@ class LinePlot(QWidget):
             self._legend.clear()
             if channels:
                 for number, curve in enumerate((self.curve, *self.channel_curves)):
-                    self._legend.addItem(curve, f"channel {number}")
+                    self._legend.addItem(curve, names[number] if number < len(names) else f"channel {number}")
             self._legend.setVisible(bool(channels))
 
     def cancel_overview(self) -> None:
@@ -382,8 +397,9 @@ class LinePlot(QWidget):
             return
         self.curve.setData(x, y)
         try:
-            for channel, curve in zip(self._channels, self.channel_curves):
-                curve.setData(*self._channel_curve_of(channel, start, stop, px))
+            for number, (channel, curve) in enumerate(zip(self._channels, self.channel_curves)):
+                pyramid = self._channel_pyramids[number] if number < len(self._channel_pyramids) else None
+                curve.setData(*self._channel_curve_of(channel, pyramid, start, stop, px))
         except SourceError:
             for curve in self.channel_curves:
                 curve.setData([], [])
@@ -426,14 +442,19 @@ class LinePlot(QWidget):
                 y = np.array(real_values(self._screen_read(values[start:stop:stride]), self._part))
         return x, y
 
-    def _channel_curve_of(self, values: np.ndarray, start: int, stop: int, px: int) -> tuple[np.ndarray, np.ndarray]:
-        """The curve of a further channel (module docstring): rules 1, 3 and 4, no pyramid."""
+    def _channel_curve_of(self, values: np.ndarray, pyramid: MinMaxPyramid | None, start: int, stop: int,
+                          px: int) -> tuple[np.ndarray, np.ndarray]:
+        """The curve of a further channel (module docstring): its pyramid once built, else rules
+        1, 3 and 4."""
         count = stop - start
         if count == 0:
             return np.empty(0), np.empty(0)
         if count <= EXACT_PER_PIXEL * px:
             return np.arange(start, stop), np.array(real_values(self._screen_read(values[start:stop]), self._part))
-        if count <= DIRECT_READ_LIMIT:
+        bucket = pyramid.choose_bucket(count, px) if pyramid is not None else None
+        if bucket is not None:
+            return pyramid.query(start, stop, bucket).curve()
+        if pyramid is not None or count <= DIRECT_READ_LIMIT:
             return peak_decimate(self._screen_read(values[start:stop]), -(-count // px), start, self._part).curve()
         stride = -(-count // (EXACT_PER_PIXEL * px))
         return (np.arange(start, stop, stride),
@@ -508,7 +529,7 @@ class LinePlot(QWidget):
         return mapped is not None and mapped.reader is not None
 
     def _start_overview(self) -> None:
-        self._build = _OverviewBuild(self._values, self._part, self._block_reader)
+        self._build = _OverviewBuild(self._values, self._part, self._block_reader, self._channels)
         self._show_build_progress()
         self._status.setVisible(True)
         _overview_pool().start(self._build.run)
@@ -531,6 +552,7 @@ class LinePlot(QWidget):
                 self._status.setText(f"overview failed ({build.error}); showing a strided preview")
             return
         self._pyramid = build.pyramid
+        self._channel_pyramids = build.channel_pyramids
         self._status.setVisible(False)
         self.refresh()
         self.overviewReady.emit()

@@ -71,6 +71,7 @@ from inspector.state.cluster_connection import ClusterConnection
 from inspector.state.commands import CommandStack, ValueCommand
 from inspector.state.display_axes import DisplayAxes
 from inspector.state.file_monitor import FileMonitor
+from inspector.state.records_view import RecordsView
 from inspector.state.snapshot import DocumentSnapshot, restore_snapshot, take_snapshot
 from inspector.state.view_options import ViewOptionsModel
 
@@ -174,6 +175,8 @@ class Document(QObject):
         self._shown_paths: tuple[str, ...] = ()
         self._views_cleared_by: ChangeReport | None = None
         self._bookmarks = Bookmarks(self)  # follows filesChanged: connected before any view
+        self._records = RecordsView(lambda: self.file_size(0) if self._pipeline is not None else None, self)
+        self.filesChanged.connect(self._records.files_changed)  # before any view, like the bookmarks
         # The one change detector (and the per-event SIGBUS guard, core/files/shrink_guard.py).
         self._file_monitor = FileMonitor(self)
         self._file_monitor.changed.connect(self._on_files_changed_on_disk)
@@ -279,6 +282,11 @@ class Document(QObject):
     def bookmarks(self) -> Bookmarks:
         """The named elements, regions and byte ranges of the open files."""
         return self._bookmarks
+
+    @property
+    def records(self) -> RecordsView:
+        """The record layout shown over the first file, if any (:mod:`inspector.state.records_view`)."""
+        return self._records
 
     @property
     def history(self) -> CommandStack:

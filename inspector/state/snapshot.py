@@ -25,6 +25,8 @@ Rules
 - Reading a ``display`` never fails: a value of the wrong kind, an unknown format, decimals out
   of range are left out (the current choice stays); whether axes, line axis and selection fit
   the view is decided when the snapshot is restored.
+- Records (a layout over the first file) are restored after the view; a layout the files
+  refuse is reported as the document's error, the rest of the view stays restored.
 """
 
 from __future__ import annotations
@@ -32,7 +34,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from core.errors import CoreError
 from core.pipeline.pipeline import DecodeParams
+from core.records.choice import RecordsChoice
 from core.session.bookmark import Bookmark
 from core.session.placement import plain_slice_text
 from core.session.session_file import Session, capture_file
@@ -64,6 +68,8 @@ class DocumentSnapshot:
         The selected element's index into the view.
     bookmarks
         The bookmarks, in their order.
+    records
+        The first file shown as records (:class:`~core.records.choice.RecordsChoice`).
     """
 
     paths: tuple[str, ...] = ()
@@ -76,6 +82,7 @@ class DocumentSnapshot:
     view_options: ViewOptions | None = None
     selection: tuple[int, ...] | None = None
     bookmarks: tuple[Bookmark, ...] | None = None
+    records: RecordsChoice | None = None
 
 
 def take_snapshot(document: Document) -> DocumentSnapshot:
@@ -85,7 +92,7 @@ def take_snapshot(document: Document) -> DocumentSnapshot:
         paths=document.paths, params=document.params, tensor=None if entry is None else entry.name,
         slice_text=document.slice_text, row_axis=axes.row_axis, col_axis=axes.col_axis,
         indices=axes.indices, view_options=document.view_options.value, selection=document.selection,
-        bookmarks=document.bookmarks.items)
+        bookmarks=document.bookmarks.items, records=document.records.choice)
 
 
 def restore_snapshot(document: Document, snapshot: DocumentSnapshot) -> bool:
@@ -119,6 +126,11 @@ def restore_snapshot(document: Document, snapshot: DocumentSnapshot) -> bool:
         document.select(selection)
     if snapshot.bookmarks is not None:
         document.bookmarks.replace_all(snapshot.bookmarks)
+    if snapshot.records is not None:
+        try:
+            document.records.choose(snapshot.records)
+        except CoreError as error:  # the files of the view open; the records say why they do not
+            document.report_error(CoreError(f"the session's records: {error.message}", field="fields"))
     return True
 
 
@@ -148,7 +160,7 @@ def to_session(snapshot: DocumentSnapshot, comparison: dict | None = None) -> Se
     return Session(files=tuple(capture_file(path) for path in snapshot.paths), params=snapshot.params,
                    tensor=snapshot.tensor, slice_text=snapshot.slice_text or "",
                    display=session_display(snapshot), comparison=comparison,
-                   bookmarks=tuple(snapshot.bookmarks or ()))
+                   bookmarks=tuple(snapshot.bookmarks or ()), records=snapshot.records)
 
 
 def from_session(session: Session, options: ViewOptions) -> DocumentSnapshot:
@@ -175,7 +187,7 @@ def from_session(session: Session, options: ViewOptions) -> DocumentSnapshot:
         row_axis=row if _whole(row) else None, col_axis=col if _whole(col) else None,
         indices=tuple(indices) if isinstance(indices, list) else None, view_options=options,
         selection=tuple(selection) if isinstance(selection, list) else None,
-        bookmarks=session.bookmarks)
+        bookmarks=session.bookmarks, records=session.records)
 
 
 def _whole(value: object) -> bool:

@@ -94,7 +94,7 @@ def test_printing_follows_the_slice(log, capsys):
     (["--export", "OUT"], "records are exported to a .csv or a .npy file, not a file without a suffix"),
     (["--export", "SELF"], "is the file being inspected"),
     (["--export", "MISSING/o.csv"], "Cannot write in"),
-    (["--slice", "None, 1:", "--export", "o.csv"], "one range of records ('a:b:c') or one index, not a new axis"),
+    (["--slice", "None, 1:", "--export", "o.csv"], "adds an axis: one axis is sliced here"),
     (["--slice", "60", "--export", "o.csv"], "out of bounds"),
     (["--field", "nope", "--export", "o.csv"], "the record has no field 'nope'"),
 ])

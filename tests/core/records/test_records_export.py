@@ -16,6 +16,7 @@ from core.errors import BudgetError, Cancelled, CoreError, ExportError, SourceEr
 from core.export.records import export_records, read_records, records_range
 from core.files.sources import open_source
 from core.records.c_decl import parse_c_layout
+from core.records.choice import RecordRows
 from core.records.field_list import parse_field_list, parse_numpy_layout
 
 # A record of every kind of leaf numpy can write: big-endian fields, an array, bool, float16,
@@ -200,6 +201,7 @@ def test_records_range_rules():
     assert records_range(slice(None, None, -2), 5) == range(4, -1, -2)
     assert records_range(slice(-2, None), 5) == range(3, 5)
     assert records_range(range(1, 5, 3), 5) == range(1, 5, 3)
+    assert records_range(RecordRows(4, -2, 3), 5) == range(4, -2, -2)  # a records window's rows: 4, 2, 0
     with pytest.raises(CoreError, match="step of 0") as caught:
         records_range(slice(None, None, 0), 5)
     assert caught.value.field == "records"
@@ -257,7 +259,7 @@ def test_a_layout_larger_than_the_file(tmp_path):
         with pytest.raises(CoreError, match="a record is 16 bytes, more than the 10 bytes after the header") as caught:
             export_records(source, parse_field_list("a:u64, b:f64"), tmp_path / "out.csv", "csv")
         assert caught.value.field == "fields"
-        with pytest.raises(CoreError, match="past the end of the file") as caught:
+        with pytest.raises(CoreError, match=r"the header \(11 bytes\) is longer than the file \(10 bytes\)") as caught:
             export_records(source, parse_field_list("a:u8"), tmp_path / "out.csv", "csv", header=11)
         assert caught.value.field == "offset"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["small.bin"]

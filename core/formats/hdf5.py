@@ -14,7 +14,12 @@ allocated when it would exceed the copy budget (:mod:`core.budget`). A dataset n
 (no space allocated) is a :attr:`~core.formats.entry.Storage.COMPUTED` entry whose values are
 its fill value, as h5py reads them; a *virtual* dataset is a copy entry when its source files
 are in the file's folder (else not usable, naming the missing source). Datasets in *external*
-files are listed as not usable. Names that are not UTF-8 (h5py gives them as bytes) are text
+files are listed as not usable. A dataset of a *compound* type holds records
+(:mod:`core.formats.hdf5_records`): it is listed as its bytes, ``uint8`` of its shape + ``(record
+size,)``, with :attr:`~core.formats.entry.TensorEntry.record_layout` the file type's layout, by
+the same rules (contiguous: a view; otherwise a copy of the records' bytes as stored); one
+whose members the layout cannot show (variable-length, references) is not usable, naming the
+member. Names that are not UTF-8 (h5py gives them as bytes) are text
 with surrogate escapes (:func:`_text_name`), turned back into their bytes to open them.
 
 Unlike the other formats, the file is parsed by ``h5py`` rather than through
@@ -42,9 +47,10 @@ from core.errors import ContainerError, CoreError
 from core.files.sources import FileSource
 from core.formats import hdf5_worker
 from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
+from core.formats.hdf5_records import compound_layout, read_records
 from core.formats.hdf5_worker import FileRange, WorkerFile, shared_empty
 from core.formats.reader import HeaderReader
-from core.records.structured import StructuredLayout, structured_layout
+from core.records.structured import StructuredLayout
 from core.text.names import printable_name
 
 __all__ = ["FORMAT", "HDF5_SIGNATURE", "MAX_DATASETS", "dataset_values", "hdf5_values", "list_hdf5", "sniff_hdf5"]
@@ -182,7 +188,7 @@ def _dataset_entry(h5py, name: str, dataset, folder: str) -> TensorEntry:
     record_problem: str | None = None
     if dtype.fields is not None:  # a compound type: records of the file type's members
         try:
-            records = structured_layout(file_type_dtype(h5py, dataset.id.get_type()))
+            records = compound_layout(h5py, dataset)
         except CoreError as error:
             record_problem = f"its compound type cannot be shown as records: {error.message}"
         stored = "compound"
@@ -235,41 +241,6 @@ def _dataset_entry(h5py, name: str, dataset, folder: str) -> TensorEntry:
         return typed(extras={"layout": "not allocated", "fill value": _short(_fill_value(plist, dtype))},
                      storage=Storage.COMPUTED)
     return typed(int(offset), int(nbytes))
-
-
-def file_type_dtype(h5py, file_type) -> np.dtype:
-    """The numpy dtype of an HDF5 datatype as the file stores it (never h5py's conversion for
-    reading): a compound's members at their offsets in the file type, the record its size,
-    nested compounds and array members as they are, atomic members in their stored size and
-    byte order; a compound h5py reads as complex (members ``r``, ``i``) stays complex (the same
-    bytes); a member numpy has no type for is its raw bytes (``V<size>``); a variable-length
-    member or a reference is an object (refused by :func:`structured_layout`, named)."""
-    h5t = h5py.h5t
-    size = file_type.get_size()
-    if isinstance(file_type, h5t.TypeCompoundID):
-        mapped = _mapped_dtype(file_type)
-        if mapped is not None and mapped.kind == "c" and mapped.itemsize == size:
-            return np.dtype(mapped.str)
-        count = file_type.get_nmembers()
-        return np.dtype({"names": [_text_name(file_type.get_member_name(i)) for i in range(count)],
-                         "formats": [file_type_dtype(h5py, file_type.get_member_type(i)) for i in range(count)],
-                         "offsets": [file_type.get_member_offset(i) for i in range(count)], "itemsize": size})
-    if isinstance(file_type, h5t.TypeArrayID):
-        return np.dtype((file_type_dtype(h5py, file_type.get_super()), tuple(file_type.get_array_dims())))
-    mapped = _mapped_dtype(file_type)
-    if mapped is not None and mapped.hasobject:
-        return np.dtype(object)
-    if mapped is None or mapped.itemsize != size:
-        return np.dtype(f"V{size}")
-    return np.dtype(mapped.str)  # without h5py's metadata (an enum's names)
-
-
-def _mapped_dtype(file_type) -> np.dtype | None:
-    """h5py's numpy dtype for an HDF5 datatype, or None when it has none."""
-    try:
-        return file_type.dtype
-    except (TypeError, ValueError, KeyError, NotImplementedError):
-        return None
 
 
 def _text_name(name: str | bytes) -> str:
@@ -373,7 +344,7 @@ def read_dataset(file: WorkerFile, name: bytes, where: str, what: str, fix: str)
         with file.open() as handle:
             dataset = handle[name]
             if dataset.dtype.fields is not None:
-                return _read_records(dataset, what, fix)
+                return read_records(dataset, what, fix)
             nbytes = int(np.prod(dataset.shape, dtype=object)) * dataset.dtype.itemsize
             check_copy_budget(nbytes, what, fix, field="tensor")
             values = shared_empty(dataset.shape, dataset.dtype)
@@ -385,21 +356,6 @@ def read_dataset(file: WorkerFile, name: bytes, where: str, what: str, fix: str)
         raise ContainerError(f"{where}: the HDF5 library cannot read it ({str(error)[:160]}) (list "
                              "the file again; it may have changed or be corrupt)",
                              field="tensor") from None
-    return values
-
-
-def _read_records(dataset, what: str, fix: str) -> np.ndarray:
-    """A compound dataset's records as their bytes in the file type's layout (see
-    :func:`read_dataset`)."""
-    from h5py import h5s
-
-    file_type = dataset.id.get_type()
-    shape = tuple(dataset.shape or ())
-    count = int(np.prod(shape, dtype=object))
-    check_copy_budget(count * file_type.get_size(), what, fix, field="tensor")
-    values = shared_empty(shape + (file_type.get_size(),), np.uint8)
-    if values.size:
-        dataset.id.read(h5s.ALL, h5s.ALL, values, mtype=file_type)
     return values
 
 

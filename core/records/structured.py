@@ -20,6 +20,7 @@ Rules
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,7 +60,8 @@ class StructuredLayout:
 
 
 def structured_layout(dtype: np.dtype) -> StructuredLayout:
-    """The layout of the structured ``dtype`` (module rules).
+    """The layout of the structured ``dtype`` (module rules). A listing of many datasets of one
+    type pays for it once (the last :data:`_REMEMBERED` layouts are kept; they are immutable).
 
     Raises
     ------
@@ -67,7 +69,15 @@ def structured_layout(dtype: np.dtype) -> StructuredLayout:
         ``field="fields"``: the dtype has no named fields, a member holds objects (named), or the
         layout's own refusals (more than 4,096 fields, a record over 1 GiB).
     """
-    dtype = np.dtype(dtype)
+    return _layout_of(np.dtype(dtype))
+
+
+#: How many layouts :func:`structured_layout` remembers.
+_REMEMBERED = 256
+
+
+@functools.lru_cache(maxsize=_REMEMBERED)
+def _layout_of(dtype: np.dtype) -> StructuredLayout:
     if dtype.fields is None:
         raise CoreError(f"the type {dtype.str!r} has no named fields, so it is no record", field="fields")
     as_bytes: list[str] = []

@@ -396,3 +396,17 @@ def test_an_entry_without_records_is_refused(h5):
     listing = list_file(str(h5))
     with open_source(str(h5)) as source, pytest.raises(ContainerError, match="holds no records"):
         entry_records(source, listing, find_entry(listing, "z"))
+
+
+def test_a_structured_npy_reads_padding_and_strings_by_the_same_rules(tmp_path, capsys):
+    path = tmp_path / "rec.npy"
+    np.save(path, log_records(3))  # padded: numpy writes ('', '|V4') fields into the header
+    assert_same_records(printed_npy(capsys, path), log_records(3))
+    named = np.array([(1, b"alpha"), (-2, b"beta!!")], NAMED)
+    np.save(path, named)
+    assert_same_records(printed_npy(capsys, path), named)
+
+
+def printed_npy(capsys, path) -> dict:
+    assert main([str(path), "--json", "--limit", "100000"]) == 0
+    return json.loads(capsys.readouterr().out)

@@ -201,7 +201,8 @@ def run(words: Sequence[str]) -> int:
                     entry, dequantize_note = _dequantized_choice(listing, entry)
                 if _shows_records(entry, params, mark):  # named fields: printed as records
                     return print_records(args, entry_records(pipeline.source, listing, entry),
-                                         _ignored_for_records(args) + listing_notes)
+                                         _ignored_for_records(args) + listing_notes
+                                         + ([dequantize_note] if dequantize_note else []))
                 # one path for every entry: a view of its file, or its format's copy
                 opened = open_entry(pipeline.source, listing, entry, params)
                 params = opened.params

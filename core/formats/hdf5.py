@@ -192,8 +192,9 @@ def _dataset_entry(h5py, name: str, dataset, folder: str) -> TensorEntry:
         except CoreError as error:
             record_problem = f"its compound type cannot be shown as records: {error.message}"
         stored = "compound"
-        if records is not None:
-            row, little, shape = row_for_numpy_kind("u", 1), True, shape + (records.layout.itemsize,)
+        if records is not None:  # a null dataspace (h5py.Empty) holds no record
+            shape = (shape if dataset.shape is not None else (0,)) + (records.layout.itemsize,)
+            row, little = row_for_numpy_kind("u", 1), True
 
     def broken(problem: str, offset: int = 0, nbytes: int = 0, extras: dict | None = None) -> TensorEntry:
         return TensorEntry(name, None, little, shape, offset, nbytes, stored, extras or {},

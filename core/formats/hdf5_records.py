@@ -84,7 +84,7 @@ def read_records(dataset, what: str, fix: str) -> np.ndarray:
     """In the worker: the records of the compound ``dataset`` (an ``h5py.Dataset``) as their
     bytes in the file type's layout, ``uint8`` of its shape + ``(record size,)`` in a new array
     (:func:`~core.formats.hdf5_worker.shared_empty`), the copy budget checked first (``what``,
-    ``fix``: the refusal's words).
+    ``fix``: the refusal's words); a null dataspace (``h5py.Empty``) has no record: ``(0, size)``.
 
     Raises
     ------
@@ -94,7 +94,7 @@ def read_records(dataset, what: str, fix: str) -> np.ndarray:
     from h5py import h5s
 
     file_type = dataset.id.get_type()
-    shape = tuple(dataset.shape or ())
+    shape = tuple(dataset.shape) if dataset.shape is not None else (0,)  # a null dataspace: no record
     count = int(np.prod(shape, dtype=object))
     check_copy_budget(count * file_type.get_size(), what, fix, field="tensor")
     values = shared_empty(shape + (file_type.get_size(),), np.uint8)

@@ -410,3 +410,29 @@ def test_a_structured_npy_reads_padding_and_strings_by_the_same_rules(tmp_path, 
 def printed_npy(capsys, path) -> dict:
     assert main([str(path), "--json", "--limit", "100000"]) == 0
     return json.loads(capsys.readouterr().out)
+
+
+def test_scalar_unwritten_empty_and_null_compounds(tmp_path, capsys):
+    pair = np.dtype([("a", "<i4"), ("b", ">f8")])
+    path = tmp_path / "edges.h5"
+    with h5py.File(path, "w") as out:
+        out.create_dataset("scalar", data=np.array((5, 2.5), pair))
+        out.create_dataset("unwritten", shape=(3,), dtype=pair, fillvalue=np.array((7, 1.5), pair))
+        out.create_dataset("empty", shape=(0,), dtype=pair)
+        out.create_dataset("null", data=h5py.Empty(pair))
+    listing = list_file(str(path))
+    assert find_entry(listing, "scalar").shape == (12,) and find_entry(listing, "null").shape == (0, 12)
+    assert find_entry(listing, "unwritten").storage is Storage.COMPUTED
+    assert printed(capsys, path, "scalar")["values"] == [{"a": 5, "b": 2.5}]
+    assert_same_records(printed(capsys, path, "unwritten"), h5_read(path, "unwritten"))  # the fill value
+    for name in ("empty", "null"):  # h5py reads no element of either
+        assert printed(capsys, path, name)["records"] == 0
+
+
+def test_a_compound_of_more_fields_than_a_table_shows_keeps_a_problem(tmp_path, capsys):
+    path = tmp_path / "wide.h5"
+    with h5py.File(path, "w") as out:
+        out.create_dataset("wide", data=np.zeros(2, [("n", "<i2"), ("pts", [("x", "u1")], (5000,))]))
+    entry = find_entry(list_file(str(path)), "wide")
+    assert entry.dtype is None and "more than 4,096 fields" in entry.problem
+    assert printed(capsys, path, "wide", "--dtype", "uint8")["size"] == 2 * 5002

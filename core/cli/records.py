@@ -13,6 +13,11 @@ Output: a table of one row per record and one column per field element, or with 
 prints that field's values only (``"values": [...]``, an array field's per record as a list).
 Bit fields are their computed values; enums their integers, with ``"enum"`` naming them in the
 fields. Values are JSON as elsewhere (the table's digits, ``"nan"``...).
+
+The records of a container entry (``--tensor NAME`` of an HDF5 compound dataset or a
+structured ``.npz`` member) print the same way (:func:`print_records`): both are read through
+:mod:`core.formats.entry_records`, only the records printed (a copy entry's records are its
+format's copy); an entry has no trailing bytes.
 """
 
 from __future__ import annotations
@@ -21,16 +26,19 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Sequence
 
 from core.errors import CoreError
 from core.files.sources import open_source
+from core.formats.entry_records import EntryRecords, file_records
 from core.records.c_decl import MAX_HEADER_BYTES, parse_c_layout
 from core.records.choice import RecordsChoice
 from core.records.field_list import parse_field_list, parse_numpy_layout
 from core.records.layout import RecordLayout
 from core.text.number_format import format_value, json_value
 
-__all__ = ["add_record_options", "choice_from_args", "layout_from_args", "run_records", "wants_records"]
+__all__ = ["add_record_options", "choice_from_args", "layout_from_args", "print_records", "run_records",
+           "wants_records"]
 
 
 def add_record_options(parser: argparse.ArgumentParser) -> None:
@@ -88,24 +96,27 @@ def run_records(args: argparse.Namespace) -> int:
     layout = layout_from_args(args)
     if len(args.files) != 1:
         raise CoreError(f"records are read from one file, not {len(args.files)}", field="files")
-    column_filter = layout.field_named(args.field) if args.field else None
-    header = args.offset or 0
+    if args.field:
+        layout.field_named(args.field)  # a bad --field is refused before the file is opened
     with open_source(args.files[0]) as source:
-        size = source.files[0].size
-        if header > size:
-            raise CoreError(f"--offset {header} is past the end of the file ({size} bytes)", field="offset")
-        count = (size - header) // layout.itemsize
-        if count == 0 and size - header:
-            raise CoreError(f"a record is {layout.itemsize} bytes, more than the {size - header} bytes after the "
-                            "header (check the layout and --offset)", field="fields")
-        shown = min(count, max(args.limit, 0))
-        data = source.read_exact(0, header, shown * layout.itemsize, "records")
+        return print_records(args, file_records(source, layout, args.offset or 0))
+
+
+def print_records(args: argparse.Namespace, records: EntryRecords, notes: Sequence[str] = ()) -> int:
+    """Print ``records`` as the options say (``--field``, ``--json``, ``--limit``; module rules),
+    then the ``note:`` lines (``notes`` after the records' own); the exit status. Reads only the
+    records printed."""
+    layout = records.layout
+    column_filter = layout.field_named(args.field) if args.field else None
+    count = records.count
+    shown = min(count, max(args.limit, 0))
+    data = records.read(0, shown)
     import numpy as np
 
-    records = layout.records(np.frombuffer(data, np.uint8))
+    rows = layout.records(np.frombuffer(data, np.uint8))
     columns = [c for c in layout.columns() if column_filter is None or c.field is column_filter]
-    values = {c.name: layout.values(records, c) for c in columns}
-    trailing = (size - header) - count * layout.itemsize
+    values = {c.name: layout.values(rows, c) for c in columns}
+    trailing = records.trailing_bytes
     if args.json:
         document = {"layout": {"kind": layout.kind, "name": layout.name, "abi": layout.abi or None,
                                "record_size": layout.itemsize, "notes": list(layout.notes)},
@@ -114,8 +125,7 @@ def run_records(args: argparse.Namespace) -> int:
                     "records": count, "trailing_bytes": trailing, "truncated": shown < count}
         if column_filter is not None:
             leaf = column_filter
-            raw = values if not leaf.shape else None
-            if raw is not None:
+            if not leaf.shape:
                 document["values"] = [json_value(v, _dtype(values[leaf.name])) for v in values[leaf.name]]
             else:
                 document["values"] = [[json_value(values[c.name][i], _dtype(values[c.name])) for c in columns]
@@ -126,16 +136,16 @@ def run_records(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(document) + "\n")
     else:
         names = ["#"] + [c.name for c in columns]
-        rows = [[str(i)] + [_cell(c, values[c.name][i]) for c in columns] for i in range(shown)]
-        widths = [max(len(r[k]) for r in rows + [names]) for k in range(len(names))]
+        table = [[str(i)] + [_cell(c, values[c.name][i]) for c in columns] for i in range(shown)]
+        widths = [max(len(r[k]) for r in table + [names]) for k in range(len(names))]
         out = ["  ".join(n.rjust(w) for n, w in zip(names, widths)).rstrip() + "\n"]
-        out += ["  ".join(v.rjust(w) for v, w in zip(row, widths)).rstrip() + "\n" for row in rows]
+        out += ["  ".join(v.rjust(w) for v, w in zip(row, widths)).rstrip() + "\n" for row in table]
         sys.stdout.write("".join(out))
         if shown < count:
             print(f"note: {shown:,} of {count:,} records shown (--limit N for more)", file=sys.stderr)
     if trailing:
         print(f"note: {trailing} trailing bytes after the last whole record", file=sys.stderr)
-    for note in layout.notes:
+    for note in [*layout.notes, *([records.note] if records.note else []), *notes]:
         print(f"note: {note}", file=sys.stderr)
     return 0
 

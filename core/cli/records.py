@@ -19,6 +19,11 @@ fields. Values are JSON as elsewhere (the table's digits, ``"nan"``...).
 ``--export OUT.csv|OUT.npy`` writes the chosen records instead (:func:`core.export.records.
 export_records`; ``--field NAME`` that field alone, ``--enum-names`` an enum's names in a CSV)
 and prints ``wrote OUT: ...`` (``--json``: ``{"export", "format", "records", "bytes"}``).
+
+The records of a container entry (``--tensor NAME`` of an HDF5 compound dataset or a
+structured ``.npz`` member) print the same way (:func:`print_records`, ``--slice`` too): both are read through
+:mod:`core.formats.entry_records`, only the records printed (a copy entry's records are its
+format's copy); an entry has no trailing bytes.
 """
 
 from __future__ import annotations
@@ -27,23 +32,24 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Sequence
 
 import numpy as np
 
 from core.errors import CoreError, ExportError
-from core.export.records import export_records, read_records
+from core.export.records import export_records
 from core.files.sources import open_source
+from core.formats.entry_records import EntryRecords, file_records
 from core.records.c_decl import MAX_HEADER_BYTES, parse_c_layout
 from core.records.choice import RecordsChoice
 from core.records.field_list import parse_field_list, parse_numpy_layout
 from core.records.layout import RecordLayout
-from core.records.placement import count_records
 from core.slicing.expr import one_axis_selection
 from core.text.names import printable_name
 from core.text.number_format import format_value, json_value
 
-__all__ = ["add_record_options", "choice_from_args", "layout_from_args", "records_of_slice", "run_records",
-           "wants_records"]
+__all__ = ["add_record_options", "choice_from_args", "layout_from_args", "print_records", "records_of_slice",
+           "run_records", "wants_records"]
 
 
 def add_record_options(parser: argparse.ArgumentParser, *, export: bool = True) -> None:
@@ -127,19 +133,32 @@ def run_records(args: argparse.Namespace) -> int:
     layout = layout_from_args(args)
     if len(args.files) != 1:
         raise CoreError(f"records are read from one file, not {len(args.files)}", field="files")
-    column_filter = layout.field_named(args.field) if args.field else None
-    header = args.offset or 0
+    if args.field:
+        layout.field_named(args.field)  # a bad --field is refused before the file is opened
     with open_source(args.files[0]) as source:
-        size = source.files[0].size
-        count, trailing = count_records(layout, header, size)
-        chosen = records_of_slice(getattr(args, "slice", None), count)
+        records = file_records(source, layout, args.offset or 0)
         if getattr(args, "export", None):
-            return _export(args, source, layout, header, chosen)
-        shown = chosen[:max(args.limit, 0)]
-        blocks = [block.copy() for block in read_records(source, layout, header=header, records=shown)]
-    records = np.concatenate(blocks) if blocks else layout.records(np.zeros(0, np.uint8))
+            return _export(args, source, layout, args.offset or 0, records_of_slice(args.slice, records.count))
+        return print_records(args, records)
+
+
+def print_records(args: argparse.Namespace, records: EntryRecords, notes: Sequence[str] = ()) -> int:
+    """Print ``records`` as the options say (``--field``, ``--slice``, ``--json``, ``--limit``;
+    module rules), then the ``note:`` lines (``notes`` after the records' own); the exit status.
+    Reads only the records printed."""
+    layout = records.layout
+    column_filter = layout.field_named(args.field) if args.field else None
+    count = records.count
+    chosen = records_of_slice(getattr(args, "slice", None), count)
+    shown = chosen[:max(args.limit, 0)]
+    if shown.step == 1:
+        data = records.read(shown.start, len(shown))
+    else:  # at most --limit records, one read each
+        data = b"".join(records.read(index, 1) for index in shown)
+    rows = layout.records(np.frombuffer(data, np.uint8))
     columns = [c for c in layout.columns() if column_filter is None or c.field is column_filter]
-    values = {c.name: layout.values(records, c) for c in columns}
+    values = {c.name: layout.values(rows, c) for c in columns}
+    trailing = records.trailing_bytes
     if args.json:
         document = {"layout": {"kind": layout.kind, "name": layout.name, "abi": layout.abi or None,
                                "record_size": layout.itemsize, "notes": list(layout.notes)},
@@ -150,8 +169,7 @@ def run_records(args: argparse.Namespace) -> int:
             document.update(selected=len(chosen), indices=list(shown))
         if column_filter is not None:
             leaf = column_filter
-            raw = values if not leaf.shape else None
-            if raw is not None:
+            if not leaf.shape:
                 document["values"] = [json_value(v, _dtype(values[leaf.name])) for v in values[leaf.name]]
             else:
                 document["values"] = [[json_value(values[c.name][i], _dtype(values[c.name])) for c in columns]
@@ -162,16 +180,16 @@ def run_records(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(document) + "\n")
     else:
         names = ["#"] + [c.name for c in columns]
-        rows = [[str(index)] + [_cell(c, values[c.name][i]) for c in columns] for i, index in enumerate(shown)]
-        widths = [max(len(r[k]) for r in rows + [names]) for k in range(len(names))]
+        table = [[str(index)] + [_cell(c, values[c.name][i]) for c in columns] for i, index in enumerate(shown)]
+        widths = [max(len(r[k]) for r in table + [names]) for k in range(len(names))]
         out = ["  ".join(n.rjust(w) for n, w in zip(names, widths)).rstrip() + "\n"]
-        out += ["  ".join(v.rjust(w) for v, w in zip(row, widths)).rstrip() + "\n" for row in rows]
+        out += ["  ".join(v.rjust(w) for v, w in zip(row, widths)).rstrip() + "\n" for row in table]
         sys.stdout.write("".join(out))
         if len(shown) < len(chosen):
             print(f"note: {len(shown):,} of {len(chosen):,} records shown (--limit N for more)", file=sys.stderr)
     if trailing:
         print(f"note: {trailing} trailing bytes after the last whole record", file=sys.stderr)
-    for note in layout.notes:
+    for note in [*layout.notes, *([records.note] if records.note else []), *notes]:
         print(f"note: {note}", file=sys.stderr)
     return 0
 

@@ -30,19 +30,22 @@ from core.cli.options import (
     silence_stdout,
 )
 from core.cli.printing import DEFAULT_LIMIT, json_pieces, text_pieces, write_pieces
-from core.cli.records import add_record_options, run_records, wants_records
+from core.cli.records import add_record_options, print_records, run_records, wants_records
 from core.cli.session import add_session_options, bookmark_pieces, plan_session
 from core.dtypes.table import ENGINE_TYPES, EXTENDED_TYPES, engine_name, tf_name
 from core.errors import ContainerError, CoreError
 from core.files.sources import FileSource, open_source, structured_npy
 from core.formats.entry import ContainerListing, Storage, TensorEntry, find_entry
+from core.formats.entry_records import entry_records
 from core.formats.quantization import dequantized_of
 from core.formats.reader import HeaderReader
 from core.formats.registry import FORMATS, container_path, detect_format, list_container
 from core.formats.report import listing_json, listing_table
-from core.formats.values import open_entry
-from core.pipeline.pipeline import Pipeline, PipelineResult
+from core.formats.values import LAYOUT_FIELDS, open_entry
+from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.pipeline.view_as import no_tensor_buffer_error, view_as_target
+from core.records.field_list import numpy_description_dtype
+from core.records.structured import structured_layout
 from core.slicing.expr import parse_slice
 from core.text.names import printable_name
 
@@ -76,8 +79,9 @@ container whose listing could not read everything (a partial listing, a corrupt 
 --list prints a container's tensors (name, dtype, shape, kind, offset, bytes, notes); --list
 --json prints {{"format", "path", "metadata", "problems", "tensors": [{{"name", "dtype",
 "stored_type", "byte_order", "shape", "storage", "strides", "file", "shares", "offset",
-"nbytes", "mappable", "problem", "extras"}}]}} ("shares": the other tensors on the same bytes,
-such as tied weights of a PyTorch checkpoint, or null). The kind says how its values are had: "view" (of the
+"nbytes", "mappable", "problem", "quantization", "record_layout", "extras"}}]}} ("shares": the other
+tensors on the same bytes, such as tied weights of a PyTorch checkpoint, or null; "record_layout":
+the numpy dtype description of an entry of records, or null). The kind says how its values are had: "view" (of the
 file's bytes), "copy" (stored, but compressed, chunked or as varints: decoded into memory) or
 "computed" (a quantized GGUF tensor's float32 values, as llama.cpp's reference dequantizer
 gives them; the "NAME (dequantized)" entry listed after a quantized TFLite, ONNX or PyTorch
@@ -89,6 +93,9 @@ computed value is made in memory (budget-checked; a note: says so); --dtype, --o
 other layout options show its bytes in the file instead. --tensor NAME --dequantize shows the
 dequantized entry of a quantized NAME (the same as --tensor "NAME (dequantized)"); a GGUF
 tensor is shown dequantized anyway, and a tensor that is not quantized as it is (a note says so).
+--tensor NAME of records (an HDF5 compound dataset, a structured npz member: listed as uint8
+rows of one record each, "record size N; fields K" in the notes) prints its records as a
+structured .npy does (--field, --json, --limit; docs/records.md); --dtype uint8 shows the bytes.
 
 Values starting with "-" may follow --shape and --slice directly (--shape -1,4).
 Errors print one "error: ..." line on stderr and exit with status 2.
@@ -160,13 +167,15 @@ def run(words: Sequence[str]) -> int:
                 and args.session is None:
             structured = structured_npy(args.files[0])  # a .npy of records: printed as records
             if structured is not None:
-                args.numpy_fields = structured.descr_text
+                # its layout as a container's records (a string member shown as its bytes)
+                args.numpy_fields = structured_layout(numpy_description_dtype(structured.descr_text)).text
                 args.offset = structured.data_offset if args.offset is None else args.offset
                 return run_records(args)
         if args.export is not None:
-            raise CoreError("--export writes records: give their layout (--fields, --struct or --numpy-fields); "
-                            "a tensor is exported by the window's File > Export view… or core.api.export_values",
-                            field="export")
+            raise CoreError("--export writes the records of a file: give their layout (--fields, --struct or "
+                            "--numpy-fields; a structured .npy has its own). A container entry's records and a "
+                            "tensor are not exported by the command (a tensor: the window's File > Export view… "
+                            "or core.api.export_values)", field="export")
         args.files = [container_path(path) for path in args.files]  # a checkpoint by prefix or folder
         if (args.list or args.tensor is not None) and len(args.files) != 1:
             raise ContainerError(f"--list and --tensor take one container file, not "
@@ -195,6 +204,10 @@ def run(words: Sequence[str]) -> int:
                 listing_notes = _listing_notes(listing)
                 if args.dequantize:
                     entry, dequantize_note = _dequantized_choice(listing, entry)
+                if _shows_records(entry, params, mark):  # named fields: printed as records
+                    return print_records(args, entry_records(pipeline.source, listing, entry),
+                                         _ignored_for_records(args) + listing_notes
+                                         + ([dequantize_note] if dequantize_note else []))
                 # one path for every entry: a view of its file, or its format's copy
                 opened = open_entry(pipeline.source, listing, entry, params)
                 params = opened.params
@@ -252,6 +265,23 @@ def run(words: Sequence[str]) -> int:
     except Exception as error:  # one line from describe_error, never a traceback for the user
         return error_exit(error)
     return 0
+
+
+def _shows_records(entry: TensorEntry, params: DecodeParams, mark: object) -> bool:
+    """Whether ``--tensor`` prints the entry as records: it has a record layout and no layout
+    option asks for its bytes (``--dtype``, ``--offset``...), as a structured ``.npy``."""
+    return entry.record_layout is not None and mark is None \
+        and not any(getattr(params, name) is not None for name in LAYOUT_FIELDS)
+
+
+def _ignored_for_records(args: argparse.Namespace) -> list[str]:
+    """Notes for the tensor options records do not take (they print every field; ``--slice``
+    chooses records)."""
+    given = [option for option, value in (("--shape", args.shape), ("--view-as", args.view_as)) if value is not None]
+    if not given:
+        return []
+    return [f"{', '.join(given)} apply to a tensor, not to records: not used (--dtype uint8 shows the "
+            "records' bytes as a tensor)"]
 
 
 def _dequantized_choice(listing: ContainerListing, entry: TensorEntry) -> tuple[TensorEntry, str | None]:

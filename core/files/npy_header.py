@@ -131,14 +131,16 @@ def parse_npy_header(prefix: bytes, *, name: str, file_size: int) -> NpyHeader:
     except UnicodeDecodeError:
         raise _error(name, "the header is not text", "the file is corrupt") from None
     fields = _parse_dict(text, name, python2=(major, minor) <= (2, 0))
-    if isinstance(fields["descr"], list):
-        raise _structured(name, fields["descr"], data_offset, file_size)
-    dtype, little_endian, itemsize = _parse_descr(fields["descr"], name)
+    structured = isinstance(fields["descr"], list)
+    if not structured:
+        dtype, little_endian, itemsize = _parse_descr(fields["descr"], name)
     fortran_order = fields["fortran_order"]
     if not isinstance(fortran_order, bool):
         raise _error(name, f"fortran_order is {fortran_order!r}, not True or False",
                      "the file is corrupt")
     shape = _parse_shape(fields["shape"], name)
+    if structured:
+        raise _structured(name, fields["descr"], data_offset, shape, fortran_order)
     if 0 in shape and math.prod(d for d in shape if d) * itemsize >= 1 << 63:
         # numpy refuses such a shape even when a zero dimension makes the array empty.
         raise _error(name, f"its shape {_short(shape)} of {itemsize}-byte values spans 2**63 bytes or "
@@ -162,16 +164,24 @@ def parse_npy_header(prefix: bytes, *, name: str, file_size: int) -> NpyHeader:
 class StructuredNpyError(SourceError):
     """A ``.npy`` file of structured records (named fields): no one numeric type decodes it, but
     it opens as records (docs/records.md) with the layout ``descr_text`` (its dtype description,
-    as text) from byte ``data_offset``."""
+    as text) from byte ``data_offset``, records of ``itemsize`` bytes. ``shape`` and
+    ``fortran_order`` are the header's (its records in C order of ``shape``, or Fortran order),
+    ``nbytes`` the bytes of data the header promises (not checked against the file here: a plain
+    ``.npy`` of records is counted from its size)."""
 
-    def __init__(self, message: str, *, descr_text: str, data_offset: int, itemsize: int) -> None:
+    def __init__(self, message: str, *, descr_text: str, data_offset: int, itemsize: int,
+                 shape: tuple[int, ...] = (), fortran_order: bool = False) -> None:
         super().__init__(message, field="files")
         self.descr_text = descr_text
         self.data_offset = data_offset
         self.itemsize = itemsize
+        self.shape = shape
+        self.fortran_order = fortran_order
+        self.nbytes = math.prod(shape) * itemsize
 
 
-def _structured(name: str, descr: list, data_offset: int, file_size: int) -> SourceError:
+def _structured(name: str, descr: list, data_offset: int, shape: tuple[int, ...],
+                fortran_order: bool) -> SourceError:
     """The error of a structured header: records to open as such, or a descr numpy refuses."""
     import numpy as np
 
@@ -187,7 +197,7 @@ def _structured(name: str, descr: list, data_offset: int, file_size: int) -> Sou
         f"'{name}' is not a usable .npy file: its dtype is structured (records of {len(dtype.names)} named "
         f"fields, {dtype.itemsize} bytes each: no one numeric type decodes it) (open it as records: "
         "tensor-inspect FILE prints them, and the window shows them in Tools > Records…)", descr_text=repr(descr), data_offset=data_offset,
-        itemsize=dtype.itemsize)
+        itemsize=dtype.itemsize, shape=shape, fortran_order=fortran_order)
 
 
 def opaque_type_error(name: str, header: NpyHeader) -> SourceError:

@@ -20,6 +20,10 @@ Rules
   entry: that its values come through ``values``; for any other entry: why it cannot be shown
   at all and what to do). :attr:`TensorEntry.mappable` is "a view the parameters show";
   :attr:`TensorEntry.readable` is "its values can be had one way or the other".
+- An entry of *records* (:attr:`TensorEntry.record_layout`: an HDF5 compound dataset, a
+  structured ``.npz`` member) is listed as its bytes, one row of ``uint8`` per record, of any
+  storage kind; its layout says how a row reads as named fields
+  (:mod:`core.formats.entry_records`).
 - A *multi-channel signal* (:attr:`TensorEntry.signal`: the samples of a WAV or AIFF file, shape
   ``(frames, channels)``) is shown as one line per channel along the frames, not as an image
   of frames x channels: :func:`shows_channel_lines` is the rule, for the data shown.
@@ -180,6 +184,15 @@ class TensorEntry:
         (:class:`Quantization`); its *dequantized* entry (:func:`core.formats.quantization.dequantized_entry`)
         carries the same, which it is computed with. None: not quantized (a GGUF block type is
         said by its extras, not here).
+    record_layout
+        For an entry whose values are records of named fields (an HDF5 compound dataset, a
+        structured ``.npz`` member): the numpy dtype description of one record, the text
+        :func:`core.records.field_list.parse_numpy_layout` reads (the stored type's member
+        offsets, byte orders and record size: :mod:`core.records.structured`). Such an entry is
+        listed as its bytes: ``dtype`` ``"uint8"``, ``shape`` the stored shape + ``(record
+        size,)``, so :meth:`params` show each record's bytes as a row, as a structured ``.npy``
+        is shown; :func:`core.formats.entry_records.entry_records` reads its records. None: not
+        records.
     """
 
     name: str
@@ -199,6 +212,7 @@ class TensorEntry:
     signal: bool = False
     shares: tuple[str, ...] | None = None
     quantization: Quantization | None = None
+    record_layout: str | None = None
 
     @property
     def mappable(self) -> bool:

@@ -14,7 +14,12 @@ allocated when it would exceed the copy budget (:mod:`core.budget`). A dataset n
 (no space allocated) is a :attr:`~core.formats.entry.Storage.COMPUTED` entry whose values are
 its fill value, as h5py reads them; a *virtual* dataset is a copy entry when its source files
 are in the file's folder (else not usable, naming the missing source). Datasets in *external*
-files are listed as not usable. Names that are not UTF-8 (h5py gives them as bytes) are text
+files are listed as not usable. A dataset of a *compound* type holds records
+(:mod:`core.formats.hdf5_records`): it is listed as its bytes, ``uint8`` of its shape + ``(record
+size,)``, with :attr:`~core.formats.entry.TensorEntry.record_layout` the file type's layout, by
+the same rules (contiguous: a view; otherwise a copy of the records' bytes as stored); one
+whose members the layout cannot show (variable-length, references) is not usable, naming the
+member. Names that are not UTF-8 (h5py gives them as bytes) are text
 with surrogate escapes (:func:`_text_name`), turned back into their bytes to open them.
 
 Unlike the other formats, the file is parsed by ``h5py`` rather than through
@@ -42,8 +47,10 @@ from core.errors import ContainerError, CoreError
 from core.files.sources import FileSource
 from core.formats import hdf5_worker
 from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
+from core.formats.hdf5_records import compound_layout, read_records
 from core.formats.hdf5_worker import FileRange, WorkerFile, shared_empty
 from core.formats.reader import HeaderReader
+from core.records.structured import StructuredLayout
 from core.text.names import printable_name
 
 __all__ = ["FORMAT", "HDF5_SIGNATURE", "MAX_DATASETS", "dataset_values", "hdf5_values", "list_hdf5", "sniff_hdf5"]
@@ -177,20 +184,45 @@ def _dataset_entry(h5py, name: str, dataset, folder: str) -> TensorEntry:
     row = row_for_numpy_kind(dtype.kind, dtype.itemsize) if dtype.fields is None else None
     little = dtype.byteorder != ">" if dtype.byteorder != "=" else np.little_endian
     stored = dtype.str
+    records: StructuredLayout | None = None
+    record_problem: str | None = None
+    if dtype.fields is not None:  # a compound type: records of the file type's members
+        try:
+            records = compound_layout(h5py, dataset)
+        except CoreError as error:
+            record_problem = f"its compound type cannot be shown as records: {error.message}"
+        stored = "compound"
+        if records is not None:  # a null dataspace (h5py.Empty) holds no record
+            shape = (shape if dataset.shape is not None else (0,)) + (records.layout.itemsize,)
+            row, little = row_for_numpy_kind("u", 1), True
 
     def broken(problem: str, offset: int = 0, nbytes: int = 0, extras: dict | None = None) -> TensorEntry:
         return TensorEntry(name, None, little, shape, offset, nbytes, stored, extras or {},
                            problem=f"HDF5 dataset {name!r}: {problem}")
 
+    def typed(offset: int = 0, nbytes: int = 0, extras: dict | None = None,
+              storage: Storage = Storage.VIEW) -> TensorEntry:
+        """An entry of a type the engine decodes (records: their bytes, with the layout)."""
+        if records is not None:
+            extras = {**records.extras(), **(extras or {})}
+        return TensorEntry(name, row.name, little or dtype.itemsize == 1, shape, offset, nbytes, stored,
+                           extras or {}, storage=storage,
+                           record_layout=records.text if records is not None else None)
+
     def copied(extras: dict) -> TensorEntry:
         """Readable by h5py, not one byte range: typed, so the copy's type is known."""
-        return TensorEntry(name, row.name, little or dtype.itemsize == 1, shape, 0, 0, stored,
-                           extras, storage=Storage.COPY)
+        return typed(extras=extras, storage=Storage.COPY)
 
-    if row is None:
-        return broken(f"its type {dtype} is not a numeric type the engine decodes")
     plist = dataset.id.get_create_plist()
     layout = plist.get_layout()
+    contiguous = layout not in (h5py.h5d.CHUNKED, h5py.h5d.COMPACT, getattr(h5py.h5d, "VIRTUAL", -1)) \
+        and not plist.get_external_count()
+    if row is None:
+        if record_problem is not None and contiguous and dataset.id.get_offset() is not None:
+            # records that cannot be shown: their bytes still can
+            return broken(f"{record_problem} (read it with h5py; --dtype uint8 shows the records' bytes)",
+                          int(dataset.id.get_offset()), int(dataset.id.get_storage_size()))
+        return broken(record_problem or f"its type {dtype} is not a numeric type the engine decodes")
     if layout == h5py.h5d.CHUNKED:
         filters = [plist.get_filter(i)[3].decode("latin-1", "replace")
                    for i in range(plist.get_nfilters())]
@@ -207,11 +239,9 @@ def _dataset_entry(h5py, name: str, dataset, folder: str) -> TensorEntry:
     offset = dataset.id.get_offset()
     nbytes = dataset.id.get_storage_size()
     if offset is None:  # created, never written: h5py reads it as its fill value
-        return TensorEntry(name, row.name, little or dtype.itemsize == 1, shape, 0, 0, stored,
-                           {"layout": "not allocated", "fill value": _short(_fill_value(plist, dtype))},
-                           storage=Storage.COMPUTED)
-    return TensorEntry(name, row.name, little or dtype.itemsize == 1, shape, int(offset),
-                       int(nbytes), stored)
+        return typed(extras={"layout": "not allocated", "fill value": _short(_fill_value(plist, dtype))},
+                     storage=Storage.COMPUTED)
+    return typed(int(offset), int(nbytes))
 
 
 def _text_name(name: str | bytes) -> str:
@@ -288,6 +318,8 @@ def dataset_values(source: FileSource, entry: TensorEntry, index: int = 0) -> np
 def expected_bytes(entry: TensorEntry) -> int:
     """The bytes of an entry's values as listed, for a worker's limits (the worker checks the
     dataset's own size against the copy budget)."""
+    if entry.record_layout is not None:  # records: listed as their bytes
+        return int(np.prod(entry.shape, dtype=object))
     try:
         itemsize = np.dtype(entry.stored_type).itemsize
     except TypeError:
@@ -298,6 +330,9 @@ def expected_bytes(entry: TensorEntry) -> int:
 def read_dataset(file: WorkerFile, name: bytes, where: str, what: str, fix: str) -> np.ndarray:
     """In the worker: dataset ``name`` of the file read into a new array (:func:`shared_empty`),
     its size checked against the copy budget first (``what``, ``fix``: the refusal's words).
+    A compound dataset (records) is read as its bytes in the file type's layout (no conversion:
+    the file type is the memory type), ``uint8`` of its shape + ``(record size,)``, as its
+    entry lists it.
 
     Raises
     ------
@@ -309,6 +344,8 @@ def read_dataset(file: WorkerFile, name: bytes, where: str, what: str, fix: str)
     try:
         with file.open() as handle:
             dataset = handle[name]
+            if dataset.dtype.fields is not None:
+                return read_records(dataset, what, fix)
             nbytes = int(np.prod(dataset.shape, dtype=object)) * dataset.dtype.itemsize
             check_copy_budget(nbytes, what, fix, field="tensor")
             values = shared_empty(dataset.shape, dataset.dtype)
@@ -336,9 +373,10 @@ def hdf5_values(source: FileSource, entry: TensorEntry) -> EntryValues:
     layout = entry.extras.get("layout", "compact")
     stored = f"in chunks of {entry.extras['chunks']}" if "chunks" in entry.extras else (
         f"as a virtual dataset of {entry.extras.get('sources')}" if layout == "virtual" else layout)
+    what = "records' bytes, in the file type's layout," if entry.record_layout is not None else "values"
     return EntryValues.stored_copy(array, "read by h5py",
                                    f"'{entry.name}' is stored {stored}{filters} in the file: these are its "
-                                   "values as h5py reads them")
+                                   f"{what} as h5py reads them")
 
 
 def _short(value: object) -> str:

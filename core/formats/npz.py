@@ -37,13 +37,15 @@ from core.budget import check_copy_budget
 from core.decode.decode_raw import byte_ordered
 from core.dtypes.table import resolve_dtype
 from core.errors import ContainerError, CoreError, SourceError
-from core.files.npy_header import MAX_HEADER_BYTES, NPY_MAGIC, NpyHeader, parse_npy_header
+from core.files.npy_header import MAX_HEADER_BYTES, NPY_MAGIC, NpyHeader, StructuredNpyError, parse_npy_header
 from core.files.range_file import RangeFile
 from core.files.sources import FileSource
 from core.formats import listing_control
 from core.formats.entry import ContainerFormat, ContainerListing, EntryValues, Storage, TensorEntry
 from core.formats.reader import HeaderReader
 from core.formats.zip_members import LOCAL_HEADER
+from core.records.field_list import numpy_description_dtype
+from core.records.structured import structured_layout
 from core.text.names import printable_name
 
 __all__ = ["FORMAT", "decompressed_values", "list_npz", "npz_values", "sniff_npz"]
@@ -115,7 +117,7 @@ def list_npz(reader: HeaderReader) -> ContainerListing:
             members = members[:MAX_MEMBERS]
         shift = archive.start_dir - _directory_offset_field(reader, archive)
         last = {info.filename: index for index, info in enumerate(members)}
-        headers: dict[tuple[bytes, int], NpyHeader] = {}
+        headers: dict[tuple[bytes, int], NpyHeader | StructuredNpyError] = {}
         entries = listing_control.collecting("npz")
         for index, info in enumerate(members):
             if last[info.filename] != index:
@@ -162,7 +164,7 @@ def _directory_offset_field(reader: HeaderReader, archive: zipfile.ZipFile) -> i
 
 
 def _member_entry(reader: HeaderReader, archive: zipfile.ZipFile, info: zipfile.ZipInfo,
-                  shift: int, headers: dict[tuple[bytes, int], NpyHeader]) -> TensorEntry:
+                  shift: int, headers: dict[tuple[bytes, int], NpyHeader | StructuredNpyError]) -> TensorEntry:
     name = _entry_name(info)
 
     def broken(problem: str, offset: int | None = None, nbytes: int = 0,
@@ -206,14 +208,16 @@ def _member_entry(reader: HeaderReader, archive: zipfile.ZipFile, info: zipfile.
         key = (prefix, info.file_size)  # members of one shape and type share a header
         header = headers.get(key)
         if header is None:
-            header = parse_npy_header(prefix, name=f"{reader.path}:{info.filename}",
-                                      file_size=info.file_size)
+            header = _parsed_header(prefix, f"{reader.path}:{info.filename}", info.file_size)
             if len(headers) < _HEADER_CACHE:
                 headers[key] = header
     except SourceError as error:
         return broken(error.message, start, info.file_size)
     except Exception as error:  # ContainerError from a bounded read
         return broken(str(error), start, info.file_size)
+    if isinstance(header, StructuredNpyError):
+        return _records_entry(info, name, header, start + header.data_offset, header.nbytes,
+                              {"member": info.filename}, broken)
     shape = header.shape[::-1] if header.fortran_order else header.shape
     extras: dict[str, object] = {"member": info.filename}
     if header.fortran_order:
@@ -238,6 +242,10 @@ def _compressed_entry(reader: HeaderReader, archive: zipfile.ZipFile, info: zipf
         else:
             with archive.open(info) as member:
                 header = _member_header(member, f"{reader.path}:{info.filename}", info.file_size)
+    except StructuredNpyError as found:
+        extras = {"member": info.filename, "compressed": method, "decompressed bytes": found.nbytes}
+        return _records_entry(info, name, found, start, info.compress_size, extras, broken,
+                              Storage.COPY)
     except CoreError as error:  # the header's own problem, or a bounded read past the limit
         return broken(f"{problem}; its .npy header cannot be read: {error}", start, info.compress_size)
     except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError, RuntimeError,
@@ -253,6 +261,35 @@ def _compressed_entry(reader: HeaderReader, archive: zipfile.ZipFile, info: zipf
                       "yourself and open it with an explicit dtype)", start, info.compress_size, shape)
     return TensorEntry(name, header.dtype, header.little_endian, shape, start, info.compress_size,
                        header.descr, extras, storage=Storage.COPY)
+
+
+def _parsed_header(prefix: bytes, name: str, file_size: int) -> NpyHeader | StructuredNpyError:
+    """A stored member's ``.npy`` header, or the records it holds (a structured dtype)."""
+    try:
+        return parse_npy_header(prefix, name=name, file_size=file_size)
+    except StructuredNpyError as found:
+        return found
+
+
+def _records_entry(info: zipfile.ZipInfo, name: str, found: StructuredNpyError, offset: int, nbytes: int,
+                   extras: dict[str, object], broken, storage: Storage = Storage.VIEW) -> TensorEntry:
+    """A structured member: its records as rows of bytes, with their layout
+    (:attr:`~core.formats.entry.TensorEntry.record_layout`; a Fortran-order member's shape
+    reversed, its records in file order)."""
+    shape = found.shape[::-1] if found.fortran_order else found.shape
+    if found.data_offset + found.nbytes > info.file_size:
+        return broken(f"its header promises {found.nbytes} bytes of records from byte {found.data_offset} of "
+                      f"the member, which has {info.file_size} bytes (the file is truncated or its shape is "
+                      "corrupt)", offset, 0, shape)
+    try:
+        records = structured_layout(numpy_description_dtype(found.descr_text))  # literals: nothing runs
+    except CoreError as error:
+        return broken(f"its structured dtype cannot be shown as records: {error.message}", offset, nbytes, shape)
+    extras = {**records.extras(), **extras}
+    if found.fortran_order:
+        extras["fortran_order"] = True
+    return TensorEntry(name, "uint8", True, shape + (records.layout.itemsize,), offset, nbytes, "structured",
+                       extras, storage=storage, record_layout=records.text)
 
 
 def _deflated_header(reader: HeaderReader, info: zipfile.ZipInfo, start: int) -> NpyHeader:
@@ -302,18 +339,26 @@ def decompressed_values(source: FileSource, entry: TensorEntry, index: int = 0) 
         with zipfile.ZipFile(_SourceFile(source, index), "r") as archive, \
                 archive.open(member_name) as member:
             info = archive.getinfo(member_name)
-            header = _member_header(member, f"{source.paths[index]}:{member_name}", info.file_size)
-            if header.dtype is None:
-                raise ContainerError(f"{where}: its dtype {header.descr!r} is not a numpy type "
-                                     "(decompress it yourself and open it with an explicit dtype)",
-                                     field="tensor")
-            check_copy_budget(header.nbytes, f"decompressing npz member {member_name!r}",
+            try:
+                header = _member_header(member, f"{source.paths[index]}:{member_name}", info.file_size)
+            except StructuredNpyError as found:  # records: their bytes, as the entry lists them
+                if entry.record_layout is None:
+                    raise
+                nbytes, dtype = found.nbytes, np.dtype(np.uint8)
+            else:
+                if header.dtype is None:
+                    raise ContainerError(f"{where}: its dtype {header.descr!r} is not a numpy type "
+                                         "(decompress it yourself and open it with an explicit dtype)",
+                                         field="tensor")
+                nbytes = header.nbytes
+                dtype = byte_ordered(resolve_dtype(header.dtype, extended_types=True), header.little_endian)
+            check_copy_budget(nbytes, f"decompressing npz member {member_name!r}",
                               "open a smaller member, or save it uncompressed (numpy.savez)",
                               field="tensor")
-            data = np.empty(header.nbytes, np.uint8)
+            data = np.empty(nbytes, np.uint8)
             filled = 0
             view = memoryview(data)
-            while filled < header.nbytes:
+            while filled < nbytes:
                 count = member.readinto(view[filled:])
                 if not count:
                     break
@@ -325,11 +370,10 @@ def decompressed_values(source: FileSource, entry: TensorEntry, index: int = 0) 
             KeyError, zlib.error, lzma.LZMAError) as error:
         raise ContainerError(f"{where}: it does not decompress ({str(error)[:160]}) (list the file "
                              "again; it may have changed or be corrupt)", field="tensor") from None
-    if filled != header.nbytes or extra:
+    if filled != nbytes or extra:
         raise ContainerError(f"{where}: it decompresses to {'more' if extra else filled} bytes of "
-                             f"values, not the {header.nbytes} its header says (a corrupt member)",
+                             f"values, not the {nbytes} its header says (a corrupt member)",
                              field="tensor")
-    dtype = byte_ordered(resolve_dtype(header.dtype, extended_types=True), header.little_endian)
     return data.view(dtype).reshape(entry.shape)
 
 

@@ -7,7 +7,9 @@ byte, bytes of data, and notes (the strides of a view not in C order, the file o
 stored in another one, the other entries sharing its bytes, the stored type when it differs from the engine's,
 the quantization's short form (``q: scale 0.02 zp 128``, ``q: per-channel axis 0 (64)``), the
 format's extras, and the problem of an entry that cannot be shown). The JSON gives every entry
-``"quantization"``: ``{"scale": [...], "zero_point": [...], "axis": N or null}``, or null. Names and notes come
+``"quantization"``: ``{"scale": [...], "zero_point": [...], "axis": N or null}``, or null, and
+``"record_layout"``: the numpy dtype description of an entry of records (its notes say ``record
+size N; fields K``), or null. Names and notes come
 from the file, so they are written with control characters escaped
 (:func:`core.text.names.printable_name`); the JSON keeps them as strings (JSON escapes them).
 """
@@ -127,6 +129,7 @@ def listing_json(listing: ContainerListing) -> dict:
                 "file": e.file, "shares": list(e.shares) if e.shares else None, "offset": e.offset, "nbytes": e.nbytes, "mappable": e.mappable,
                 "problem": e.problem,
                 "quantization": e.quantization.as_json() if e.quantization is not None else None,
+                "record_layout": e.record_layout,
                 "extras": {k: _json_scalar(v) for k, v in e.extras.items()},
             }
             for e in listing.entries

@@ -13,8 +13,10 @@ Rules
 - **numpy dtype description**: the text of a list of ``(name, format[, shape])`` tuples, or a
   dict with ``names``, ``formats`` and optionally ``offsets`` and ``itemsize``, read as Python
   literals (``ast.literal_eval``: literals only, never code), then made a numpy dtype; nested
-  fields flatten to dotted names, sub-arrays of structures expand (``pts[1].x``). Object,
-  string, void and datetime fields are refused by name.
+  fields flatten to dotted names, sub-arrays of structures expand (``pts[1].x``). In a list, an
+  unnamed void field (``('', '|V4')``, how numpy writes a padded dtype into an ``.npy``
+  header) is padding, as ``numpy.load`` reads it. Object, string, void and datetime fields are
+  refused by name.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from core.dtypes.table import resolve_dtype
 from core.errors import CoreError, DecodeError
 from core.records.layout import MAX_FIELDS, MAX_RECORD_BYTES, Field, RecordLayout
 
-__all__ = ["parse_field_list", "parse_numpy_layout"]
+__all__ = ["numpy_description_dtype", "parse_field_list", "parse_numpy_layout"]
 
 _SHORT = {"u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64", "i8": "int8", "i16": "int16",
           "i32": "int32", "i64": "int64", "f16": "float16", "f32": "float32", "f64": "float64", "bf16": "bfloat16",
@@ -114,23 +116,38 @@ def parse_numpy_layout(text: str) -> RecordLayout:
         ``field="fields"``: text that is not a literal list or dict, numpy's refusal of it, or a
         field of a type that is no number.
     """
+    dtype = numpy_description_dtype(text)
+    leaves: list[Field] = []
+    _flatten(dtype, 0, "", leaves)
+    return RecordLayout(tuple(leaves), dtype.itemsize, source=text, kind="numpy")
+
+
+def numpy_description_dtype(text: str) -> np.dtype:
+    """The structured numpy dtype a description describes (module rules), as ``numpy.load`` reads
+    an ``.npy`` header's: in a list, an unnamed void field (``('', '|V4')``) is padding
+    (``numpy.lib.format.descr_to_dtype``).
+
+    Raises
+    ------
+    CoreError
+        ``field="fields"``: text that is not a literal list or dict, numpy's refusal of it, or a
+        dtype without named fields.
+    """
     try:
         spec = ast.literal_eval(text.strip())
-    except (ValueError, SyntaxError, MemoryError, RecursionError) as error:
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as error:
         raise CoreError(f"the numpy dtype description is not a list or dict of literals ({str(error)[:100]}): "
                         "write e.g. [('ts', '<u4'), ('ch', '<i2', (4,))]", field="fields") from None
     if not isinstance(spec, (list, dict)):
         raise CoreError("the numpy dtype description is neither a list of fields nor a dict of names and formats",
                         field="fields")
     try:
-        dtype = np.dtype(spec)
-    except (TypeError, ValueError) as error:
+        dtype = np.lib.format.descr_to_dtype(spec) if isinstance(spec, list) else np.dtype(spec)
+    except (TypeError, ValueError, KeyError, IndexError, RecursionError) as error:
         raise CoreError(f"numpy refuses the dtype description: {str(error)[:160]}", field="fields") from None
     if dtype.fields is None:
         raise CoreError("the numpy dtype description has no named fields", field="fields")
-    leaves: list[Field] = []
-    _flatten(dtype, 0, "", leaves)
-    return RecordLayout(tuple(leaves), dtype.itemsize, source=text, kind="numpy")
+    return dtype
 
 
 def _flatten(dtype: np.dtype, base: int, prefix: str, out: list[Field]) -> None:

@@ -132,6 +132,34 @@ def check_hdf5_not_numeric(tmp: Path) -> None:
     assert problem_of(path, "s")
 
 
+def check_hdf5_compound_records(tmp: Path) -> None:
+    h5py = pytest.importorskip("h5py")
+    path = tmp / "compound.h5"
+    rows = np.array([(1, -0.5), (2, 0.25)], dtype=[("n", "<u2"), ("x", ">f4")])
+    with h5py.File(path, "w") as out:
+        out.create_dataset("rows", data=rows)
+    entry = find_entry(list_file(str(path)), "rows")
+    assert (entry.dtype, entry.shape, entry.storage.value) == ("uint8", (2, 6), "view")
+    assert values_of(path, "rows").tobytes() == rows.tobytes()  # each record's bytes as a row
+    assert main([str(path), "--tensor", "rows", "--field", "x", "--json"]) == 0
+
+
+def check_hdf5_compound_vlen(tmp: Path) -> None:
+    h5py = pytest.importorskip("h5py")
+    path = tmp / "vlen.h5"
+    rows = np.zeros(2, [("n", "<i4"), ("name", h5py.string_dtype())])
+    rows["name"] = ["ab", "c"]
+    with h5py.File(path, "w") as out:
+        out.create_dataset("rows", data=rows)
+    assert "the member 'name' holds objects" in problem_of(path, "rows")
+
+
+def check_npz_structured_objects(tmp: Path) -> None:
+    path = tmp / "objects.npz"
+    np.savez(path, rows=np.array([(1, "x")], dtype=[("a", "<i4"), ("o", "O")]))
+    assert "Python objects" in problem_of(path, "rows")
+
+
 KERAS = Path(__file__).resolve().parents[1] / "core" / "formats" / "fixtures" / "keras"
 
 
@@ -317,6 +345,9 @@ CHECKS = {
     "npz-not-npy": ("refused", check_npz_not_npy),
     "hdf5-external": ("refused", check_hdf5_external),
     "hdf5-not-numeric": ("refused", check_hdf5_not_numeric),
+    "hdf5-compound-records": ("works", check_hdf5_compound_records),
+    "hdf5-compound-vlen": ("refused", check_hdf5_compound_vlen),
+    "npz-structured-objects": ("refused", check_npz_structured_objects),
     "keras-archive-escape": ("refused", check_keras_archive_escape),
     "keras-deflated-weights": ("works", check_keras_deflated_weights),
     "idx-zero-dimension": ("refused", check_idx_zero_dimension),

@@ -43,7 +43,8 @@ def test_list_json(model, capsys):
         "name": "layer.0.weight", "dtype": "float32", "stored_type": "F32",
         "byte_order": "little", "shape": [2, 3], "storage": "view", "strides": None, "file": None,
         "shares": None, "offset": 176, "nbytes": 24,
-        "mappable": True, "problem": None, "quantization": None, "extras": {}}
+        "mappable": True, "problem": None, "quantization": None, "record_layout": None,
+        "extras": {}}
 
 
 def test_tensor_then_slice_and_json(model, capsys):

@@ -114,7 +114,7 @@ def test_export_errors_are_one_line(log, tmp_path, capsys, words, message):
 def test_export_needs_a_layout(log, tmp_path, capsys):
     path, _data = log
     assert main([str(path), "--export", str(tmp_path / "o.csv")]) == 2
-    assert "--export writes records: give their layout" in capsys.readouterr().err
+    assert "--export writes the records of a file: give their layout" in capsys.readouterr().err
 
 
 # ----------------------------------------------------------------------------- scan --fields

@@ -25,8 +25,8 @@ Rules
   has no type, are written as ``float32`` in their byte order (exact for every value). So
   ``np.load(path)[name]`` equals the values the table shows. A layout of hundreds of fields may
   need ``np.load(path, max_header_size=...)``: numpy refuses headers over 10,000 bytes by default.
-- **Streaming**: records are read ``pread`` by ``pread`` (:class:`core.scan.blocks.BlockReader`;
-  a sparse range, every 1,000th record, reads only what its records need) in blocks of at most
+- **Streaming**: records are read ``pread`` by ``pread`` (:class:`core.scan.blocks.BlockReader`:
+  records far apart are read one by one, by its sparse rule, not the bytes between) in blocks of at most
   ``chunk_bytes`` bytes of records and :data:`CSV_VALUES_PER_BLOCK` CSV values, so the memory
   used is a few blocks whatever the number of records (10^8 records stream). One record must
   fit in the copy budget (:mod:`core.budget`).

@@ -39,16 +39,18 @@ reasons, short sentences that name the field and give the numbers. The rules, by
   (weight 0.5): padding may hold leftover bytes, so it never condemns a layout alone. Bits of a
   byte that bit fields use only in part are judged the same way, by the share of records in
   which they are 0 (weight 0.25).
-- A field whose every sampled value is the same is a **constant** (score 0.8, weight 0.25),
-  unless the value itself is impossible (a float NaN, infinite or absurd: score 0.1; an enum
-  value without a name: judged as an enum).
+- A field whose every sampled value is the same (the values of one record too) is a
+  **constant** (score 0.8, weight 0.25), unless the value itself is impossible (a float NaN,
+  infinite or absurd: score 0.1; an enum value without a name, a bool byte above 1: judged as
+  such).
 
 Measures that compare neighbouring records (counter, smoothness) need :data:`MIN_SEQUENCE`
 records; with fewer, only the values themselves are judged. The layout's score
 (:func:`combined_score`) is the weighted mean of its fields' scores times ``min(1, 0.3 + 2 *
 worst)``, ``worst`` the lowest score among the fields of weight 0.5 or more: one float field of
 NaNs makes the layout implausible whatever the other fields say, one field that looks random
-(a checksum: 0.3) costs a tenth.
+(a checksum: 0.3) costs a tenth. A layout whose fields are all constants, 1-bit flags or padding
+scores at most :data:`UNTOLD_SCORE` (an all-zero file fits every layout).
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ from core.text.figures import format_correlation, format_percentage, format_shar
 from core.text.number_format import format_value
 
 __all__ = ["FLOAT_BITS_SHARE", "MAX_CODES", "MIN_SEQUENCE", "PADDING_NAMES", "TEXT_SHARE", "TYPICAL_MAGNITUDES",
-           "FieldCheck",
+           "UNTOLD_SCORE", "FieldCheck",
            "combined_score", "is_padding_name", "judge_fields"]
 
 #: Fewest records for the measures between neighbouring records.
@@ -83,6 +85,8 @@ TYPICAL_MAGNITUDES = (1e-20, 1e20)
 TEXT_SHARE = 0.95
 #: Names of fields that are padding (matched whole, on the last part of a dotted name).
 PADDING_NAMES = re.compile(r"_*(pad|padding|reserved|unused|spare)\d*_*|_+")
+#: Most a layout scores when no field but padding tells anything (every one constant).
+UNTOLD_SCORE = 0.5
 #: Element columns of an array field measured between neighbouring records.
 _SEQUENCE_COLUMNS = 16
 
@@ -143,7 +147,10 @@ def combined_score(checks: Sequence[FieldCheck]) -> float:
     mean = sum(c.weight * c.score for c in checks) / total
     telling = [c.score for c in checks if c.weight >= 0.5]
     factor = min(1.0, 0.3 + 2 * min(telling)) if telling else 1.0
-    return float(min(max(mean * factor, 0.0), 1.0))
+    score = mean * factor
+    if not any(c.weight >= 0.5 and c.kind != "padding" for c in checks):
+        score = min(score, UNTOLD_SCORE)  # constants and padding only: nothing tells
+    return float(min(max(score, 0.0), 1.0))
 
 
 # -- one field ---------------------------------------------------------------------------------
@@ -180,12 +187,14 @@ def _bytes(count: int) -> str:
 
 
 def _constant(name: str, values: np.ndarray, count: int) -> FieldCheck | None:
-    """A constant field's check, None when its values differ (or are too few to tell)."""
+    """A constant field's check (one record's values count as constant), None when its values
+    differ."""
     flat = values.reshape(-1)
-    if count < 2 or flat.size == 0 or not (flat == flat[0]).all() and not _all_nan(flat):
+    if flat.size == 0 or not (flat == flat[0]).all() and not _all_nan(flat):
         return None
     shown = format_value(flat[0], values.dtype)
-    return FieldCheck(name, 0.8, (f"{name} is {shown} in every one of the {_records(count)}",), "constant", 0.25)
+    where = "in the one record" if count == 1 else f"in every one of the {_records(count)}"
+    return FieldCheck(name, 0.8, (f"{name} is {shown} {where}",), "constant", 0.25)
 
 
 def _all_nan(flat: np.ndarray) -> bool:
@@ -331,6 +340,10 @@ def _enum(name: str, leaf: Field, values: np.ndarray, count: int) -> FieldCheck:
     named = np.isin(flat, np.fromiter(leaf.enum, dtype=np.int64))
     share = float(named.mean()) if flat.size else 0.0
     kind = leaf.ctype or "the enum"
+    if share == 1.0 and (flat == flat[0]).all():
+        where = "in the one record" if count == 1 else f"in every one of the {_records(count)}"
+        return FieldCheck(name, 0.8, (f"{name} is {leaf.enum[int(flat[0])]} ({int(flat[0])}) {where}",), "constant",
+                          0.25)
     if share == 1.0:
         found, counts = np.unique(flat, return_counts=True)
         order = np.argsort(-counts, kind="stable")[:4]
@@ -338,8 +351,9 @@ def _enum(name: str, leaf: Field, values: np.ndarray, count: int) -> FieldCheck:
         return FieldCheck(name, 1.0, (f"{name}: every value is a name of {kind} ({listed})",), "enum")
     others = np.unique(flat[~named])[:3]
     examples = ", ".join(format_value(v, np.int64) for v in others)
-    return FieldCheck(name, share, (f"{name}: {format_percentage(1.0 - share)} of the values are not names of {kind} "
-                                    f"(e.g. {examples}){': misaligned?' if share < 0.9 else ''}",), "enum")
+    which = "no value is a name" if share == 0 else f"{format_percentage(1.0 - share)} of the values are not names"
+    return FieldCheck(name, share, (f"{name}: {which} of {kind} (e.g. {examples}){': misaligned?' if share < 0.9 else ''}",),
+                      "enum")
 
 
 def _bool(name: str, raw: np.ndarray, count: int) -> FieldCheck:
@@ -388,10 +402,12 @@ def _padding_bytes(name: str, raw: np.ndarray, count: int, what: str) -> FieldCh
     counts = np.bincount(flat, minlength=256)
     fill = int(np.argmax(counts))
     share = float(counts[fill] / flat.size)
+    verb = "is" if flat.size == count else "are"
+    where = "in the one record" if count == 1 else f"in every one of the {_records(count)}"
     if share == 1.0:
-        text = f"{what} are 0x{fill:02X} in every one of the {_records(count)}"
+        text = f"{what} {verb} 0x{fill:02X} {where}"
     else:
-        text = (f"{what}: {format_percentage(share)} are 0x{fill:02X}"
+        text = (f"{what}: {format_percentage(share)} {'of them ' if verb == 'are' else ''}{verb} 0x{fill:02X}"
                 f"{' (leftover bytes, or the layout is off here)' if share < 0.9 else ''}")
     return FieldCheck(name, 0.5 + 0.5 * share, (text,), "padding", 0.5)
 

@@ -294,6 +294,9 @@ def _verdict(judged: _Judged, plausible: bool) -> str:
     if judged.sampled < MIN_RECORDS:
         return (f"too few records to judge the layout {where}: {judged.sampled:,} (at least {MIN_RECORDS} are "
                 f"needed; score {score})")
+    if not any(f.weight >= 0.5 and f.kind != "padding" for f in judged.fields):
+        return (f"the values cannot tell whether the layout fits {where}: every field is constant, a few bits or "
+                f"padding (score {score})")
     if plausible:
         return f"the layout is plausible {where} (score {score})"
     worst = min((f for f in judged.fields if f.weight >= 0.5 and f.reasons), key=lambda f: f.score, default=None)

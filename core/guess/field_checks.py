@@ -1,121 +1,52 @@
-"""How plausible each field of a record layout looks on a sample of records.
+"""How plausible the fields of a record layout look on a sample of records, and the layout's
+score from theirs.
 
-Every field gets a score from 0 (its values cannot be what the layout says) to 1 (they look like
-real data), a weight (how much the field can tell: a constant or a 1-bit flag says little) and
-reasons, short sentences that name the field and give the numbers. The rules, by kind:
+Rules:
 
-- **float** (float16 ... float64, complex): the share ``b`` of values that are NaN, infinite,
-  subnormal or beyond :data:`core.guess.plausibility.PLAUSIBLE_MAGNITUDES` (1e30; 1e200 for
-  8-byte floats), and the exponents the middle 98% of the values spans
-  (:func:`core.guess.plausibility.float_measures`): misaligned bytes give exponents spread over
-  the whole range. Score ``max(0, 1 - 4 b) * (0.4 + 0.6 * min(1, concentration / 0.25))``,
-  times 0.3 when the values' median magnitude is outside :data:`TYPICAL_MAGNITUDES` (1e-20 to
-  1e20: values like 1e-28 come from an integer's low bytes read as an exponent).
-- **integer**, in this order: a field whose 4- or 8-byte values, read as a float of that size,
-  are nearly all (:data:`FLOAT_BITS_SHARE` of the nonzero ones, which are at least half) between
-  1e-6 and 1e6 in magnitude is a float read as an integer (score 0.1). At most
-  :data:`MAX_CODES` distinct values over at least twice as many records are **codes** (score
-  0.9, weight 0.5). A field that never decreases (or never increases) over the records, but for
-  at most 1% of the steps that change it (wrap-arounds), is a **counter** or timestamp (score
-  1; 0.4 when its steps are 256 or more and its lowest byte never changes: a counter read a
-  byte off). A field of 2 bytes or more whose halves each read as a smooth signal
-  (:func:`core.guess.plausibility.halves_as_channels`) is two narrower fields (score 0.3).
-  Otherwise the bits the middle 98% of the values spans and the smoothness between neighbouring
-  records (:func:`core.guess.plausibility.smoothness`): values over the whole range of the type
-  (concentration below 0.15) that neighbouring records do not follow (smoothness below 0.2) look
-  random (score 0.3: misaligned bytes, or noise, a checksum); else ``min(1, 0.3 +
-  2.5 * concentration + 0.5 * smoothness)``.
-- **enum**: the share of values that are named enumerators is the score.
-- **bool**: the share of bytes that are 0 or 1 is the score (weight 0.75).
-- **bit field**: up to 4 bits any value is possible (score 0.75, weight 0.25: the share of
-  records where it is nonzero is said); wider ones are judged as integers of their width
-  (weight 0.5).
-- **text**: an array of at least 4 bytes (``char name[16]``) whose bytes are nearly all
-  (:data:`TEXT_SHARE`) printable ASCII or NUL, with some printable (score 1, weight 0.5).
-- **padding**: bytes of the record that no field covers (a field list's ``pad:N``, C's
-  alignment padding, the end of a record after ``size:N``), and fields named like padding
-  (:data:`PADDING_NAMES`: ``pad``, ``_pad2``, ``reserved``, ``unused``, ``spare``...): the share
-  of their bytes equal to their most common byte (0 normally) gives ``0.5 + 0.5 * share``
-  (weight 0.5): padding may hold leftover bytes, so it never condemns a layout alone. Bits of a
-  byte that bit fields use only in part are judged the same way, by the share of records in
-  which they are 0 (weight 0.25).
-- A field whose every sampled value is the same (the values of one record too) is a
-  **constant** (score 0.8, weight 0.25), unless the value itself is impossible (a float NaN,
-  infinite or absurd: score 0.1; an enum value without a name, a bool byte above 1: judged as
-  such).
-
-Measures that compare neighbouring records (counter, smoothness) need :data:`MIN_SEQUENCE`
-records; with fewer, only the values themselves are judged. The layout's score
-(:func:`combined_score`) is the weighted mean of its fields' scores times ``min(1, 0.3 + 2 *
-worst)``, ``worst`` the lowest score among the fields of weight 0.5 or more: one float field of
-NaNs makes the layout implausible whatever the other fields say, one field that looks random
-(a checksum: 0.3) costs a tenth. A layout whose fields are all constants, 1-bit flags or padding
-scores at most :data:`UNTOLD_SCORE` (an all-zero file fits every layout).
+- **Which judge** (:mod:`core.guess.value_checks` has each kind's rules): a field named like
+  padding (:data:`PADDING_NAMES`: ``pad``, ``_pad2``, ``reserved``, ``unused``, ``spare``...)
+  is padding; a bit field is judged from its computed values; a bool from its bytes; a field
+  with enumerators as an enum; a float type as floats; an array of at least 4 one-byte
+  integers as text when it reads as text; every other as integers.
+- **Padding**: the bytes of the record that no field covers (a field list's ``pad:N``, C's
+  alignment padding, the end of a record after ``size:N``) are judged as padding, one check per
+  run (``(padding @21)``); bits of bytes that bit fields use only in part (``(unused bits
+  @16)``) by the share of records in which they are 0, ``0.5 + 0.5 * share`` (weight 0.25).
+- **The layout's score** (:func:`combined_score`): the weighted mean of its fields' scores
+  times ``min(1, 0.3 + 2 * worst)``, ``worst`` the lowest score among the fields of weight 0.5
+  or more: one float field of NaNs makes the layout implausible whatever the other fields say,
+  one field that looks random (a checksum: 0.3) costs a tenth. A layout whose fields are all
+  constants, a few bits or padding scores at most :data:`UNTOLD_SCORE` (an all-zero file fits
+  every layout).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from core.dtypes.table import type_row
-from core.guess.plausibility import PLAUSIBLE_MAGNITUDES, float_measures, halves_as_channels, int_measures, smoothness
+from core.guess.value_checks import (
+    FieldCheck,
+    judge_bits,
+    judge_bool,
+    judge_enum,
+    judge_float,
+    judge_integer,
+    judge_padding_bytes,
+    judge_text,
+)
 from core.records.layout import Column, Field, RecordLayout
-from core.text.figures import format_correlation, format_percentage, format_share
-from core.text.number_format import format_value
+from core.text.figures import format_percentage
 
-__all__ = ["FLOAT_BITS_SHARE", "MAX_CODES", "MIN_SEQUENCE", "PADDING_NAMES", "TEXT_SHARE", "TYPICAL_MAGNITUDES",
-           "UNTOLD_SCORE", "FieldCheck",
-           "combined_score", "is_padding_name", "judge_fields"]
+__all__ = ["PADDING_NAMES", "UNTOLD_SCORE", "FieldCheck", "combined_score", "is_padding_name", "judge_fields"]
 
-#: Fewest records for the measures between neighbouring records.
-MIN_SEQUENCE = 8
-#: Most distinct values of an integer field read as codes (states, modes, channel numbers).
-MAX_CODES = 16
-#: Share of an integer field's nonzero values that must read as ordinary floats to be floats.
-FLOAT_BITS_SHARE = 0.95
-#: Typical (median) magnitudes of measured quantities: a float field whose values lie far outside
-#: reads the wrong bytes.
-TYPICAL_MAGNITUDES = (1e-20, 1e20)
-#: Share of printable ASCII or NUL bytes that makes a byte array text.
-TEXT_SHARE = 0.95
 #: Names of fields that are padding (matched whole, on the last part of a dotted name).
 PADDING_NAMES = re.compile(r"_*(pad|padding|reserved|unused|spare)\d*_*|_+")
 #: Most a layout scores when no field but padding tells anything (every one constant).
 UNTOLD_SCORE = 0.5
-#: Element columns of an array field measured between neighbouring records.
-_SEQUENCE_COLUMNS = 16
-
-
-@dataclass(frozen=True)
-class FieldCheck:
-    """What the sampled values of one field say of the layout (module rules).
-
-    Attributes
-    ----------
-    name
-        The field's name; padding that no field covers is ``(padding @17)``, bits no bit field
-        uses ``(unused bits @16)``.
-    score
-        0 (impossible values) to 1 (plausible).
-    reasons
-        Short sentences naming the field, with numbers, ready to show.
-    kind
-        What the values were judged as: ``float``, ``integer``, ``counter``, ``codes``,
-        ``enum``, ``bool``, ``bits``, ``text``, ``padding`` or ``constant``.
-    weight
-        How much the field counts in the layout's score.
-    """
-
-    name: str
-    score: float
-    reasons: tuple[str, ...]
-    kind: str = "integer"
-    weight: float = 1.0
 
 
 def is_padding_name(name: str) -> bool:
@@ -158,260 +89,31 @@ def _judge(layout: RecordLayout, leaf: Field, records: np.ndarray, data: np.ndar
            inside: np.ndarray) -> FieldCheck:
     name = leaf.name
     if is_padding_name(name) and not leaf.is_bits:
-        return _padding_bytes(name, data[:, leaf.offset:leaf.offset + leaf.nbytes], count,
-                              f"{name} ({_bytes(leaf.nbytes)} of padding)")
+        return judge_padding_bytes(name, data[:, leaf.offset:leaf.offset + leaf.nbytes], count,
+                                   f"{name} ({_byte_count(leaf.nbytes)} of padding)")
     if leaf.is_bits:
         values = layout.values(records, Column(name, leaf)).reshape(count, 1)
-        return _bits(name, leaf, values, count, inside)
+        return judge_bits(name, leaf, values, count, inside)
     values = records[name].reshape(count, -1)
     row = type_row(leaf.dtype)
     if row.kind == "bool":
-        return _bool(name, data[:, leaf.offset:leaf.offset + leaf.nbytes], count)
+        return judge_bool(name, data[:, leaf.offset:leaf.offset + leaf.nbytes], count)
     if leaf.enum:
-        return _enum(name, leaf, values, count)
+        return judge_enum(name, leaf, values, count)
     if row.kind in ("float", "complex"):
-        return _float(name, values, row, count)
+        return judge_float(name, values, row, count)
     if row.itemsize == 1 and values.shape[1] >= 4:
-        text = _text(name, values, count)
+        text = judge_text(name, values, count)
         if text is not None:
             return text
-    return _integer(name, values, row.stored_bits, row.itemsize, leaf.dtype, count, inside)
+    return judge_integer(name, values, row.stored_bits, row.itemsize, leaf.dtype, count, inside)
 
 
-def _records(count: int) -> str:
-    return f"{count:,} record{'s' if count != 1 else ''}"
-
-
-def _bytes(count: int) -> str:
+def _byte_count(count: int) -> str:
     return f"{count:,} byte{'s' if count != 1 else ''}"
 
 
-def _constant(name: str, values: np.ndarray, count: int) -> FieldCheck | None:
-    """A constant field's check (one record's values count as constant), None when its values
-    differ."""
-    flat = values.reshape(-1)
-    if flat.size == 0 or not (flat == flat[0]).all() and not _all_nan(flat):
-        return None
-    shown = format_value(flat[0], values.dtype)
-    where = "in the one record" if count == 1 else f"in every one of the {_records(count)}"
-    return FieldCheck(name, 0.8, (f"{name} is {shown} {where}",), "constant", 0.25)
-
-
-def _all_nan(flat: np.ndarray) -> bool:
-    return flat.dtype.kind in "fc" and bool(np.isnan(flat).all())
-
-
-def _float(name: str, values: np.ndarray, row, count: int) -> FieldCheck:
-    concentration, bad, span = float_measures(values.reshape(-1), row)
-    layout = row.part or row
-    huge = f"1e{round(math.log10(PLAUSIBLE_MAGNITUDES[layout.itemsize][1]))}"
-    exponents = 2 ** layout.exponent_bits
-    constant = _constant(name, values, count)
-    if constant is not None:
-        if bad > 0.5:
-            return FieldCheck(name, 0.1, (constant.reasons[0] + f": not a plausible value (NaN, infinite, subnormal "
-                                                                 f"or beyond {huge}): misaligned?",), "float")
-        return constant
-    reasons = []
-    if bad > 0.01:
-        reasons.append(f"{name}: {format_percentage(bad)} of the values are NaN, infinite, subnormal or beyond "
-                       f"{huge}: misaligned?")
-    if concentration < 0.1 and span > 1:
-        reasons.append(f"{name}: exponents span {span} of {exponents} values: the signature of misaligned bytes")
-    typical = _typical_magnitude(values)
-    odd = typical is not None and not TYPICAL_MAGNITUDES[0] <= typical <= TYPICAL_MAGNITUDES[1]
-    if odd:
-        reasons.append(f"{name}: the values' typical magnitude is {typical:.2g}, far from any measured quantity "
-                       "(misaligned?)")
-    if not reasons:
-        finite = values.reshape(-1)
-        finite = finite[np.isfinite(finite)] if finite.dtype.kind != "c" else finite
-        low, high = (finite.min(), finite.max()) if finite.size and finite.dtype.kind != "c" else (None, None)
-        where = f"from {format_value(low, values.dtype)} to {format_value(high, values.dtype)} " if low is not None \
-            else ""
-        reasons.append(f"{name}: plausible floats {where}(exponents span {span} of {exponents} values)")
-    score = max(0.0, 1.0 - 4.0 * bad) * (0.4 + 0.6 * min(1.0, max(concentration, 0.0) / 0.25))
-    return FieldCheck(name, score * (0.3 if odd else 1.0), tuple(reasons), "float")
-
-
-def _typical_magnitude(values: np.ndarray) -> float | None:
-    """The median magnitude of the finite nonzero values, None when there are none."""
-    magnitudes = np.abs(values.reshape(-1).astype(np.complex128 if values.dtype.kind == "c" else np.float64))
-    magnitudes = magnitudes[np.isfinite(magnitudes) & (magnitudes > 0)]
-    return float(np.median(magnitudes)) if magnitudes.size else None
-
-
-def _integer(name: str, values: np.ndarray, bits: int, itemsize: int, dtype: str, count: int, inside: np.ndarray,
-             weight: float = 1.0) -> FieldCheck:
-    constant = _constant(name, values, count)
-    if constant is not None:
-        return constant
-    as_float = _float_bits(name, values, itemsize, dtype)
-    if as_float is not None:
-        return as_float
-    flat = values.reshape(-1)
-    distinct = np.unique(flat)
-    if count >= 2 * MAX_CODES and distinct.size <= MAX_CODES:  # before the counter: a mode that steps up
-        listed = ", ".join(format_value(v, values.dtype) for v in distinct[:6]) + (", ..." if distinct.size > 6 else "")
-        return FieldCheck(name, 0.9, (f"{name} takes {distinct.size} distinct values ({listed})",), "codes",
-                          0.5 * weight)
-    counter = _counter(name, values, count, inside, itemsize)
-    if counter is not None:
-        return FieldCheck(counter.name, counter.score, counter.reasons, counter.kind, weight)
-    if itemsize >= 2 and halves_as_channels(values[:, 0], type_row(dtype)):
-        half = f"int{itemsize * 4}"
-        return FieldCheck(name, 0.3, (f"{name}: each {itemsize // 2}-byte half reads as its own smooth signal: two "
-                                      f"{half} fields read as one {dtype}?",), "integer", weight)
-    concentration, used = int_measures(flat, bits)
-    smooth = _sequence_smoothness(values) if count >= MIN_SEQUENCE else None
-    low, high = format_value(flat.min(), values.dtype), format_value(flat.max(), values.dtype)
-    if concentration < 0.15 and (smooth is None or smooth < 0.2):
-        follow = "" if smooth is None else " and neighbouring records look unrelated"
-        return FieldCheck(name, 0.3, (f"{name}: values spread over the whole {dtype} range (about {used} of {bits} "
-                                      f"bits used){follow}: misaligned, or noise?",), "integer", weight)
-    reason = f"{name}: values from {low} to {high} (about {used} of {bits} bits used)"
-    if smooth is not None:
-        reason += (f"; neighbouring records are close (smoothness {format_correlation(smooth)})" if smooth >= 0.2 else
-                   f"; neighbouring records look unrelated (smoothness {format_correlation(smooth)})")
-    score = min(1.0, 0.3 + 2.5 * max(concentration, 0.0) + 0.5 * max(smooth or 0.0, 0.0))
-    return FieldCheck(name, score, (reason,), "integer", weight)
-
-
-def _float_bits(name: str, values: np.ndarray, itemsize: int, dtype: str) -> FieldCheck | None:
-    """The check of a 4- or 8-byte integer field that holds the bits of floats, else None."""
-    if itemsize not in (4, 8):
-        return None
-    native = values.reshape(-1).astype(values.dtype.newbyteorder("="))
-    floats = native.view(f"f{itemsize}")
-    nonzero = floats[native != 0]
-    if nonzero.size < max(1, native.size // 2):
-        return None
-    magnitudes = np.abs(nonzero.astype(np.float64))
-    ordinary = (magnitudes >= 1e-6) & (magnitudes <= 1e6)
-    share = float(ordinary.mean())
-    if share < FLOAT_BITS_SHARE:
-        return None
-    kept = nonzero[ordinary]
-    float_name = f"float{itemsize * 8}"
-    return FieldCheck(name, 0.1, (f"{name}: {format_percentage(share)} of the values read as {float_name} would lie "
-                                  f"between {format_value(kept.min(), kept.dtype)} and "
-                                  f"{format_value(kept.max(), kept.dtype)}: a {float_name} field read as {dtype}?",),
-                      "integer")
-
-
-def _counter(name: str, values: np.ndarray, count: int, inside: np.ndarray, itemsize: int) -> FieldCheck | None:
-    """The check of a field that never decreases (or never increases), else None."""
-    if count < MIN_SEQUENCE:
-        return None
-    all_steps = np.diff(values[:, :_SEQUENCE_COLUMNS].astype(np.float64), axis=0)
-    moved = all_steps[all_steps != 0]
-    if moved.size < 2:
-        return None
-    up = float((moved > 0).mean())
-    direction, share = ("decreases", up) if up >= 0.5 else ("increases", 1.0 - up)
-    if share < 0.99:
-        return None
-    against = int(moved.size - round(share * moved.size))
-    steps = all_steps[inside]
-    forward = np.abs(steps[(steps > 0) if direction == "decreases" else (steps < 0)])
-    if forward.size == 0:
-        forward = np.abs(moved)
-    steps_text = f"steps of {_integral(forward.min())} to {_integral(forward.max())}"
-    except_text = f" but {against} time{'s' if against != 1 else ''} (wrap-arounds?)" if against else ""
-    said = f"{name} never {direction} over {_records(count)}{except_text} ({steps_text})"
-    low = values[:, 0].astype(np.uint64) & np.uint64(0xFF) if itemsize >= 2 else None
-    if low is not None and (low == low[0]).all() and forward.min() >= 256:
-        return FieldCheck(name, 0.4, (f"{said}, but its lowest byte is always 0x{int(low[0]):02X}: a counter read "
-                                      "a byte off?",), "counter")
-    return FieldCheck(name, 1.0, (f"{said}: a counter or timestamp",), "counter")
-
-
-def _integral(value: float) -> str:
-    return f"{int(value):,}" if float(value).is_integer() and abs(value) < 2**63 else f"{value:g}"
-
-
-def _sequence_smoothness(values: np.ndarray) -> float:
-    columns = values[:, :_SEQUENCE_COLUMNS].astype(np.float64)
-    return float(np.mean([smoothness(columns[:, k], 1) for k in range(columns.shape[1])]))
-
-
-def _enum(name: str, leaf: Field, values: np.ndarray, count: int) -> FieldCheck:
-    flat = values.reshape(-1).astype(np.int64)
-    named = np.isin(flat, np.fromiter(leaf.enum, dtype=np.int64))
-    share = float(named.mean()) if flat.size else 0.0
-    kind = leaf.ctype or "the enum"
-    if share == 1.0 and (flat == flat[0]).all():
-        where = "in the one record" if count == 1 else f"in every one of the {_records(count)}"
-        return FieldCheck(name, 0.8, (f"{name} is {leaf.enum[int(flat[0])]} ({int(flat[0])}) {where}",), "constant",
-                          0.25)
-    if share == 1.0:
-        found, counts = np.unique(flat, return_counts=True)
-        order = np.argsort(-counts, kind="stable")[:4]
-        listed = ", ".join(f"{leaf.enum[int(found[i])]} {format_share(int(counts[i]), flat.size)}" for i in order)
-        return FieldCheck(name, 1.0, (f"{name}: every value is a name of {kind} ({listed})",), "enum")
-    others = np.unique(flat[~named])[:3]
-    examples = ", ".join(format_value(v, np.int64) for v in others)
-    which = "no value is a name" if share == 0 else f"{format_percentage(1.0 - share)} of the values are not names"
-    return FieldCheck(name, share, (f"{name}: {which} of {kind} (e.g. {examples}){': misaligned?' if share < 0.9 else ''}",),
-                      "enum")
-
-
-def _bool(name: str, raw: np.ndarray, count: int) -> FieldCheck:
-    constant = _constant(name, raw, count)
-    if constant is not None and raw.reshape(-1)[0] <= 1:
-        return constant
-    share = float((raw <= 1).mean())
-    if share == 1.0:
-        return FieldCheck(name, 1.0, (f"{name}: every value is 0 or 1 (1 in {format_percentage(float(raw.mean()))})",),
-                          "bool", 0.75)
-    return FieldCheck(name, share, (f"{name}: {format_percentage(1.0 - share)} of the values are neither 0 nor 1"
-                                    f"{': not a bool here (misaligned?)' if share < 0.9 else ''}",), "bool", 0.75)
-
-
-def _bits(name: str, leaf: Field, values: np.ndarray, count: int, inside: np.ndarray) -> FieldCheck:
-    constant = _constant(name, values, count)
-    if constant is not None:
-        return constant
-    if leaf.width <= 4:
-        set_share = float((values != 0).mean())
-        return FieldCheck(name, 0.75, (f"{name} ({leaf.width} bit{'s' if leaf.width != 1 else ''}): nonzero in "
-                                       f"{format_percentage(set_share)} of the records",), "bits", 0.25)
-    check = _integer(name, values, leaf.width, 0, f"{leaf.width}-bit", count, inside, weight=0.5)
-    return FieldCheck(name, check.score, check.reasons, "bits" if check.kind == "integer" else check.kind, check.weight)
-
-
-def _text(name: str, values: np.ndarray, count: int) -> FieldCheck | None:
-    raw = values.view(np.uint8)
-    printable = (raw >= 32) & (raw < 127)
-    share = float((printable | (raw == 0)).mean())
-    if share < TEXT_SHARE or not printable.any():
-        return None
-    first = bytes(raw[np.flatnonzero(printable.any(axis=1))[0]]).split(b"\0")[0][:24]
-    example = first.decode("ascii", "replace")
-    return FieldCheck(name, 1.0, (f"{name}: text ({format_percentage(share)} printable or NUL bytes), e.g. "
-                                  f"{example!r}",), "text", 0.5)
-
-
 # -- padding -------------------------------------------------------------------------------------
-def _padding_bytes(name: str, raw: np.ndarray, count: int, what: str) -> FieldCheck:
-    """Bytes that should hold no value (``what`` says which): the share equal to their most
-    common byte."""
-    flat = raw.reshape(-1)
-    if flat.size == 0:
-        return FieldCheck(name, 1.0, (), "padding", 0.5)
-    counts = np.bincount(flat, minlength=256)
-    fill = int(np.argmax(counts))
-    share = float(counts[fill] / flat.size)
-    verb = "is" if flat.size == count else "are"
-    where = "in the one record" if count == 1 else f"in every one of the {_records(count)}"
-    if share == 1.0:
-        text = f"{what} {verb} 0x{fill:02X} {where}"
-    else:
-        text = (f"{what}: {format_percentage(share)} {'of them ' if verb == 'are' else ''}{verb} 0x{fill:02X}"
-                f"{' (leftover bytes, or the layout is off here)' if share < 0.9 else ''}")
-    return FieldCheck(name, 0.5 + 0.5 * share, (text,), "padding", 0.5)
-
-
 def _judge_padding(layout: RecordLayout, data: np.ndarray, count: int) -> list[FieldCheck]:
     """Bytes no field covers, and bits of partly used bytes (module rules)."""
     covered = _coverage(layout)
@@ -419,16 +121,17 @@ def _judge_padding(layout: RecordLayout, data: np.ndarray, count: int) -> list[F
     full = covered == 0xFF
     empty = covered == 0
     for start, end in _runs(empty):
-        out.append(_padding_bytes(f"(padding @{start})", data[:, start:end], count,
-                                  f"the {_bytes(end - start)} of padding @{start}"))
+        out.append(judge_padding_bytes(f"(padding @{start})", data[:, start:end], count,
+                                       f"the {_byte_count(end - start)} of padding @{start}"))
     for start, end in _runs(~full & ~empty):
         mask = (~covered[start:end]).astype(np.uint8)
         clear = ((data[:, start:end] & mask) == 0).all(axis=1)
         share = float(clear.mean()) if count else 1.0
         unused = int(sum(bin(int(m)).count("1") for m in mask))
         where = f"@{start}" if end - start == 1 else f"@{start}-{end - 1}"
+        bits = "the 1 bit" if unused == 1 else f"the {unused} bits"
         out.append(FieldCheck(f"(unused bits {where})", 0.5 + 0.5 * share,
-                              (f"{where}: the {unused} bit{'s' if unused != 1 else ''} no bit field uses are 0 in "
+                              (f"{bits} {where} that no bit field uses {'is' if unused == 1 else 'are'} 0 in "
                                f"{format_percentage(share)} of the records",), "padding", 0.25))
     return out
 

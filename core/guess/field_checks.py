@@ -7,7 +7,8 @@ Rules:
   padding (:data:`PADDING_NAMES`: ``pad``, ``_pad2``, ``reserved``, ``unused``, ``spare``...)
   is padding; a bit field is judged from its computed values; a bool from its bytes; a field
   with enumerators as an enum; a float type as floats; an array of at least 4 one-byte
-  integers as text when it reads as text; every other as integers.
+  integers as text when it reads as text; every other as integers. An array field is judged
+  on its first :data:`MAX_ELEMENTS` elements (a spectrum of 1,000 floats costs what 64 do).
 - **Padding**: the bytes of the record that no field covers (a field list's ``pad:N``, C's
   alignment padding, the end of a record after ``size:N``) are judged as padding, one check per
   run (``(padding @21)``); bits of bytes that bit fields use only in part (``(unused bits
@@ -22,6 +23,7 @@ Rules:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -41,12 +43,15 @@ from core.guess.value_checks import (
 from core.records.layout import Column, Field, RecordLayout
 from core.text.figures import format_percentage
 
-__all__ = ["PADDING_NAMES", "UNTOLD_SCORE", "FieldCheck", "combined_score", "is_padding_name", "judge_fields"]
+__all__ = ["MAX_ELEMENTS", "PADDING_NAMES", "UNTOLD_SCORE", "FieldCheck", "combined_score", "is_padding_name",
+           "judge_fields", "judged_columns"]
 
 #: Names of fields that are padding (matched whole, on the last part of a dotted name).
 PADDING_NAMES = re.compile(r"_*(pad|padding|reserved|unused|spare)\d*_*|_+")
 #: Most a layout scores when no field but padding tells anything (every one constant).
 UNTOLD_SCORE = 0.5
+#: Elements of an array field judged (its first ones).
+MAX_ELEMENTS = 64
 
 
 def is_padding_name(name: str) -> bool:
@@ -68,6 +73,11 @@ def judge_fields(layout: RecordLayout, data: np.ndarray, breaks: Sequence[int] =
         out = [_judge(layout, leaf, records, data, count, inside) for leaf in layout.fields]
         out += _judge_padding(layout, data, count)
     return tuple(out)
+
+
+def judged_columns(layout: RecordLayout) -> int:
+    """How many values of each record :func:`judge_fields` judges (without the padding's)."""
+    return sum(min(math.prod(leaf.shape), MAX_ELEMENTS) for leaf in layout.fields)
 
 
 def combined_score(checks: Sequence[FieldCheck]) -> float:
@@ -94,7 +104,7 @@ def _judge(layout: RecordLayout, leaf: Field, records: np.ndarray, data: np.ndar
     if leaf.is_bits:
         values = layout.values(records, Column(name, leaf)).reshape(count, 1)
         return judge_bits(name, leaf, values, count, inside)
-    values = records[name].reshape(count, -1)
+    values = records[name].reshape(count, -1)[:, :MAX_ELEMENTS]
     row = type_row(leaf.dtype)
     if row.kind == "bool":
         return judge_bool(name, data[:, leaf.offset:leaf.offset + leaf.nbytes], count)

@@ -11,20 +11,23 @@ Rules
   layout's score is their combined score. When the first records do not read like the rest
   (the binary-header rule of :func:`core.guess.headers.binary_header_end` applied to each
   field's values, the first piece's records against a later piece's) while the check is
-  plausible, the header is longer than ``h``: the check says so, its score is multiplied by :data:`LONGER_HEADER_FACTOR`, and the
-  longer header is tried too (up to :data:`~core.guess.headers.MAX_BINARY_HEADER` bytes).
+  plausible, the header is longer than ``h``: the check says so, its score is multiplied by
+  :data:`LONGER_HEADER_FACTOR`, and the longer header is tried too (up to
+  :data:`~core.guess.headers.MAX_BINARY_HEADER` bytes).
 - **Verdict**: plausible when the score is at least :data:`PLAUSIBLE_SCORE` and at least
   :data:`MIN_RECORDS` records were judged (fewer: "too few records to judge").
-- **Where records start**: the header given, every offset from 0 to the record size - 1 (in
-  steps of 2, 4, 8... bytes when offsets times fields would pass :data:`MAX_JUDGEMENTS`), the end
-  of a text header and of a binary header padded with zeros (:mod:`core.guess.headers`), and the
-  longer headers the first records point at are each checked, and ranked by score to two
+- **Where records start**: every offset from 0 to the record size - 1 (in steps of 2, 4, 8...
+  bytes when offsets times fields would pass :data:`MAX_JUDGEMENTS`, or offsets times the values
+  judged :data:`MAX_JUDGED_VALUES`: a second or two of work), the header given, the end of a
+  text header and of a binary header padded with zeros (:mod:`core.guess.headers`), and the
+  longer headers their first records point at are each checked, and ranked by score to two
   decimals, as shown (ties: the header given, then an offset some header rule found, then the
-  smaller offset). Each says its trailing bytes, ``(size - offset) mod
-  record size``. The best one is proposed in one sentence (:attr:`LayoutCheck.proposal`).
+  smaller offset). Each says its trailing bytes, ``(size - offset) mod record size``. The best
+  one is proposed in one sentence (:attr:`LayoutCheck.proposal`).
 - **Periodicity**: a marker that repeats (:func:`core.guess.periodicity.record_length`), else
-  the period of the bytes from the header (:func:`core.guess.periodicity.record_period`): a
-  period other than the record size (or a multiple of it) is said as a reason.
+  the period of the bytes from the header (:func:`core.guess.periodicity.record_period`): the
+  record size, a multiple of it, a divisor of it (arrays of items) or another size, said as a
+  reason.
 - An empty file or one smaller than a record is a check with no fields and a verdict saying
   so; a header past the end of the file, and a layout of nothing but padding, are refused.
 """
@@ -37,22 +40,25 @@ import numpy as np
 
 from core.errors import CoreError
 from core.files.source import Source
-from core.guess.field_checks import FieldCheck, combined_score, is_padding_name, judge_fields
-from core.guess.headers import MAX_BINARY_HEADER, binary_header_end, padded_header_end, text_header_end
+from core.guess.field_checks import FieldCheck, combined_score, is_padding_name, judge_fields, judged_columns
+from core.guess.headers import MAX_BINARY_HEADER, RUN_ITEMS, binary_header_end, padded_header_end, text_header_end
 from core.guess.periodicity import record_length, record_period
 from core.guess.sample import RecordSample, read_record_sample
 from core.records.layout import Column, RecordLayout
 from core.text.figures import format_correlation
 
-__all__ = ["LONGER_HEADER_FACTOR", "MAX_JUDGEMENTS", "MIN_RECORDS", "PLAUSIBLE_SCORE", "SHOWN_HEADERS",
-           "FieldCheck", "HeaderChoice", "LayoutCheck", "check_layout", "format_check_score"]
+__all__ = ["LONGER_HEADER_FACTOR", "MAX_JUDGED_VALUES", "MAX_JUDGEMENTS", "MIN_RECORDS", "PLAUSIBLE_SCORE",
+           "SHOWN_HEADERS", "FieldCheck", "HeaderChoice", "LayoutCheck", "check_layout",
+           "format_check_score"]
 
 #: Score from which a layout is plausible.
 PLAUSIBLE_SCORE = 0.7
 #: Fewest records judged for a verdict.
 MIN_RECORDS = 16
 #: Most field judgements spent on trying header offsets (offsets times fields).
-MAX_JUDGEMENTS = 4096
+MAX_JUDGEMENTS = 1024
+#: Most values judged in trying header offsets (offsets times sampled records times columns).
+MAX_JUDGED_VALUES = 8_000_000
 #: What a header's score is multiplied by when its first records read like a longer header.
 LONGER_HEADER_FACTOR = 0.9
 #: Header offsets kept in a check, best first (the header given is kept too).
@@ -193,9 +199,9 @@ def check_layout(source: Source, layout: RecordLayout, header: int = 0, *, index
     facts[0] = (f"{size:,} bytes: {records:,} record{'s' if records != 1 else ''} of {itemsize:,} bytes after a "
                 f"{header:,}-byte header" + (f", {trailing:,} trailing byte{'s' if trailing != 1 else ''}"
                                              if trailing else ""))
-    facts.insert(1, f"sampled {here.sampled:,} record{'s' if here.sampled != 1 else ''} from "
-                    f"{len(sample.records_at(header))} place{'s' if len(sample.records_at(header)) != 1 else ''} "
-                    f"({sample.bytes_read:,} bytes read)")
+    places = len(sample.records_at(header))
+    facts.insert(1, f"sampled {here.sampled:,} record{'s' if here.sampled != 1 else ''} from {places} "
+                    f"place{'s' if places != 1 else ''} ({sample.bytes_read:,} bytes read)")
     period = _period(sample, itemsize, header)
     if period:
         facts.append(period)
@@ -214,13 +220,14 @@ def _try_headers(layout: RecordLayout, sample: RecordSample, header: int,
                  facts: list[str]) -> tuple[dict[int, _Judged], set[int]]:
     """Every header offset the rules try, checked; and the offsets that some header rule found."""
     size, itemsize = sample.size, layout.itemsize
-    fields = sum(1 for leaf in layout.fields if not is_padding_name(leaf.name)) + 1
+    fields = len(layout.fields) + 1  # and the padding
+    values = sum(p.shape[0] for p in sample.records_at(0)) * (judged_columns(layout) + 1)
     step = 1
-    while -(-itemsize // step) * fields > MAX_JUDGEMENTS and step < itemsize:
+    while step < itemsize and -(-itemsize // step) * max(fields / MAX_JUDGEMENTS, values / MAX_JUDGED_VALUES) > 1:
         step *= 2
     if step > 1:
-        facts.append(f"header offsets tried in steps of {step} bytes ({layout.itemsize:,}-byte records of "
-                     f"{fields - 1:,} fields)")
+        facts.append(f"header offsets tried in steps of {step} bytes (records of {itemsize:,} bytes, "
+                     f"{len(layout.fields):,} field{'s' if len(layout.fields) != 1 else ''})")
     offsets = set(range(0, itemsize, step)) | {header}
     head = sample.pieces[0][1] if sample.pieces and sample.pieces[0][0] == 0 else b""
     text = text_header_end(head)
@@ -243,10 +250,10 @@ def _judge_at(layout: RecordLayout, sample: RecordSample, offset: int) -> _Judge
     data = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
     fields = judge_fields(layout, data, np.cumsum([p.shape[0] for p in pieces[:-1]]).tolist())
     score = combined_score(fields)
-    longer = _longer_header(layout, pieces) if score >= PLAUSIBLE_SCORE else 0
-    if longer:
+    leading = _longer_header(layout, pieces) if score >= PLAUSIBLE_SCORE else 0
+    if leading:
         score *= LONGER_HEADER_FACTOR
-    return _Judged(offset, score, fields, data.shape[0], longer)
+    return _Judged(offset, score, fields, data.shape[0], leading)
 
 
 def _longer_header(layout: RecordLayout, pieces: list[np.ndarray]) -> int:
@@ -256,8 +263,8 @@ def _longer_header(layout: RecordLayout, pieces: list[np.ndarray]) -> int:
     if len(pieces) > 1:
         body = pieces[len(pieces) // 2]
     else:
-        body = first[2 * 48:]  # a small file: the records after the first ones are the reference
-    if first.shape[0] < 96 or body.shape[0] < 192:
+        body = first[2 * RUN_ITEMS:]  # a small file: the records after the first ones are the reference
+    if first.shape[0] < 2 * RUN_ITEMS or body.shape[0] < 4 * RUN_ITEMS:  # what binary_header_end needs
         return 0
     head_records, body_records = layout.records(first.reshape(-1)), layout.records(body.reshape(-1))
     found = 0
@@ -338,4 +345,6 @@ def _period(sample: RecordSample, itemsize: int, header: int) -> str | None:
         return f"the bytes repeat every {period:,} bytes, as the layout's records"
     if period % itemsize == 0:
         return f"the bytes repeat every {period:,} bytes ({period // itemsize} of the layout's records)"
+    if itemsize % period == 0:
+        return f"the bytes repeat every {period:,} bytes, a divisor of the layout's {itemsize:,}"
     return f"the bytes repeat every {period:,} bytes, the layout is {itemsize:,}"

@@ -31,10 +31,10 @@ from core.cli.records import layout_from_args
 from core.errors import DEBUG_VARIABLE, CoreError, describe_error
 from core.files.sources import open_source
 from core.guess.ranking import Candidate, GuessReport, guess_report, has_byte_order
-from core.guess.record_check import LayoutCheck, check_layout, format_check_score
+from core.guess.record_check import LayoutCheck, check_layout
 from core.pipeline.pipeline import DecodeParams
 from core.records.layout import RecordLayout
-from core.text.figures import format_score
+from core.text.figures import format_fit, format_score
 
 __all__ = ["SHOWN", "check_json", "check_text", "command_options", "report_json", "report_text", "run_guess",
            "run_layout_check"]
@@ -114,7 +114,7 @@ def run_guess(paths: Sequence[str], *, as_json: bool = False, out: TextIO | None
 
 def _score(value: float) -> float:
     """A check's score in JSON: the text's two decimals."""
-    return float(format_check_score(value))
+    return float(format_fit(value))
 
 
 def check_json(path: str, layout: RecordLayout, check: LayoutCheck) -> str:
@@ -143,7 +143,7 @@ def check_text(path: str, check: LayoutCheck) -> str:
     if check.fields:
         lines.append("fields:")
         for field in check.fields:
-            lines.append(f"  {field.name}  (score {format_check_score(field.score)}, {field.kind})")
+            lines.append(f"  {field.name}  (score {format_fit(field.score)}, {field.kind})")
             lines += [f"   - {reason}" for reason in field.reasons]
     if check.headers:
         lines.append("headers (best first):")

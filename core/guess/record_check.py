@@ -45,11 +45,10 @@ from core.guess.headers import MAX_BINARY_HEADER, RUN_ITEMS, binary_header_end, 
 from core.guess.periodicity import record_length, record_period
 from core.guess.sample import RecordSample, read_record_sample
 from core.records.layout import Column, RecordLayout
-from core.text.figures import format_correlation
+from core.text.figures import format_fit
 
 __all__ = ["LONGER_HEADER_FACTOR", "MAX_JUDGED_VALUES", "MAX_JUDGEMENTS", "MIN_RECORDS", "PLAUSIBLE_SCORE",
-           "SHOWN_HEADERS", "FieldCheck", "HeaderChoice", "LayoutCheck", "check_layout",
-           "format_check_score"]
+           "SHOWN_HEADERS", "FieldCheck", "HeaderChoice", "LayoutCheck", "check_layout"]
 
 #: Score from which a layout is plausible.
 PLAUSIBLE_SCORE = 0.7
@@ -65,11 +64,6 @@ LONGER_HEADER_FACTOR = 0.9
 SHOWN_HEADERS = 5
 #: Fields whose first values are compared with the rest to find a longer header.
 _LEADING_FIELDS = 64
-
-
-def format_check_score(score: float) -> str:
-    """A check's score (0 to 1) as the reports write it, with two decimals: ``"0.94"``."""
-    return format_correlation(score)
 
 
 @dataclass(frozen=True)
@@ -102,7 +96,7 @@ class HeaderChoice:
         extra = [f"{self.trailing_bytes:,} trailing byte{'s' if self.trailing_bytes != 1 else ''}"] \
             if self.trailing_bytes else []
         extra += [self.note] if self.note else []
-        return f"at {self.offset}: {format_check_score(self.score)}" + (f" ({'; '.join(extra)})" if extra else "")
+        return f"at {self.offset}: {format_fit(self.score)}" + (f" ({'; '.join(extra)})" if extra else "")
 
 
 @dataclass(frozen=True)
@@ -295,7 +289,7 @@ def _choice(judged: _Judged, size: int, itemsize: int) -> HeaderChoice:
 
 def _verdict(judged: _Judged, plausible: bool) -> str:
     where = f"from byte {judged.offset:,}"
-    score = format_check_score(judged.score)
+    score = format_fit(judged.score)
     if not judged.fields:
         return f"no whole record after the {judged.offset:,}-byte header: there are no records to check"
     if judged.sampled < MIN_RECORDS:
@@ -317,16 +311,16 @@ def _proposal(ranked: list[_Judged], header: int) -> str:
     if not tried:
         return ""
     best = tried[0]
-    score = format_check_score(best.score)
+    score = format_fit(best.score)
     if best.score < PLAUSIBLE_SCORE or best.sampled < MIN_RECORDS:
         return f"no header offset makes the layout plausible (best: at byte {best.offset:,}, score {score})"
     if best.offset != header:
         here = next((j for j in ranked if j.offset == header), None)
-        given = f"; at {header:,}: {format_check_score(here.score)}" if here is not None and here.sampled else \
+        given = f"; at {header:,}: {format_fit(here.score)}" if here is not None and here.sampled else \
             f"; none at {header:,}"
         return f"records start at byte {best.offset:,} (score {score}{given})"
     runner = tried[1] if len(tried) > 1 else None
-    other = f"; next best at {runner.offset:,}: {format_check_score(runner.score)}" if runner is not None else ""
+    other = f"; next best at {runner.offset:,}: {format_fit(runner.score)}" if runner is not None else ""
     return f"records start at byte {header:,} as given (score {score}{other})"
 
 

@@ -54,7 +54,7 @@ import numpy as np
 from core.dtypes.table import type_row
 from core.guess.plausibility import PLAUSIBLE_MAGNITUDES, float_measures, halves_as_channels, int_measures, smoothness
 from core.records.layout import Field
-from core.text.figures import format_correlation, format_percentage, format_share
+from core.text.figures import format_correlation, format_estimate, format_percentage, format_share
 from core.text.number_format import format_value
 
 __all__ = ["FLOAT_BITS_SHARE", "MAX_CODES", "MIN_SEQUENCE", "TEXT_SHARE", "TYPICAL_MAGNITUDES", "FieldCheck",
@@ -143,7 +143,7 @@ def judge_float(name: str, values: np.ndarray, row, count: int) -> FieldCheck:
     typical = _typical_magnitude(values)
     odd = typical is not None and not TYPICAL_MAGNITUDES[0] <= typical <= TYPICAL_MAGNITUDES[1]
     if odd:
-        reasons.append(f"{name}: the values' typical magnitude is {typical:.2g}, far from any measured quantity "
+        reasons.append(f"{name}: the values' typical magnitude is {format_estimate(typical)}, far from any measured quantity "
                        "(misaligned?)")
     if not reasons:
         finite = values.reshape(-1)
@@ -253,7 +253,8 @@ def _counter(name: str, values: np.ndarray, count: int, inside: np.ndarray, item
 
 
 def _integral(value: float) -> str:
-    return f"{int(value):,}" if float(value).is_integer() and abs(value) < 2**63 else f"{value:g}"
+    """A step between integers (computed as a float) as a whole number with thousands separators."""
+    return f"{int(value):,}" if float(value).is_integer() and abs(value) < 2**63 else format_value(value, np.float64)
 
 
 def _sequence_smoothness(values: np.ndarray) -> float:

@@ -21,10 +21,11 @@ import pytest
 from core.errors import CoreError
 from core.files.sources import FileSource, open_source
 from core.guess import check_layout
-from core.guess.record_check import PLAUSIBLE_SCORE, format_check_score
+from core.guess.record_check import PLAUSIBLE_SCORE
 from core.guess.sample import MAX_CHECKED_RECORD, RECORD_READ_BYTES
 from core.records.c_decl import parse_c_layout
 from core.records.field_list import parse_field_list, parse_numpy_layout
+from core.text.figures import format_fit
 from core.text.number_format import format_value
 
 SENSOR_C = """
@@ -79,7 +80,7 @@ def test_the_right_layout_at_the_right_header_is_plausible(log, layout):
     path, data = log
     result = check(path, layout, 12)
     assert result.plausible and result.score >= 0.95
-    assert result.verdict == f"the layout is plausible from byte 12 (score {format_check_score(result.score)})"
+    assert result.verdict == f"the layout is plausible from byte 12 (score {format_fit(result.score)})"
     assert [f.name for f in result.fields] == ["ts", "ch", "gain", "mode", "flags", "(padding @21)"]
     assert [f.kind for f in result.fields] == ["counter", "integer", "float", "enum", "codes", "padding"]
     assert all(f.score >= 0.9 for f in result.fields)
@@ -106,8 +107,8 @@ def test_the_right_layout_at_the_right_header_is_plausible(log, layout):
     best = result.best_header
     assert (best.offset, best.records, best.trailing_bytes) == (12, 20_000, 0)
     assert result.headers[1].score < 0.5
-    assert result.proposal == (f"records start at byte 12 as given (score {format_check_score(best.score)}; next best "
-                               f"at {result.headers[1].offset}: {format_check_score(result.headers[1].score)})")
+    assert result.proposal == (f"records start at byte 12 as given (score {format_fit(best.score)}; next best "
+                               f"at {result.headers[1].offset}: {format_fit(result.headers[1].score)})")
 
 
 @pytest.mark.parametrize("shift", [-3, -2, -1, 1, 2, 3])
@@ -135,7 +136,7 @@ def test_fields_in_the_wrong_order_are_implausible(log):
     assert gain.score == 0.0  # the channels' int16 bits: tiny, huge or NaN as floats
     assert gain.reasons[0] == "gain: 100% of the values are NaN, infinite, subnormal or beyond 1e30: misaligned?"
     assert result.verdict == (f"the layout does not fit the records from byte 12 (score "
-                              f"{format_check_score(result.score)}): {gain.reasons[0]}")
+                              f"{format_fit(result.score)}): {gain.reasons[0]}")
 
 
 def test_a_float_read_as_an_integer_is_implausible(log):
@@ -168,9 +169,9 @@ def test_records_after_an_unknown_12_byte_header_are_found(log, layout):
     assert best.offset == 12 and best.score >= 0.95 and best.trailing_bytes == 0
     here = next(h for h in result.headers if h.offset == 0)
     assert here.trailing_bytes == 12 and here.score == result.score
-    assert here.text == f"at 0: {format_check_score(here.score)} (12 trailing bytes)"
-    assert result.proposal == (f"records start at byte 12 (score {format_check_score(best.score)}; at 0: "
-                               f"{format_check_score(result.score)})")
+    assert here.text == f"at 0: {format_fit(here.score)} (12 trailing bytes)"
+    assert result.proposal == (f"records start at byte 12 (score {format_fit(best.score)}; at 0: "
+                               f"{format_fit(result.score)})")
 
 
 @pytest.mark.parametrize("kind", ["magic and zeros", "random bytes"])

@@ -96,7 +96,7 @@ class HeaderChoice:
         extra = [f"{self.trailing_bytes:,} trailing byte{'s' if self.trailing_bytes != 1 else ''}"] \
             if self.trailing_bytes else []
         extra += [self.note] if self.note else []
-        return f"at {self.offset}: {format_fit(self.score)}" + (f" ({'; '.join(extra)})" if extra else "")
+        return f"at {self.offset:,}: {format_fit(self.score)}" + (f" ({'; '.join(extra)})" if extra else "")
 
 
 @dataclass(frozen=True)
@@ -317,7 +317,7 @@ def _proposal(ranked: list[_Judged], header: int) -> str:
     if best.offset != header:
         here = next((j for j in ranked if j.offset == header), None)
         given = f"; at {header:,}: {format_fit(here.score)}" if here is not None and here.sampled else \
-            f"; none at {header:,}"
+            f"; no whole record from byte {header:,}"
         return f"records start at byte {best.offset:,} (score {score}{given})"
     runner = tried[1] if len(tried) > 1 else None
     other = f"; next best at {runner.offset:,}: {format_fit(runner.score)}" if runner is not None else ""

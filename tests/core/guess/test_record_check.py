@@ -373,6 +373,17 @@ def test_a_header_past_the_end_is_refused(tmp_path, layout):
     assert at_end.best_header.offset == 0
 
 
+def test_a_header_that_leaves_no_record_gets_a_proposal(tmp_path, layout):
+    path = tmp_path / "log.bin"
+    path.write_bytes(sensor_log(1000).tobytes())
+    result = check(str(path), layout, 24_000)
+    assert not result.plausible and result.fields == () and result.records == 0
+    best = result.best_header
+    assert best.offset == 0 and best.records == 1000
+    assert result.proposal == f"records start at byte 0 (score {format_fit(best.score)}; no whole record from byte 24,000)"
+    assert [h.offset for h in result.headers][-1] == 24_000 and result.headers[-1].text == "at 24,000: 0.00"
+
+
 def test_a_layout_of_only_padding_is_refused(tmp_path):
     path = tmp_path / "zeros.bin"
     path.write_bytes(bytes(800))

@@ -31,7 +31,7 @@ from core.cli.records import layout_from_args
 from core.errors import DEBUG_VARIABLE, CoreError, describe_error
 from core.files.sources import open_source
 from core.guess.ranking import Candidate, GuessReport, guess_report, has_byte_order
-from core.guess.record_check import LayoutCheck, check_layout
+from core.guess.record_check import LayoutCheck, check_layout, check_lines
 from core.pipeline.pipeline import DecodeParams
 from core.records.layout import RecordLayout
 from core.text.figures import format_fit, format_score
@@ -135,20 +135,8 @@ def check_json(path: str, layout: RecordLayout, check: LayoutCheck) -> str:
 
 
 def check_text(path: str, check: LayoutCheck) -> str:
-    """A layout check as lines of text (see the module docstring)."""
-    lines = [f"{path}: {check.verdict}"]
-    if check.proposal:
-        lines.append(f"  {check.proposal}")
-    lines += [f"  {reason}" for reason in check.reasons]
-    if check.fields:
-        lines.append("fields:")
-        for field in check.fields:
-            lines.append(f"  {field.name}  (score {format_fit(field.score)}, {field.kind})")
-            lines += [f"   - {reason}" for reason in field.reasons]
-    if check.headers:
-        lines.append("headers (best first):")
-        lines += [f"  {header.text}" for header in check.headers]
-    return "\n".join(lines) + "\n"
+    """A layout check as lines of text (:func:`core.guess.record_check.check_lines`)."""
+    return check_lines(path, check)
 
 
 def run_layout_check(args) -> int:

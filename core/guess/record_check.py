@@ -48,7 +48,7 @@ from core.records.layout import Column, RecordLayout
 from core.text.figures import format_fit
 
 __all__ = ["LONGER_HEADER_FACTOR", "MAX_JUDGED_VALUES", "MAX_JUDGEMENTS", "MIN_RECORDS", "PLAUSIBLE_SCORE",
-           "SHOWN_HEADERS", "FieldCheck", "HeaderChoice", "LayoutCheck", "check_layout"]
+           "SHOWN_HEADERS", "FieldCheck", "HeaderChoice", "LayoutCheck", "check_layout", "check_lines"]
 
 #: Score from which a layout is plausible.
 PLAUSIBLE_SCORE = 0.7
@@ -342,3 +342,22 @@ def _period(sample: RecordSample, itemsize: int, header: int) -> str | None:
     if itemsize % period == 0:
         return f"the bytes repeat every {period:,} bytes, a divisor of the layout's {itemsize:,}"
     return f"the bytes repeat every {period:,} bytes, the layout is {itemsize:,}"
+
+
+def check_lines(name: str, check: LayoutCheck) -> str:
+    """A layout check as lines of text, as the command prints it and the records window shows it:
+    ``NAME: verdict``, the proposal, the reasons, each field's score, kind and reasons, the
+    header offsets best first."""
+    lines = [f"{name}: {check.verdict}"]
+    if check.proposal:
+        lines.append(f"  {check.proposal}")
+    lines += [f"  {reason}" for reason in check.reasons]
+    if check.fields:
+        lines.append("fields:")
+        for field in check.fields:
+            lines.append(f"  {field.name}  (score {format_fit(field.score)}, {field.kind})")
+            lines += [f"   - {reason}" for reason in field.reasons]
+    if check.headers:
+        lines.append("headers (best first):")
+        lines += [f"  {header.text}" for header in check.headers]
+    return "\n".join(lines) + "\n"

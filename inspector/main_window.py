@@ -354,11 +354,12 @@ class MainWindow(QMainWindow):
         self._save_decode_settings()
         return self.document.open_object(target, params, slice_text, name)
 
-    def _open_in_new_window(self, values: np.ndarray | EntryFileView, name: str) -> None:
+    def _open_in_new_window(self, values: np.ndarray | EntryFileView, name: str, record_layout: str = "") -> None:
         """An array computed from the open file (a dequantized tensor), or a remote file's view
         (opened by its URL with its parameters), in a window of its own, deleted when closed
         (kept alive here until then). It is a window of its own with this one as its Qt parent, so
-        Qt, not Python, deletes it: with this window at the latest."""
+        Qt, not Python, deletes it: with this window at the latest. The bytes of records (a
+        compressed structured member: ``record_layout``) show as records there too."""
         window = MainWindow(self.settings, self, docks=self.dock_layout.specs)
         window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         key = id(window)
@@ -370,6 +371,8 @@ class MainWindow(QMainWindow):
             window.open_object(values, name=name)
         window.show()
         window.raise_()
+        if record_layout and not isinstance(values, EntryFileView):
+            window._choose_records(RecordsChoice("numpy", record_layout))
 
     def open_sample(self, params: DecodeParams | None = None, slice_text: str = "") -> bool:
         """Open the embedded sample with its preset settings (or ``params``), with a hint saying

@@ -39,6 +39,7 @@ from core.errors import CoreError, describe_error
 from core.pipeline.params import DecodeParams
 from core.records.abi import ABIS, DEFAULT_ABI
 from core.records.choice import RecordsChoice
+from inspector.panels.records_tools import RecordsTools
 from inspector.plot.records_plot import RecordsPlot
 from inspector.state.document import Document
 from inspector.table.records_model import PAGE_ROWS, RecordsModel
@@ -135,6 +136,8 @@ class RecordsDialog(QDialog):
         self.go_to.returnPressed.connect(lambda: self.go_to_record(self.go_to.text()))
         self.plot = RecordsPlot(document, self)
         self.plot.hide()
+        self.tools = RecordsTools(document, self)
+        self.tools.resultsShown.connect(self._on_results)
         form = QFormLayout()
         form.addRow("Layout", self.kind)
         form.addRow("Struct", self.struct)
@@ -147,7 +150,7 @@ class RecordsDialog(QDialog):
         top.addWidget(self.text, 1)
         top.addLayout(form)
         self.buttons = QHBoxLayout()
-        for button in (self.show_button, self.field_button, self.plot_button):
+        for button in (self.show_button, self.field_button, self.plot_button, *self.tools.buttons):
             self.buttons.addWidget(button)
         self.buttons.addWidget(self.summary, 1)
         for widget in (self.go_to, self.page_previous, self.page_label, self.page_next):
@@ -155,11 +158,13 @@ class RecordsDialog(QDialog):
         self.splitter = QSplitter(Qt.Orientation.Vertical, self, objectName="records.splitter")
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.plot)
+        self.splitter.addWidget(self.tools.results)
         self.splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addLayout(self.buttons)
         layout.addWidget(self.error)
+        layout.addWidget(self.tools.status)
         layout.addWidget(self.header_values)
         layout.addWidget(self.splitter, 1)
         self.kind.currentIndexChanged.connect(self._on_kind)
@@ -350,7 +355,14 @@ class RecordsDialog(QDialog):
         if current.isValid() and records.layout is not None:
             records.point_at(self.model.record_of(current.row()), self.model.column(current.column()))
 
+    def _on_results(self) -> None:
+        sizes = self.splitter.sizes()
+        if sizes[2] < 120:  # the results' first show: a third of the height
+            third = max(sum(sizes) // 3, 120)
+            self.splitter.setSizes([sizes[0] - third // 2, max(sizes[1] - third // 2, 0), third])
+
     def _enable_buttons(self) -> None:
+        self.tools.set_enabled(self.model.layout is not None)
         index = self.table.currentIndex()
         shown = self.model.layout is not None and index.isValid()
         self.field_button.setEnabled(shown and not self.model.column(index.column()).field.is_bits)

@@ -2,9 +2,9 @@
 
 It runs the same :class:`core.pipeline.pipeline.Pipeline` as the GUI and prints the resulting
 view (:mod:`core.cli.printing`); ``--list`` and ``--tensor`` open a container's entries,
-``--guess`` hands over to :mod:`core.cli.guess`, ``--session`` to :mod:`core.cli.session`. The
-decode options are :mod:`core.cli.options`' (shared with ``diff`` and the GUI). Nothing here
-imports Qt: ``--help`` works anywhere.
+``--guess`` hands over to :mod:`core.cli.guess` (with a record layout: its check),
+``--session`` to :mod:`core.cli.session`. The decode options are :mod:`core.cli.options`'
+(shared with ``diff`` and the GUI). Nothing here imports Qt: ``--help`` works anywhere.
 
 Errors print one ``error:`` line on stderr and exit with status 2 (:mod:`core.cli.options`).
 """
@@ -19,7 +19,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from core.cli.guess import run_guess
+from core.cli.guess import run_guess, run_layout_check
 from core.cli.options import (
     OneLineErrorParser,
     add_pipeline_options,
@@ -118,7 +118,8 @@ def build_parser(prog: str = "tensor-inspect") -> OneLineErrorParser:
     output.add_argument("--steps", action="store_true",
                         help="first print one line per pipeline step")
     output.add_argument("--guess", action="store_true",
-                        help="guess the layout instead: ranked candidates with reasons (docs/guess.md)")
+                        help="guess the layout instead: ranked candidates with reasons; with --fields, --struct or "
+                             "--numpy-fields, check that layout and where its records start (docs/guess.md)")
     containers = parser.add_argument_group(
         "containers (safetensors, npz, TFLite, GGUF, TFRecord, WAV/AIFF, HDF5, IDX: docs/containers.md)")
     containers.add_argument("--list", action="store_true",
@@ -152,6 +153,8 @@ def run(words: Sequence[str]) -> int:
     except SystemExit as stop:
         return parse_status(stop)
     if args.guess and args.session is None:  # with --session: refused below, one error line
+        if wants_records(args):
+            return run_layout_check(args)
         return run_guess(args.files, as_json=args.json)
     if args.limit < 0:
         print(f"error: --limit {args.limit} is negative (use 0 or more)", file=sys.stderr)

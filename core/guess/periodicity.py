@@ -8,6 +8,8 @@ Rules:
   a row width is a lag whose correlation exceeds both neighbours' by :data:`MIN_PROMINENCE` and is
   at least :data:`MIN_CORRELATION`. The smallest lag within half of the best prominence wins (its
   multiples peak too).
+* **record period** (:func:`record_period`): the same peak among every lag of the bytes
+  themselves, from :data:`MIN_WIDTH` bytes to a quarter of the bytes looked at;
 * **records**: the first :data:`MAGIC_BYTES` bytes of the data (a record marker) recur at a
   constant spacing at least :data:`MIN_REPEATS` times in the head sample, and the spacing
   divides the data's size.
@@ -20,7 +22,7 @@ import numpy as np
 from core.guess.sizes import divisors_between
 
 __all__ = ["MAGIC_BYTES", "MIN_CORRELATION", "MIN_PROMINENCE", "MIN_REPEATS", "MIN_WIDTH",
-           "autocorrelation", "record_length", "row_width"]
+           "autocorrelation", "record_length", "record_period", "row_width"]
 
 MIN_WIDTH = 8
 MIN_PROMINENCE = 0.04
@@ -62,11 +64,28 @@ def row_width(corr: np.ndarray | None, item_count: int, multiple: int = 1,
     and its small multiples peak too), a peak standing out from the lags one pixel on either side."""
     if corr is None:
         return None
+    lags = [width for width in divisors_between(item_count, max(min_width, MIN_WIDTH), corr.size // 4)
+            if width < item_count and width % multiple == 0]
+    return _first_peak(corr, lags, multiple)
+
+
+def record_period(data: np.ndarray) -> tuple[int, float] | None:
+    """(period in bytes, its correlation) of ``data`` (uint8: the bytes from where records
+    start), or None: the row rule above applied to the bytes themselves, at every lag from
+    :data:`MIN_WIDTH` to a quarter of the bytes (the records need not fill the file). Records of
+    a fixed layout repeat their bytes' pattern (padding, high bytes, exponents) at their size."""
+    corr = autocorrelation(np.asarray(data, dtype=np.uint8))
+    if corr is None:
+        return None
+    return _first_peak(corr, range(MIN_WIDTH, corr.size // 4 + 1), 1)
+
+
+def _first_peak(corr: np.ndarray, lags, multiple: int) -> tuple[int, float] | None:
+    """The smallest of ``lags`` whose correlation peaks within half of the best prominence (its
+    multiples peak too), with its correlation; a peak stands out from the lags ``multiple`` away."""
     n = corr.size
     best: list[tuple[int, float, float]] = []
-    for width in divisors_between(item_count, max(min_width, MIN_WIDTH), n // 4):
-        if width >= item_count or width % multiple:
-            continue
+    for width in lags:
         if width + multiple >= n:
             continue
         # Neighbours one pixel away: between pixels, a lag that is not a multiple of the channels

@@ -38,16 +38,17 @@ from core.dtypes.table import TypeRow, type_row
 from core.text.figures import format_correlation, format_factor, format_percentage
 
 __all__ = ["CARRY_SHARE", "CHANNEL_MARGIN", "GUESS_TYPES", "HALF_SMOOTHNESS", "MAX_CHANNELS", "NEGATIVE_FEW",
-           "TINY_HALF_FLOAT", "TypeEvidence",
-           "halves_as_channels", "interleaved_channels", "item_phase", "score_types", "typed_values"]
+           "PLAUSIBLE_MAGNITUDES", "TINY_HALF_FLOAT", "TypeEvidence", "float_measures",
+           "halves_as_channels", "int_measures", "interleaved_channels", "item_phase", "score_types", "smoothness",
+           "typed_values"]
 
 #: Types a guess considers (engine names), with their prior.
 GUESS_TYPES: dict[str, float] = {
     "uint8": 0.2, "int8": -0.2, "int16": 0.1, "uint16": 0.1, "float16": 0.0, "bfloat16": -0.1,
     "int32": 0.1, "uint32": -0.4, "float32": 0.4, "complex64": -0.3, "int64": -0.2, "float64": 0.1,
 }
-#: Magnitudes (smallest, largest) real data rarely leaves, by the byte size of a float (part).
-_PLAUSIBLE_MAGNITUDES = {2: (1e-30, 1e30), 4: (1e-30, 1e30), 8: (1e-200, 1e200)}
+#: Magnitudes (smallest nonzero, largest) real data rarely leaves, by the byte size of a float (part).
+PLAUSIBLE_MAGNITUDES = {2: (1e-30, 1e30), 4: (1e-30, 1e30), 8: (1e-200, 1e200)}
 #: Items scored per candidate (enough for stable measures, few enough to stay fast).
 MAX_ITEMS = 8192
 #: Share of negative values below which a signed type counts as having none (a header's fields).
@@ -170,7 +171,7 @@ def _lag_smoothness(ranks: np.ndarray, lag: int) -> float:
     return float(1.0 - near / ((n + 1) / 3))
 
 
-def _smoothness(values: np.ndarray, lag: int) -> float:
+def smoothness(values: np.ndarray, lag: int) -> float:
     """1 - (mean rank distance of neighbours ``lag`` apart) / (that of a random pair).
 
     Two random distinct ranks lie (n + 1) / 3 apart on average.
@@ -227,23 +228,25 @@ def halves_as_channels(values: np.ndarray, row: TypeRow) -> bool:
     if row.kind not in ("int", "uint") or row.itemsize < 2 or values.size < 64:
         return False
     low, high = _split_halves(values, row)
-    smooth_low = max(_smoothness(low.astype(np.float64), 1),
-                     _smoothness(low.view(_unsigned(low.dtype.itemsize)).astype(np.float64), 1))
-    smooth_high = _smoothness(high.astype(np.float64), 1)
+    smooth_low = max(smoothness(low.astype(np.float64), 1),
+                     smoothness(low.view(_unsigned(low.dtype.itemsize)).astype(np.float64), 1))
+    smooth_high = smoothness(high.astype(np.float64), 1)
     carries = float(np.mean(np.abs(np.diff(high.astype(np.int64))) <= 1))
     return smooth_low >= HALF_SMOOTHNESS and smooth_high >= HALF_SMOOTHNESS and carries < CARRY_SHARE
 
 
-def _float_measures(values: np.ndarray, row: TypeRow) -> tuple[float, float, int]:
-    """(concentration, implausible share, exponents used) of float values (a complex type's
-    measured on its parts)."""
+def float_measures(values: np.ndarray, row: TypeRow) -> tuple[float, float, int]:
+    """(concentration, implausible share, exponents used) of float values of the type ``row``
+    (a complex type's measured on its parts): the share of the exponent range the middle 98% of
+    the nonzero values leaves unused, the share that is NaN, infinite, denormal or beyond
+    :data:`PLAUSIBLE_MAGNITUDES`, and how many exponents that middle spans."""
     layout = _layout(row)
     mantissa_bits, exponent_bits = layout.mantissa_bits, layout.exponent_bits
     bits = _bits_of(values, row).astype(np.uint64)
     exponents = (bits >> np.uint64(mantissa_bits)) & np.uint64((1 << exponent_bits) - 1)
     nonzero = (bits & np.uint64((1 << (mantissa_bits + exponent_bits)) - 1)) != 0
     magnitudes = np.abs(_parts(values, row).astype(np.float64)).ravel()
-    tiny, huge = _PLAUSIBLE_MAGNITUDES[layout.itemsize]
+    tiny, huge = PLAUSIBLE_MAGNITUDES[layout.itemsize]
     tiny = max(tiny, layout.smallest_normal)  # below it: a denormal
     with np.errstate(invalid="ignore", over="ignore"):
         bad = ~np.isfinite(magnitudes) | (magnitudes > huge) | ((magnitudes < tiny) & nonzero)
@@ -255,8 +258,9 @@ def _float_measures(values: np.ndarray, row: TypeRow) -> tuple[float, float, int
     return float(1.0 - np.log2(span) / exponent_bits), float(bad.mean()), int(span)
 
 
-def _int_measures(values: np.ndarray, row: TypeRow) -> tuple[float, int]:
-    bits = row.stored_bits
+def int_measures(values: np.ndarray, bits: int) -> tuple[float, int]:
+    """(concentration, bits used) of integer values of a type of ``bits`` bits: the bits the
+    middle 98% of the values spans, and the share of the type's bits it leaves unused."""
     as_float = values.astype(np.float64)
     low, high = np.quantile(as_float, [0.01, 0.99])
     used = float(np.log2(high - low + 1))
@@ -343,16 +347,16 @@ def _score_one(data: np.ndarray, body_offset: int, dtype: str, little: bool, sta
     if row.kind in ("float", "complex"):
         stream = _parts(values, row) if complex_type else values
         if complex_type:
-            smooth = _smoothness(stream, 2)
+            smooth = smoothness(stream, 2)
         else:
             ranks = _ranks(stream.astype(np.float64))
             smooth = _lag_smoothness(ranks, 1)
         if complex_type:
-            flat = _smoothness(stream, 1)
+            flat = smoothness(stream, 1)
             smooth = smooth - max(flat, 0.0)
             reasons.append(f"each part is closer to the same part of the next value than to its "
                            f"other part by {format_correlation(smooth, signed=True)}")
-        concentration, bad, span = _float_measures(values, row)
+        concentration, bad, span = float_measures(values, row)
         if dtype == "float32":
             float32_plausible[(little, start % 4)] = bad
         reasons.append(f"exponents span {span} of {2 ** _layout(row).exponent_bits} values")
@@ -375,7 +379,7 @@ def _score_one(data: np.ndarray, body_offset: int, dtype: str, little: bool, sta
     else:
         ranks = _ranks(values.astype(np.float64))
         smooth = _lag_smoothness(ranks, 1)
-        concentration, used_bits = _int_measures(values, row)
+        concentration, used_bits = int_measures(values, row.stored_bits)
         if smooth >= HALF_SMOOTHNESS and halves_as_channels(values, row):
             score -= 2.5
             reasons.append(f"each {row.itemsize // 2}-byte half reads as its own smooth signal "

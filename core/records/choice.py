@@ -12,6 +12,8 @@ Rules
   (C only: a struct of the same text, laid out by the same ABI) the file holds that struct at
   byte ``header`` and the records follow it: they start at ``header`` plus its size
   (:meth:`RecordsChoice.records_start`); its fields' values are shown as the file's header.
+- ``length``: the bytes the records occupy after their start (a container's dataset of records
+  inside a larger file); None: up to the end of the file.
 - ``rows``: a strided slice of the records, written like any slice (``[1000:2000:10]``,
   ``[::-1]``, ``[5]``; empty: every record), read with the slice rules of the rest of the tool
   on the 1-d axis of records (:func:`core.slicing.expr.one_axis_selection`) into
@@ -75,6 +77,7 @@ class RecordsChoice:
     little_endian: bool = True
     rows: str = ""
     header_struct: str = ""
+    length: int | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -90,6 +93,10 @@ class RecordsChoice:
             raise CoreError(f"unknown ABI {self.abi!r:.40} (use one of {', '.join(ABIS)})", field="abi")
         if not isinstance(self.header, int) or isinstance(self.header, bool) or self.header < 0:
             raise CoreError(f"the header is {self.header!r:.40} bytes: give a whole number >= 0", field="offset")
+        if self.length is not None and (not isinstance(self.length, int) or isinstance(self.length, bool)
+                                        or self.length < 0):
+            raise CoreError(f"the records' length is {self.length!r:.40} bytes: give a whole number >= 0",
+                            field="length")
         if self.header_struct and self.kind != "c":
             raise CoreError("a header struct is a struct of C text (write the layout as C, or give the header's "
                             "size in bytes)", field="fields")
@@ -134,4 +141,6 @@ class RecordsChoice:
                                   "header": self.header, "little_endian": self.little_endian, "rows": self.rows}
         if self.header_struct:
             out["header_struct"] = self.header_struct
+        if self.length is not None:
+            out["length"] = self.length
         return out

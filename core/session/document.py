@@ -239,9 +239,10 @@ def _records_from_json(value: object, notes: list[str]) -> RecordsChoice:
     little = obj.get_bool("little_endian", True)
     rows = obj.get("rows", check_str, "", limit=MAX_TEXT)
     header_struct = obj.get("header_struct", check_str, "")
+    length = obj.get("length", check_int, None, nullable=True)
     obj.finish()
     try:
-        return RecordsChoice(kind, text, struct, abi, header, little, rows, header_struct)
+        return RecordsChoice(kind, text, struct, abi, header, little, rows, header_struct, length)
     except CoreError as error:
         raise SessionError(f"records: {error.message} {_FIX}", field="session") from None
 

@@ -18,6 +18,7 @@ kind                        rule                                   e.g.
 :func:`format_progress`     whole percent, rounded down            ``42%``
 :func:`format_score`        one decimal                            ``10.6``, ``0.8``
 :func:`format_correlation`  two decimals (sign on request)         ``0.97``, ``+0.12``
+:func:`format_fit`          two decimals (a layout check's 0..1)   ``0.94``
 :func:`format_factor`       one decimal                            ``2.0``
 ==========================  =====================================  ===========================
 
@@ -29,7 +30,7 @@ from __future__ import annotations
 import math
 
 __all__ = [
-    "format_correlation", "format_difference", "format_factor", "format_moment", "format_percentage",
+    "format_correlation", "format_difference", "format_factor", "format_fit", "format_moment", "format_percentage",
     "format_progress", "format_score", "format_share",
 ]
 
@@ -103,6 +104,12 @@ def format_correlation(value: float, *, signed: bool = False) -> str:
     """A correlation or a smoothness (``-1 .. 1``) with two decimals: ``0.9731`` -> ``"0.97"``;
     ``signed=True`` writes the sign of a positive one too (a difference of two: ``"+0.12"``)."""
     return f"{value:+.2f}" if signed else f"{value:.2f}"
+
+
+def format_fit(score: float) -> str:
+    """How well a record layout fits a file (a layout check's score, 0 to 1) with two decimals:
+    ``0.9412`` -> ``"0.94"``; the JSON of a check carries the same two decimals."""
+    return f"{score:.2f}"
 
 
 def format_factor(value: float) -> str:

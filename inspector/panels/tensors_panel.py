@@ -247,13 +247,14 @@ class TensorsPanel(QWidget):
 
     Signals
     -------
-    valuesComputed(values, name)
+    valuesComputed(values, name, record_layout)
         *Open in a new window* got an entry's ``values`` (a numpy array: a copy, a computed
         value, or a view of another file; or the :class:`~inspector.state.document.EntryFileView`
-        of a remote file) to show under ``name``.
+        of a remote file) to show under ``name``; ``record_layout``: the entry's records' numpy
+        description (its values are their bytes, one row each), or "".
     """
 
-    valuesComputed = Signal(object, str)
+    valuesComputed = Signal(object, str, str)
 
     def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -436,7 +437,7 @@ class TensorsPanel(QWidget):
         finally:
             QApplication.restoreOverrideCursor()
         self.values_error.hide()
-        self.valuesComputed.emit(values, name)
+        self.valuesComputed.emit(values, name, entry.record_layout or "")
 
     def _on_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         self._enable_computing_buttons()

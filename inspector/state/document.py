@@ -62,6 +62,7 @@ from core.formats.registry import list_container
 from core.formats.values import open_entry
 from core.pipeline.pipeline import DecodeParams, Pipeline, PipelineResult
 from core.pipeline.view_target import ViewTarget
+from core.records.choice import RecordsChoice
 from core.slicing.expr import parse_slice, stored_slice_text
 from core.slicing.spec import SliceSpec
 from inspector.state.background_task import BackgroundTask
@@ -176,6 +177,7 @@ class Document(QObject):
         self._views_cleared_by: ChangeReport | None = None
         self._bookmarks = Bookmarks(self)  # follows filesChanged: connected before any view
         self._records = RecordsView(lambda: self.file_size(0) if self._pipeline is not None else None, self)
+        self._records_of_entry = None  # the records a container entry showed (choose_tensor)
         self.filesChanged.connect(self._records.files_changed)  # before any view, like the bookmarks
         # The one change detector (and the per-event SIGBUS guard, core/files/shrink_guard.py).
         self._file_monitor = FileMonitor(self)
@@ -422,6 +424,21 @@ class Document(QObject):
         if params != self._params:
             self._history.push(ValueCommand(f"choose tensor {name}", self._params, params,
                                             self._apply_params, None))
+        self._records_follow_entry(entry)
+
+    def _records_follow_entry(self, entry: TensorEntry) -> None:
+        """An entry of records (an HDF5 compound dataset, a structured npz member) shows them
+        with its layout over its bytes; choosing another entry ends records an entry started."""
+        if entry.record_layout is not None:
+            choice = RecordsChoice("numpy", entry.record_layout, header=entry.offset, length=entry.nbytes)
+            try:
+                self._records.choose(choice)
+                self._records_of_entry = choice
+            except CoreError as error:
+                self._set_error(error)
+        elif self._records_of_entry is not None and self._records.choice == self._records_of_entry:
+            self._records.choose(None)
+            self._records_of_entry = None
 
     def entry_values(self, entry: TensorEntry) -> tuple[np.ndarray | EntryFileView, str]:
         """The values of a container entry this document does not show by its parameters (not
@@ -509,10 +526,14 @@ class Document(QObject):
         self._file_monitor.watch(pipeline.source)
         self._paths = pipeline.source.paths
         self._container, self._container_error = self._start_listing(pipeline, params)
+        first = None
         if self._container is not None and params == DecodeParams():
             first = next((e for e in self._container.entries if e.local_view), None)
             if first is not None:
                 params = first.params()  # no settings for this file: show its first tensor
+        if self._records_of_entry is not None:  # an entry's records are not another file's
+            self._records_of_entry = None
+            self._records.choose(None)
         self._params = params
         self._spec = spec
         self._unparsed_slice = unparsed_slice
@@ -524,6 +545,8 @@ class Document(QObject):
         self.paramsChanged.emit(self._params)
         self.sliceChanged.emit(self._spec)
         self._rerun()
+        if first is not None:
+            self._records_follow_entry(first)
         return True
 
     def close_files(self) -> None:

@@ -95,6 +95,8 @@ class RecordsView(QObject):
         size = self._file_size()
         if self._layout is None or size is None:
             return 0
+        if self._choice.length is not None:
+            size = min(size, self.header + self._choice.length)
         return size - self.header - self._count * self._layout.itemsize
 
     @property
@@ -165,7 +167,8 @@ class RecordsView(QObject):
         layout = choice.layout()
         header_layout = choice.header_layout()
         start = choice.header + (0 if header_layout is None else header_layout.itemsize)
-        count, _trailing = count_records(layout, start, size)
+        end = size if choice.length is None else min(size, start + choice.length)
+        count, _trailing = count_records(layout, start, end)
         try:
             rows = RecordRows(*one_axis_selection(choice.rows, count))
         except CoreError as error:

@@ -313,3 +313,28 @@ def test_millions_of_records_are_paged_and_go_to_finds_one(qtbot, tmp_path):
     go_to.setText("3000000")
     go_to.returnPressed.emit()
     assert "is not one of the records shown" in dialog.findChild(QLabel, "records.error").text()
+
+
+def test_the_layout_check_judges_the_fields_and_proposes_the_header(window, qtbot):
+    dialog = window.show_records_dialog()
+    dialog.findChild(QPlainTextEdit, "records.source").setPlainText(C_TEXT)
+    dialog.findChild(QSpinBox, "records.header").setValue(13)  # 3 bytes off
+    dialog.findChild(QPushButton, "records.show").click()
+    check = dialog.findChild(QPushButton, "records.check")
+    with qtbot.waitSignal(dialog.tools.resultsShown, timeout=60_000):
+        check.click()
+    text = dialog.findChild(QPlainTextEdit, "records.checkResult").toPlainText()
+    assert text.splitlines()[0].startswith(str(window.document.paths[0]) + ": ")
+    assert "the layout does not fit the records from byte 13" in text.splitlines()[0]
+    assert "gain:" in text.splitlines()[0]
+    use = dialog.findChild(QPushButton, "records.useHeader")
+    assert use.isVisible() and use.text() == "Start the records at byte 16"
+    use.click()
+    assert window.document.records.header == 16
+    assert dialog.findChild(QSpinBox, "records.header").value() == 16
+    assert not dialog.findChild(QPlainTextEdit, "records.checkResult").toPlainText()  # stale: cleared
+    with qtbot.waitSignal(dialog.tools.resultsShown, timeout=60_000):
+        check.click()
+    first = dialog.findChild(QPlainTextEdit, "records.checkResult").toPlainText().splitlines()[0]
+    assert "the layout is plausible" in first
+    assert not use.isVisible()

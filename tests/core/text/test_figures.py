@@ -12,6 +12,7 @@ from core.text.figures import (
     format_correlation,
     format_difference,
     format_factor,
+    format_fit,
     format_moment,
     format_percentage,
     format_progress,
@@ -75,6 +76,12 @@ def test_a_correlation_has_two_decimals_and_a_sign_on_request():
 def test_a_factor_has_one_decimal():
     assert format_factor(2.0) == "2.0"
     assert format_factor(1 / 0.3) == "3.3"
+
+
+def test_a_layout_fit_has_two_decimals():
+    assert format_fit(0.9412) == "0.94"
+    assert format_fit(0.9875) == "0.99"  # a check's (3 + 0.45 + 0.5) / 4
+    assert format_fit(1.0) == "1.00" and format_fit(0.0) == "0.00"
 
 
 _FLOAT_SPEC = re.compile(r"[eEfFgG%]$")

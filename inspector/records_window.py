@@ -138,6 +138,7 @@ class RecordsDialog(QDialog):
         self.plot.hide()
         self.tools = RecordsTools(document, self)
         self.tools.resultsShown.connect(self._on_results)
+        self.tools.export_columns_from(lambda: self.selected_columns() if self._several_selected() else [])
         form = QFormLayout()
         form.addRow("Layout", self.kind)
         form.addRow("Struct", self.struct)
@@ -289,6 +290,10 @@ class RecordsDialog(QDialog):
             self.page_previous.setEnabled(first > 0)
             self.page_next.setEnabled(first + PAGE_ROWS < total)
         self._enable_buttons()
+
+    def _several_selected(self) -> bool:
+        """Whether columns were chosen by selecting cells (more than the current cell alone)."""
+        return len({index.column() for index in self.table.selectionModel().selectedIndexes()}) > 1
 
     def selected_columns(self) -> list:
         """The columns of the selected cells, in table order (else the current cell's)."""

@@ -77,6 +77,7 @@ def field_statistics(
     progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     workers: int | None = None,
+    records: int | None = None,
 ) -> Iterator[FieldStatistics]:
     """Yield the :class:`FieldStatistics` of each field of the records of ``source``'s first file
     (module rules), in layout order (or the order of ``fields``), each as soon as it is known.
@@ -96,6 +97,9 @@ def field_statistics(
         field, no histogram).
     progress, cancelled
         Module rules.
+    records
+        At most this many records from the first (the records of a container's dataset inside
+        a larger file); None: every whole record to the end of the file.
 
     Raises
     ------
@@ -112,6 +116,8 @@ def field_statistics(
     chosen = _chosen_fields(layout, fields)
     data = source.data(0)
     views = [(leaf, field_view(layout, data, leaf.name, header)) for leaf in chosen]
+    if records is not None:
+        views = [(leaf, view[: max(int(records), 0)]) for leaf, view in views]
     return _scan(source, views, bins=bins, histogram=histogram, progress=progress, cancelled=cancelled,
                  workers=workers)
 

@@ -338,3 +338,37 @@ def test_the_layout_check_judges_the_fields_and_proposes_the_header(window, qtbo
     first = dialog.findChild(QPlainTextEdit, "records.checkResult").toPlainText().splitlines()[0]
     assert "the layout is plausible" in first
     assert not use.isVisible()
+
+
+def test_statistics_of_every_field_and_an_export_of_the_records_shown(window, qtbot, tmp_path):
+    import csv
+
+    dialog = window.show_records_dialog()
+    _show(dialog, "[::100]")
+    with qtbot.waitSignal(dialog.tools.resultsShown, timeout=60_000):
+        dialog.findChild(QPushButton, "records.statistics").click()
+    tools = dialog.tools
+    assert (tools.statistics_text("ts", "min"), tools.statistics_text("ts", "max")) == ("0", "9990")
+    assert tools.statistics_text("gain", "mean") == "124.875"  # over all 1,000 records, not the slice
+    assert tools.statistics_text("ch", "count") == "4,000"  # an array field's elements together
+    assert tools.statistics_text("flags", "max") == "5" and tools.statistics_text("level", "min") == "22"
+    table = dialog.findChild(QTableView, "records.table")
+    model, selection = table.model(), table.selectionModel()
+    table.setCurrentIndex(model.index(0, _column(model, "ts")))
+    selection.select(model.index(0, _column(model, "m")), selection.SelectionFlag.Select)
+    out = tmp_path / "out.csv"
+    assert tools.export_to(str(out))
+    qtbot.waitUntil(lambda: not tools.running, timeout=30_000)
+    with open(out, newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["ts", "m"] and rows[1:4] == [["0", "1"], ["1000", "1"], ["2000", "1"]] and len(rows) == 11
+    assert dialog.findChild(QLabel, "records.toolStatus").text().startswith("wrote ")
+    table.setCurrentIndex(model.index(0, 0))  # one cell: every column
+    npy = tmp_path / "out.npy"
+    assert tools.export_to(str(npy))
+    qtbot.waitUntil(lambda: not tools.running, timeout=30_000)
+    back = np.load(npy)
+    assert back.dtype.names == ("ts", "ch", "gain", "flags", "level", "m")
+    np.testing.assert_array_equal(back["ts"], np.arange(0, 1000, 100) * 10)
+    np.testing.assert_array_equal(back["ch"][:, 2], -np.arange(0, 1000, 100))
+    assert set(back["level"].tolist()) == {22}

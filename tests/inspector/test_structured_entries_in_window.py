@@ -78,3 +78,17 @@ def test_a_compressed_structured_member_opens_as_records_in_a_new_window(qtbot, 
     dialog = other._records_dialog
     assert dialog is not None
     assert _cells(dialog, "t") == ["0", "100", "200", "300", "400", "500"]
+
+
+def test_statistics_of_a_members_records_count_its_records_only(qtbot, tmp_path):
+    path = tmp_path / "log.npz"
+    np.savez(path, samples=RECORDS, weights=np.full(1000, 7, dtype=np.float32))
+    window = _window(qtbot, tmp_path)
+    assert window.open_paths([str(path)])
+    qtbot.waitUntil(lambda: window.document.container is not None, timeout=10_000)
+    window.document.choose_tensor("samples")
+    dialog = window._records_dialog
+    with qtbot.waitSignal(dialog.tools.resultsShown, timeout=60_000):
+        dialog.findChild(QPushButton, "records.statistics").click()
+    assert dialog.tools.statistics_text("t", "count") == "6"
+    assert dialog.tools.statistics_text("t", "max") == "500"

@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         cluster = ClusterSpec.from_options(args.scheduler, args.workers)
         records = choice_from_args(args) if wants_records(args) else None
         if records is not None and cli_params.dtype is None:  # the records' bytes, one row each
-            cli_params = replace(cli_params, dtype="uint8", offset=records.header,
+            cli_params = replace(cli_params, dtype="uint8", offset=records.records_start(),
                                  record_size=records.layout().itemsize)
     except CoreError as error:
         print(f"error: {describe_error(error).message}", file=sys.stderr)

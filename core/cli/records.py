@@ -44,6 +44,7 @@ from core.records.c_decl import MAX_HEADER_BYTES, parse_c_layout
 from core.records.choice import RecordsChoice
 from core.records.field_list import parse_field_list, parse_numpy_layout
 from core.records.layout import RecordLayout
+from core.records.placement import describe_record
 from core.slicing.expr import one_axis_selection
 from core.text.names import printable_name
 from core.text.number_format import format_value, json_value
@@ -63,6 +64,9 @@ def add_record_options(parser: argparse.ArgumentParser, *, export: bool = True) 
                        help="the record as a numpy dtype description: \"[('ts', '<u4'), ('ch', '<i2', (4,))]\"")
     group.add_argument("--abi", default="x86-64", metavar="NAME",
                        help="how a C struct is laid out: x86-64 (default), aarch64, arm-eabi, packed")
+    group.add_argument("--header-struct", metavar="NAME",
+                       help="with --struct: the file holds this struct of the same C text at --offset, and the "
+                            "records follow it (its values are printed)")
     group.add_argument("--field", metavar="NAME",
                        help="this field only (e.g. ch or imu.acc.x)" if not export else
                        "print (or export) this field's values only (e.g. ch or imu.acc.x)")
@@ -135,17 +139,48 @@ def run_records(args: argparse.Namespace) -> int:
         raise CoreError(f"records are read from one file, not {len(args.files)}", field="files")
     if args.field:
         layout.field_named(args.field)  # a bad --field is refused before the file is opened
+    header_layout = header_layout_from_args(args)
     with open_source(args.files[0]) as source:
-        records = file_records(source, layout, args.offset or 0)
+        offset = args.offset or 0
+        start = offset + (0 if header_layout is None else header_layout.itemsize)
+        header = None
+        if header_layout is not None:
+            size = source.file_size(0)
+            if offset + header_layout.itemsize > size:
+                raise CoreError(f"the header struct {args.header_struct!r} ({header_layout.itemsize} bytes) does not "
+                                f"fit in the file after byte {offset:,} ({size:,} bytes; check --offset)",
+                                field="fields")
+            header = file_records(source, header_layout, offset)
+        records = file_records(source, layout, start)
         if getattr(args, "export", None):
-            return _export(args, source, layout, args.offset or 0, records_of_slice(args.slice, records.count))
-        return print_records(args, records)
+            return _export(args, source, layout, start, records_of_slice(args.slice, records.count))
+        return print_records(args, records, header=header)
 
 
-def print_records(args: argparse.Namespace, records: EntryRecords, notes: Sequence[str] = ()) -> int:
+def header_layout_from_args(args: argparse.Namespace) -> RecordLayout | None:
+    """The layout of ``--header-struct`` (a struct of ``--struct``'s C text), or None.
+
+    Raises
+    ------
+    CoreError
+        ``--header-struct`` without ``--struct``; the parser's refusals.
+    """
+    name = getattr(args, "header_struct", None)
+    if not name:
+        return None
+    if not args.struct:
+        raise CoreError("--header-struct names a struct of the C text of --struct (give --struct, or the header's "
+                        "size with --offset)", field="fields")
+    text, _name = _c_source(args.struct)
+    return parse_c_layout(text, name, abi=args.abi, little_endian=args.little_endian is not False)
+
+
+def print_records(args: argparse.Namespace, records: EntryRecords, notes: Sequence[str] = (),
+                  header: EntryRecords | None = None) -> int:
     """Print ``records`` as the options say (``--field``, ``--slice``, ``--json``, ``--limit``;
     module rules), then the ``note:`` lines (``notes`` after the records' own); the exit status.
-    Reads only the records printed."""
+    Reads only the records printed. ``header``: the one record of a header struct, printed
+    first (``"header": {column: value}`` in JSON, a ``header:`` line on stderr in text)."""
     layout = records.layout
     column_filter = layout.field_named(args.field) if args.field else None
     count = records.count
@@ -167,6 +202,8 @@ def print_records(args: argparse.Namespace, records: EntryRecords, notes: Sequen
                     "records": count, "trailing_bytes": trailing, "truncated": len(shown) < len(chosen)}
         if getattr(args, "slice", None) is not None:
             document.update(selected=len(chosen), indices=list(shown))
+        if header is not None:
+            document["header"] = _header_json(header)
         if column_filter is not None:
             leaf = column_filter
             if not leaf.shape:
@@ -185,6 +222,9 @@ def print_records(args: argparse.Namespace, records: EntryRecords, notes: Sequen
         out = ["  ".join(n.rjust(w) for n, w in zip(names, widths)).rstrip() + "\n"]
         out += ["  ".join(v.rjust(w) for v, w in zip(row, widths)).rstrip() + "\n" for row in table]
         sys.stdout.write("".join(out))
+        if header is not None:
+            print("header: " + ", ".join(f"{name} = {text}" for name, text in
+                                         describe_record(header.layout, header.read(0, 1))), file=sys.stderr)
         if len(shown) < len(chosen):
             print(f"note: {len(shown):,} of {len(chosen):,} records shown (--limit N for more)", file=sys.stderr)
     if trailing:
@@ -192,6 +232,16 @@ def print_records(args: argparse.Namespace, records: EntryRecords, notes: Sequen
     for note in [*layout.notes, *([records.note] if records.note else []), *notes]:
         print(f"note: {note}", file=sys.stderr)
     return 0
+
+
+def _header_json(header: EntryRecords) -> dict:
+    layout = header.layout
+    rows = layout.records(np.frombuffer(header.read(0, 1), np.uint8))
+    values = {}
+    for column in layout.columns():
+        value = layout.values(rows, column)
+        values[column.name] = json_value(value[0], value.dtype)
+    return {"struct": layout.name, "size": layout.itemsize, "values": values}
 
 
 #: The export format of each file name suffix.
@@ -243,6 +293,7 @@ def choice_from_args(args: argparse.Namespace) -> RecordsChoice:
     CoreError
         The layout's refusals; a header that cannot be read.
     """
+    header_layout_from_args(args)  # --header-struct without --struct refused
     little = args.little_endian is not False
     header = args.offset or 0
     if args.fields:
@@ -251,7 +302,9 @@ def choice_from_args(args: argparse.Namespace) -> RecordsChoice:
         choice = RecordsChoice("numpy", args.numpy_fields, header=header, little_endian=little)
     else:
         text, name = _c_source(args.struct)
-        choice = RecordsChoice("c", text, name or "", args.abi, header, little)
+        choice = RecordsChoice("c", text, name or "", args.abi, header, little,
+                               header_struct=getattr(args, "header_struct", None) or "")
+        choice.header_layout()
     layout = choice.layout()
     if args.field:
         layout.field_named(args.field)

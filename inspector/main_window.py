@@ -54,6 +54,7 @@ from core.files.sources import structured_npy
 from core.formats.registry import container_path
 from core.pipeline.pipeline import DecodeParams
 from core.records.choice import RecordsChoice
+from core.records.structured import npy_records_text
 from core.text.names import printable_name
 from inspector.bytes.hex_actions import HexActions
 from inspector.bytes.link import BytesLink
@@ -328,7 +329,8 @@ class MainWindow(QMainWindow):
         if ok:  # focus after opening a file is the table (arrow keys move in it at once)
             self.table_panel.view.setFocus(Qt.FocusReason.OtherFocusReason)
         if ok and structured is not None:  # the records window opens by itself (_on_records)
-            self._choose_records(RecordsChoice("numpy", structured.descr_text, header=structured.data_offset))
+            self._choose_records(RecordsChoice("numpy", npy_records_text(structured.descr_text),
+                                               header=structured.data_offset))
         if ok and params is None and self.settings.guess_banner_enabled() and self.document.container is None \
                 and not self.document.listing_running and self.document.pipeline.source.npy is None:
             self.guess_banner.offer(paths[0])  # a raw file, nothing remembered: offer a guess

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import CoreError
-from core.records.field_list import parse_numpy_layout
+from core.records.field_list import numpy_description_dtype, parse_numpy_layout
 from core.records.layout import RecordLayout
 
-__all__ = ["StructuredLayout", "structured_layout"]
+__all__ = ["StructuredLayout", "npy_records_text", "structured_layout"]
 
 
 @dataclass(frozen=True)
@@ -109,3 +109,14 @@ def _format(member: np.dtype, name: str, as_bytes: list[str]) -> object:
         return (element.str, shape) if shape else element.str
     as_bytes.append(name)
     return ("|u1", shape + (element.itemsize,))
+
+
+def npy_records_text(descr_text: str) -> str:
+    """The layout text of a structured ``.npy`` file's dtype description (its header's
+    ``descr``): read as ``numpy.load`` reads it, members that are no number as their bytes (module
+    rules), so the window and the command show the same columns. A description numpy refuses is
+    returned as it is (the layout's parser then says why)."""
+    try:
+        return structured_layout(numpy_description_dtype(descr_text)).text
+    except CoreError:
+        return descr_text

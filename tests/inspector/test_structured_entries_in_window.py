@@ -92,3 +92,17 @@ def test_statistics_of_a_members_records_count_its_records_only(qtbot, tmp_path)
         dialog.findChild(QPushButton, "records.statistics").click()
     assert dialog.tools.statistics_text("t", "count") == "6"
     assert dialog.tools.statistics_text("t", "max") == "500"
+
+
+def test_a_structured_npy_with_a_string_member_shows_its_bytes_in_the_window(qtbot, tmp_path):
+    data = np.zeros(3, [("id", "<u2"), ("tag", "S3"), ("v", "<f4")])
+    data["id"] = [7, 8, 9]
+    data["tag"] = [b"abc", b"de", b"f"]
+    data["v"] = [0.5, 1.5, 2.5]
+    np.save(tmp_path / "tags.npy", data)
+    window = _window(qtbot, tmp_path)
+    assert window.open_paths([str(tmp_path / "tags.npy")])
+    dialog = window._records_dialog
+    assert dialog is not None
+    assert _cells(dialog, "id") == ["7", "8", "9"] and _cells(dialog, "v") == ["0.5", "1.5", "2.5"]
+    assert _cells(dialog, "tag[0]") == ["97", "100", "102"]  # its bytes: 'a', 'd', 'f'

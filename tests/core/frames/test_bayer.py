@@ -67,6 +67,6 @@ def test_sites_and_flat_areas_match_ffmpeg(ffmpeg, pattern):
         for dx in range(-2, 3):
             flat[2:-2, 2:-2] &= (rgb[2 + dy:H - 2 + dy, 2 + dx:W - 2 + dx] == rgb[2:-2, 2:-2]).all(axis=2)
     flat[:2], flat[-2:], flat[:, :2], flat[:, -2:] = False, False, False, False
-    assert flat.sum() == 829  # of 3072 pixels: testsrc is mostly flat patches
+    assert flat.sum() > 500  # of 3072 pixels (829 with ffmpeg 5.1): testsrc is mostly flat patches
     np.testing.assert_array_equal(ours[flat], expected[flat])
     np.testing.assert_array_equal(ours[flat], rgb[flat])

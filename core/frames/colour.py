@@ -23,6 +23,9 @@ Rules
 - **Output**: float32 RGB in 0-1, ``(height, width, 3)``; :func:`to_uint8` rounds ``255 x``
   half up to ``uint8`` codes. :func:`frame_to_rgb` gives ``uint8`` for 8-bit formats and
   float32 for deeper ones unless told.
+- The image and its working arrays are checked against the copy budget (:mod:`core.budget`)
+  before anything is allocated, counted as :data:`WORKING_BYTES_PER_PIXEL` bytes a pixel (the
+  float32 RGB image, 12 bytes, and four times as much for the planes' float copies and sums).
 - Grey is shown as equal R, G, B (``Y / (2^bits - 1)``, full range); RGB565 channels are scaled
   by their own maximum (31, 63, 31); Bayer frames go through :mod:`core.frames.bayer`.
 """
@@ -31,14 +34,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.budget import check_copy_budget
 from core.errors import CoreError
 from core.frames.bayer import demosaic_bilinear, raw_levels
 from core.frames.geometry import FrameGeometry
 
-__all__ = ["MATRICES", "UPSAMPLING", "frame_to_rgb", "to_uint8", "upsample_chroma", "yuv_to_rgb"]
+__all__ = ["MATRICES", "UPSAMPLING", "WORKING_BYTES_PER_PIXEL", "frame_to_rgb", "to_uint8", "upsample_chroma", "yuv_to_rgb"]
 
 #: Luma weights (Kr, Kb) of each standard.
 MATRICES = {"bt601": (0.299, 0.114), "bt709": (0.2126, 0.0722), "bt2020": (0.2627, 0.0593)}
+
+#: What converting one pixel to RGB is counted as against the copy budget.
+WORKING_BYTES_PER_PIXEL = 60
 
 #: Chroma upsampling methods; the first is the default.
 UPSAMPLING = ("bilinear", "nearest")
@@ -122,8 +129,18 @@ def frame_to_rgb(planes: dict[str, np.ndarray], geometry: FrameGeometry, *, matr
     ``matrix``, ``full_range`` and ``upsample`` apply to YUV formats; ``black_level`` and
     ``white_level`` to Bayer (:func:`core.frames.bayer.raw_levels`). ``as_uint8``: ``None``
     gives ``uint8`` for 8-bit formats and float32 (0-1) for deeper ones.
+
+    Raises
+    ------
+    CoreError
+        An unknown ``matrix`` or ``upsample`` (that field), levels out of order
+        (``white_level``); a :class:`~core.errors.BudgetError` (``field="width"``) when the
+        image and its working arrays are above the copy budget.
     """
     fmt = geometry.pixel_format
+    check_copy_budget(geometry.width * geometry.height * WORKING_BYTES_PER_PIXEL,
+                      f"converting a {geometry.width} x {geometry.height} frame to RGB",
+                      "choose a smaller width and height", field="width")
     if fmt.is_yuv:
         rgb = yuv_to_rgb(planes["Y"], planes["U"], planes["V"], bits=fmt.bits, matrix=matrix,
                          full_range=full_range, upsample=upsample)

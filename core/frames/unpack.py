@@ -21,6 +21,8 @@ Rules
   (:mod:`core.frames.mipi`).
 - Sample types: ``uint8`` for 8-bit formats, ``uint16`` otherwise; 16-bit words are
   little-endian.
+- A copy is checked against the copy budget (:mod:`core.budget`) before anything is allocated:
+  the samples of every plane at their output type.
 
 Raises a :class:`~core.errors.CoreError` when the buffer is not bytes (``field="files"``), is
 too short for the frame (``field="files"``, with the sizes) or the frame index is out of range
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.budget import check_copy_budget
 from core.errors import CoreError
 from core.frames.geometry import FrameGeometry, PlaneGeometry
 from core.frames.mipi import unpack_mipi
@@ -86,6 +89,8 @@ def unpack_frame(data, geometry: FrameGeometry, frame: int = 0) -> dict[str, np.
     ------
     CoreError
         Not bytes, too short, or no such frame.
+    BudgetError
+        A copy above the copy budget (``field="width"``).
     """
     buffer = as_byte_buffer(data)
     count = geometry.frames_in(buffer.size)
@@ -93,6 +98,11 @@ def unpack_frame(data, geometry: FrameGeometry, frame: int = 0) -> dict[str, np.
         raise CoreError(f"Frame {frame!r} is not in the file: it holds {count} frame(s), 0 to {count - 1}",
                         field="frame")
     fmt = geometry.pixel_format
+    if fmt.msb_aligned or fmt.family in ("rgb565", "bayer_packed"):
+        samples = sum(plane.rows for plane in geometry.planes) * geometry.width  # chroma planes: at most this
+        check_copy_budget(samples * (1 if fmt.family == "rgb565" else 2),
+                          f"unpacking a {geometry.width} x {geometry.height} {fmt.name} frame",
+                          "choose a smaller width and height", field="width")
     base = geometry.frame_start(frame)
     planes = {plane.name: (base + plane.offset, plane) for plane in geometry.planes}
     family = fmt.family

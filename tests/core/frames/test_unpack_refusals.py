@@ -49,3 +49,16 @@ def test_unknown_matrix_and_upsampling():
     assert frame_to_rgb(planes, geometry, matrix="BT.709").shape == (2, 2, 3)  # names as the standards write them
     assert _refusal(frame_to_rgb, planes, geometry, upsample="cubic").field == "upsampling"
     assert _refusal(yuv_to_rgb, np.zeros((4, 4)), np.zeros((3, 3)), np.zeros((3, 3))).field == "format"
+
+
+def test_copies_are_checked_against_the_copy_budget_before_allocating(monkeypatch):
+    monkeypatch.setattr("core.budget.COPY_BUDGET_BYTES", 1000)
+    geometry = FrameGeometry("RGGB10P", 32, 16)  # 512 samples: 1024 bytes of uint16
+    data = bytes(geometry.frame_size)
+    error = _refusal(unpack_frame, data, geometry)
+    assert error.field == "width"
+    assert error.message.startswith("unpacking a 32 x 16 RGGB10P frame would copy 1.0 KiB, above the 1000 bytes copy "
+                                    "budget (choose a smaller width and height")
+    grey = FrameGeometry("GREY8", 32, 16)
+    planes = unpack_frame(bytes(512), grey)  # a view: no copy, no check
+    assert _refusal(frame_to_rgb, planes, grey).message.startswith("converting a 32 x 16 frame to RGB would copy")

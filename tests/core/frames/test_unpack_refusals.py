@@ -62,3 +62,16 @@ def test_copies_are_checked_against_the_copy_budget_before_allocating(monkeypatc
     grey = FrameGeometry("GREY8", 32, 16)
     planes = unpack_frame(bytes(512), grey)  # a view: no copy, no check
     assert _refusal(frame_to_rgb, planes, grey).message.startswith("converting a 32 x 16 frame to RGB would copy")
+
+
+@pytest.mark.parametrize("bits", [10, 12, 14])
+def test_bayer_words_lsb_aligned_are_views_msb_aligned_are_shifted_copies(bits):
+    samples = (np.arange(32, dtype=np.uint16).reshape(4, 8) * 97) % (1 << bits)  # numpy writes the words
+    lsb = samples.astype("<u2").tobytes()
+    planes = unpack_frame(lsb, FrameGeometry(f"GBRG{bits}", 8, 4))
+    np.testing.assert_array_equal(planes["mosaic"], samples)
+    assert np.shares_memory(planes["mosaic"], np.frombuffer(lsb, np.uint8))
+    msb = (samples << (16 - bits)).astype("<u2").tobytes()
+    planes = unpack_frame(msb, FrameGeometry(f"GBRG{bits}_MSB", 8, 4))
+    np.testing.assert_array_equal(planes["mosaic"], samples)
+    assert not np.shares_memory(planes["mosaic"], np.frombuffer(msb, np.uint8))

@@ -29,6 +29,7 @@ Every refusal is a :class:`~core.errors.CoreError` whose ``field`` names the val
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 
 from core.errors import CoreError
@@ -58,8 +59,14 @@ class PlaneGeometry:
 
 
 def _whole(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    """``value`` as an ``int`` (numpy integers too) of at least ``minimum``."""
+    try:
+        whole = operator.index(value)
+    except TypeError:
+        whole = None
+    if whole is None or isinstance(value, bool):
         raise CoreError(f"{name} must be a whole number, not {value!r}", field=name)
+    value = whole
     if value < minimum:
         raise CoreError(f"{name} must be at least {minimum}, not {value}", field=name)
     return value
@@ -106,6 +113,8 @@ class FrameGeometry:
         object.__setattr__(self, "format", fmt.name)
         width = _whole(self.width, "width", 1)
         height = _whole(self.height, "height", 1)
+        object.__setattr__(self, "width", width)
+        object.__setattr__(self, "height", height)
         if width * height > MAX_PIXELS:
             raise CoreError(f"A frame of {width} x {height} pixels is more than 2^31 pixels "
                             f"(check the width and height)", field="width")
@@ -128,7 +137,7 @@ class FrameGeometry:
         object.__setattr__(self, "planes", planes)
         object.__setattr__(self, "plane_offsets", offsets)
         object.__setattr__(self, "plane_strides", strides)
-        _whole(self.frame_offset, "frame_offset", 0)
+        object.__setattr__(self, "frame_offset", _whole(self.frame_offset, "frame_offset", 0))
         least = self.frame_offset + self.frame_size
         frame_stride = least if self.frame_stride is None else _whole(self.frame_stride, "frame_stride", 1)
         if frame_stride < least:
@@ -145,8 +154,8 @@ class FrameGeometry:
         if len(strides) != len(line_bytes):
             raise CoreError(f"{fmt.name} has {len(line_bytes)} planes ({', '.join(fmt.planes)}), so give "
                             f"{len(line_bytes)} plane strides, not {len(strides)}", field="plane_strides")
+        strides = tuple(_whole(plane_stride, "plane_strides", 1) for plane_stride in strides)
         for name, plane_stride, size in zip(fmt.planes, strides, line_bytes):
-            _whole(plane_stride, "plane_strides", 1)
             if plane_stride < size:
                 raise CoreError(f"Plane {name}'s stride of {plane_stride} bytes is shorter than its line of {size} "
                                 f"bytes (use at least {size})", field="plane_strides")
@@ -167,9 +176,7 @@ class FrameGeometry:
         if len(offsets) != len(strides):
             raise CoreError(f"{self.format} has {len(strides)} planes, so give {len(strides)} plane offsets, "
                             f"not {len(offsets)}", field="plane_offsets")
-        for offset in offsets:
-            _whole(offset, "plane_offsets", 0)
-        return offsets
+        return tuple(_whole(offset, "plane_offsets", 0) for offset in offsets)
 
     @property
     def pixel_format(self) -> PixelFormat:

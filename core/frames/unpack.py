@@ -22,7 +22,8 @@ Rules
 - Sample types: ``uint8`` for 8-bit formats, ``uint16`` otherwise; 16-bit words are
   little-endian.
 - A copy is checked against the copy budget (:mod:`core.budget`) before anything is allocated:
-  the samples of every plane at their output type.
+  the samples of every plane at their output type (RGB565: with their 16-bit temporaries,
+  9 bytes a pixel).
 
 Raises a :class:`~core.errors.CoreError` when the buffer is not bytes (``field="files"``), is
 too short for the frame (``field="files"``, with the sizes) or the frame index is out of range
@@ -94,16 +95,17 @@ def unpack_frame(data, geometry: FrameGeometry, frame: int = 0) -> dict[str, np.
     """
     buffer = as_byte_buffer(data)
     count = geometry.frames_in(buffer.size)
-    if isinstance(frame, bool) or not isinstance(frame, int) or not 0 <= frame < count:
+    if isinstance(frame, bool) or not isinstance(frame, (int, np.integer)) or not 0 <= frame < count:
         raise CoreError(f"Frame {frame!r} is not in the file: it holds {count} frame(s), 0 to {count - 1}",
                         field="frame")
     fmt = geometry.pixel_format
     if fmt.msb_aligned or fmt.family in ("rgb565", "bayer_packed"):
         samples = sum(plane.rows for plane in geometry.planes) * geometry.width  # chroma planes: at most this
-        check_copy_budget(samples * (1 if fmt.family == "rgb565" else 2),
+        # RGB565: three uint8 channels, each from a uint16 temporary; the others: uint16 samples.
+        check_copy_budget(samples * (9 if fmt.family == "rgb565" else 2),
                           f"unpacking a {geometry.width} x {geometry.height} {fmt.name} frame",
                           "choose a smaller width and height", field="width")
-    base = geometry.frame_start(frame)
+    base = geometry.frame_start(int(frame))
     planes = {plane.name: (base + plane.offset, plane) for plane in geometry.planes}
     family = fmt.family
     width = geometry.width

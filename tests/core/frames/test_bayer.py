@@ -70,3 +70,11 @@ def test_sites_and_flat_areas_match_ffmpeg(ffmpeg, pattern):
     assert flat.sum() > 500  # of 3072 pixels (829 with ffmpeg 5.1): testsrc is mostly flat patches
     np.testing.assert_array_equal(ours[flat], expected[flat])
     np.testing.assert_array_equal(ours[flat], rgb[flat])
+
+
+def test_sixteen_bit_mosaics_give_float_rgb_between_the_levels():
+    mosaic = np.full((4, 4), 4096 + 2048, "<u2")  # 12-bit data in 16-bit words, black at 4096 (numpy writes it)
+    geometry = FrameGeometry("BGGR16", 4, 4)
+    rgb = frame_to_rgb(unpack_frame(mosaic.tobytes(), geometry), geometry, black_level=4096, white_level=8192)
+    assert rgb.dtype == np.float32 and rgb.shape == (4, 4, 3)
+    np.testing.assert_array_equal(rgb, np.full((4, 4, 3), 0.5, np.float32))

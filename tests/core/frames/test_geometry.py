@@ -110,3 +110,14 @@ def test_a_file_smaller_than_one_frame_says_what_one_frame_needs():
     assert caught.value.field == "files"
     assert caught.value.message == ("The file has 9000 bytes, less than one 64 x 48 NV12 frame needs "
                                     "(9216 bytes: check the format, size and strides)")
+
+
+def test_numpy_integers_are_whole_numbers_and_stored_as_int():
+    import numpy as np
+
+    geometry = FrameGeometry("GREY8", np.int64(4), np.uint16(2), stride=np.int32(8))
+    assert (geometry.width, geometry.height, geometry.stride) == (4, 2, 8)
+    assert type(geometry.width) is int and type(geometry.stride) is int
+    with pytest.raises(CoreError) as caught:
+        FrameGeometry("GREY8", True, 2)
+    assert caught.value.field == "width"

@@ -24,6 +24,7 @@ import numpy as np
 
 from core.errors import CoreError
 from core.frames.formats import BAYER_PATTERNS
+from core.text.number_format import format_value
 
 __all__ = ["demosaic_bilinear", "mosaic_sites", "raw_levels", "site_masks"]
 
@@ -39,7 +40,8 @@ def raw_levels(mosaic: np.ndarray, bits: int, black_level: float = 0, white_leve
     white = float((1 << bits) - 1) if white_level is None else float(white_level)
     black = float(black_level)
     if not white > black:
-        raise CoreError(f"The white level ({white:g}) must be above the black level ({black:g})", field="white_level")
+        raise CoreError(f"The white level ({format_value(white, np.float64)}) must be above the black level "
+                        f"({format_value(black, np.float64)})", field="white_level")
     values = (np.asarray(mosaic, np.float32) - np.float32(black)) / np.float32(white - black)
     return np.clip(values, 0, 1, out=values)
 

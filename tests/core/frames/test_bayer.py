@@ -46,7 +46,8 @@ def test_black_and_white_levels():
     np.testing.assert_allclose(raw_levels(np.array([[100, 200]]), 12, 100, 300), [[0, 0.5]])
     with pytest.raises(CoreError) as caught:
         raw_levels(np.zeros((2, 2)), 10, black_level=512, white_level=512)
-    assert caught.value.field == "white_level" and "must be above the black level" in caught.value.message
+    assert caught.value.field == "white_level"
+    assert caught.value.message == "The white level (512.0) must be above the black level (512.0)"
 
 
 @pytest.mark.parametrize("pattern", BAYER_PATTERNS)

@@ -17,7 +17,7 @@ Every command runs the same :class:`~core.pipeline.pipeline.Pipeline` as the GUI
 numbers with :mod:`core.text`; nothing here imports Qt.
 
 May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``, ``core.slicing``,
-``core.decode``, ``core.tflite``, ``core.files``, ``core.records``, ``core.scan``, ``core.pipeline``,
+``core.decode``, ``core.tflite``, ``core.files``, ``core.records``, ``core.frames``, ``core.scan``, ``core.pipeline``,
 ``core.formats``, ``core.export``, ``core.session``, ``core.guess``, ``core.compare``,
 ``core.models`` and ``core.api`` (every engine package below it but ``core.display``).
 """

@@ -19,7 +19,7 @@ For the GUI: :func:`core.compare.scanner.compare_results` (or ``compare_sides`` 
 :func:`core.compare.scanner.window_differences` gives the differences of the elements on screen.
 
 May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``, ``core.slicing``,
-``core.decode``, ``core.tflite``, ``core.files``, ``core.records``, ``core.scan``, ``core.pipeline``,
+``core.decode``, ``core.tflite``, ``core.files``, ``core.records``, ``core.frames``, ``core.scan``, ``core.pipeline``,
 ``core.formats``, ``core.export`` and ``core.session`` (every engine package below it but
 ``core.display``).
 """

@@ -3,5 +3,5 @@ structured ``.npy`` (:mod:`core.export.records`; the pieces both share: :mod:`co
 numpy / TensorFlow code, and the decode as kerchunk references (:mod:`core.export.kerchunk`).
 
 May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``, ``core.slicing``,
-``core.decode``, ``core.tflite``, ``core.files``, ``core.records``, ``core.scan`` and ``core.pipeline``.
+``core.decode``, ``core.tflite``, ``core.files``, ``core.records``, ``core.frames``, ``core.scan`` and ``core.pipeline``.
 """

@@ -20,5 +20,5 @@ format is one module with ``FORMAT = ContainerFormat(...)`` plus one line in
 :mod:`core.formats.registry` (docs/containers.md, "Adding a format").
 
 May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``, ``core.slicing``,
-``core.decode``, ``core.tflite``, ``core.files``, ``core.records``, ``core.scan`` and ``core.pipeline``.
+``core.decode``, ``core.tflite``, ``core.files``, ``core.records``, ``core.frames``, ``core.scan`` and ``core.pipeline``.
 """

@@ -12,7 +12,7 @@ values look plausible on a bounded sample of records (:mod:`.field_checks`, :mod
 and where the records start. :mod:`core.cli.guess` prints a report for ``tensor-inspect --guess``.
 
 May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``, ``core.slicing``,
-``core.decode``, ``core.tflite``, ``core.files``, ``core.records``, ``core.scan``, ``core.pipeline``,
+``core.decode``, ``core.tflite``, ``core.files``, ``core.records``, ``core.frames``, ``core.scan``, ``core.pipeline``,
 ``core.formats``, ``core.export`` and ``core.session`` (every engine package below it but
 ``core.display``).
 """

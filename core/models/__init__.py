@@ -6,7 +6,7 @@ the tensors to work on, in natural order, with what was skipped and why;
 extremes, moments) and the flags that say which tensors went wrong.
 
 May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``, ``core.slicing``,
-``core.decode``, ``core.tflite``, ``core.files``, ``core.records``, ``core.scan``, ``core.pipeline``,
+``core.decode``, ``core.tflite``, ``core.files``, ``core.records``, ``core.frames``, ``core.scan``, ``core.pipeline``,
 ``core.formats``, ``core.export``, ``core.session``, ``core.guess`` and ``core.compare`` (every
 engine package below it but ``core.display``).
 """

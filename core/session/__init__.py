@@ -12,6 +12,6 @@
 
 Everything here is pure data and file rules, never Qt (``core.files`` does the checked reads and
 the atomic writes). May import: ``core.errors``, ``core.dtypes``, ``core.text``, ``core.budget``,
-``core.slicing``, ``core.decode``, ``core.tflite``, ``core.files``, ``core.records``, ``core.scan`` and
+``core.slicing``, ``core.decode``, ``core.tflite``, ``core.files``, ``core.records``, ``core.frames``, ``core.scan`` and
 ``core.pipeline``.
 """

@@ -37,6 +37,11 @@ PAGE_ROWS = 1_000_000
 MAX_SPAN_READ = 1 << 20
 
 
+_DISPLAY, _ALIGNMENT = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAlignmentRole
+_ROLES = frozenset((_DISPLAY, Qt.ItemDataRole.ToolTipRole, _ALIGNMENT))  # looked up once: data() is per cell
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+
 class RecordsModel(QAbstractTableModel):
     """The records of one source under one layout (module rules)."""
 
@@ -48,6 +53,7 @@ class RecordsModel(QAbstractTableModel):
         self._header = 0
         self._rows = RecordRows(0, 1, 0)
         self._page_first = 0
+        self._values: dict[tuple[int, int], tuple] = {}  # (read, column) -> (values, dtype)
         self._reads: OrderedDict[int, object] = OrderedDict()
 
     def show(self, source, layout: RecordLayout | None, header: int = 0, rows: RecordRows | None = None) -> None:
@@ -58,6 +64,7 @@ class RecordsModel(QAbstractTableModel):
         self._page_first = 0
         self._columns = layout.columns() if layout is not None else []
         self._reads.clear()
+        self._values.clear()
         self.endResetModel()
 
     @property
@@ -88,6 +95,7 @@ class RecordsModel(QAbstractTableModel):
             self.beginResetModel()
             self._page_first = first
             self._reads.clear()
+            self._values.clear()
             self.endResetModel()
         return shown_row - first
 
@@ -117,22 +125,28 @@ class RecordsModel(QAbstractTableModel):
         return None
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
-                                               Qt.ItemDataRole.TextAlignmentRole):
+        if role not in _ROLES or not index.isValid():
             return None
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        block = self._block(index.row() // ROWS_PER_READ)
+        if role == _ALIGNMENT:
+            return _RIGHT
+        number = index.row() // ROWS_PER_READ
+        block = self._block(number)
         if isinstance(block, str):
-            return "—" if role == Qt.ItemDataRole.DisplayRole else block
+            return "—" if role == _DISPLAY else block
         column = self._columns[index.column()]
-        values = self._layout.values(block, column)
+        found = self._values.get((number, index.column()))
+        if found is None:  # a column of a block: computed once (a bit field's values, a field's view)
+            values = self._layout.values(block, column)
+            found = self._values[(number, index.column())] = (values, np.asarray(values).dtype)
+            if len(self._values) > KEPT_READS * max(len(self._columns), 1):
+                self._values.clear()
+        values, dtype = found
         value = values[index.row() % ROWS_PER_READ]
-        text = format_value(value, np.asarray(values).dtype)
+        text = format_value(value, dtype)
         if column.field.enum:
             name = column.field.enum.get(int(value))
             text = f"{name} ({text})" if name else text
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             return text
         return f"record {self.record_of(index.row())}, {column.name} = {text}"
 
@@ -150,7 +164,9 @@ class RecordsModel(QAbstractTableModel):
             found = describe_error(error).message
         self._reads[number] = found
         while len(self._reads) > KEPT_READS:
-            self._reads.popitem(last=False)
+            dropped, _block = self._reads.popitem(last=False)
+            for key in [k for k in self._values if k[0] == dropped]:
+                del self._values[key]
         return found
 
     def _read_rows(self, first: int, count: int) -> bytes:
